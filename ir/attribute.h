@@ -1,0 +1,46 @@
+// Node attributes: a small tagged value (int, float, string, lists, tensor) and a name -> value map
+// with typed getters that return a default when the attribute is absent.
+#ifndef ONNXRUN_IR_ATTRIBUTE_H_
+#define ONNXRUN_IR_ATTRIBUTE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/tensor.h"
+
+namespace ir {
+
+using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
+                                    std::vector<float>, std::vector<std::string>, Tensor>;
+
+class Attributes {
+ public:
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  void Set(const std::string& name, AttributeValue value) { values_[name] = std::move(value); }
+  void Erase(const std::string& name) { values_.erase(name); }
+  const std::map<std::string, AttributeValue>& all() const { return values_; }
+
+  // Typed getters: the default when absent; the default too when present with another type
+  // (the importer checks types when it converts, so a mismatch here is a programming error).
+  int64_t GetInt(const std::string& name, int64_t default_value) const;
+  float GetFloat(const std::string& name, float default_value) const;
+  std::string GetString(const std::string& name, const std::string& default_value) const;
+  std::vector<int64_t> GetInts(const std::string& name,
+                               const std::vector<int64_t>& default_value = {}) const;
+  std::vector<float> GetFloats(const std::string& name,
+                               const std::vector<float>& default_value = {}) const;
+  const Tensor* GetTensor(const std::string& name) const;
+
+ private:
+  std::map<std::string, AttributeValue> values_;
+};
+
+std::string AttributeValueToString(const AttributeValue& value);
+
+}  // namespace ir
+
+#endif  // ONNXRUN_IR_ATTRIBUTE_H_

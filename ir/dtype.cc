@@ -1,0 +1,49 @@
+// Element type names and sizes.
+#include "ir/dtype.h"
+
+namespace ir {
+
+size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return 4;
+    case DType::kUint8: return 1;
+    case DType::kInt8: return 1;
+    case DType::kUint16: return 2;
+    case DType::kInt16: return 2;
+    case DType::kInt32: return 4;
+    case DType::kInt64: return 8;
+    case DType::kBool: return 1;
+    case DType::kFloat16: return 2;
+    case DType::kFloat64: return 8;
+    case DType::kUint32: return 4;
+    case DType::kUint64: return 8;
+    default: return 0;
+  }
+}
+
+std::string DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "float32";
+    case DType::kUint8: return "uint8";
+    case DType::kInt8: return "int8";
+    case DType::kUint16: return "uint16";
+    case DType::kInt16: return "int16";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kString: return "string";
+    case DType::kBool: return "bool";
+    case DType::kFloat16: return "float16";
+    case DType::kFloat64: return "float64";
+    case DType::kUint32: return "uint32";
+    case DType::kUint64: return "uint64";
+    default: return "dtype(" + std::to_string(static_cast<int>(dtype)) + ")";
+  }
+}
+
+bool IsSupportedDType(DType dtype) { return DTypeSize(dtype) != 0; }
+
+bool IsFloatingPoint(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64;
+}
+
+}  // namespace ir

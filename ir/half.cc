@@ -1,0 +1,59 @@
+// fp16 <-> fp32 conversion (bit manipulation, round to nearest even, subnormals, inf and NaN kept).
+#include "ir/half.h"
+
+#include <cstring>
+
+namespace ir {
+
+float HalfBitsToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      exponent = 127 - 15 + 1;
+      while ((mantissa & 0x400) == 0) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      mantissa &= 0x3ff;
+      bits = sign | (exponent << 23) | (mantissa << 13);
+    }
+  } else if (exponent == 0x1f) {
+    bits = sign | 0x7f800000 | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float out;
+  std::memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+
+uint16_t FloatToHalfBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t abs_bits = bits & 0x7fffffff;
+  if (abs_bits >= 0x7f800000) {  // inf or NaN
+    return sign | 0x7c00 | (abs_bits > 0x7f800000 ? 0x200 : 0);
+  }
+  if (abs_bits >= 0x477ff000) return sign | 0x7c00;  // rounds to >= 65520: overflow
+  if (abs_bits < 0x38800000) {                      // result is subnormal or zero
+    if (abs_bits < 0x33000000) return sign;          // below half the smallest subnormal
+    uint32_t exponent = abs_bits >> 23;
+    uint32_t mantissa = (abs_bits & 0x7fffff) | 0x800000;
+    uint32_t shift = 126 - exponent;  // 113 + 13 - exponent
+    uint32_t half_mantissa = mantissa >> shift;
+    uint32_t remainder = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (remainder > halfway || (remainder == halfway && (half_mantissa & 1))) ++half_mantissa;
+    return sign | static_cast<uint16_t>(half_mantissa);
+  }
+  uint32_t rounded = abs_bits + 0xfff + ((abs_bits >> 13) & 1);
+  return sign | static_cast<uint16_t>((rounded - (112u << 23)) >> 13);
+}
+
+}  // namespace ir

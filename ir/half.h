@@ -1,0 +1,23 @@
+// IEEE fp16 storage type for the CPU path: holds the bits, computes through float.
+#ifndef ONNXRUN_IR_HALF_H_
+#define ONNXRUN_IR_HALF_H_
+
+#include <cstdint>
+
+namespace ir {
+
+float HalfBitsToFloat(uint16_t bits);
+uint16_t FloatToHalfBits(float value);  // round to nearest even
+
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  explicit Half(float value) : bits(FloatToHalfBits(value)) {}
+  explicit Half(double value) : bits(FloatToHalfBits(static_cast<float>(value))) {}
+  operator float() const { return HalfBitsToFloat(bits); }
+};
+static_assert(sizeof(Half) == 2);
+
+}  // namespace ir
+
+#endif  // ONNXRUN_IR_HALF_H_

@@ -1,0 +1,59 @@
+// Symbolic shapes for type inference: a Dim is a known size, a named symbol ("batch"), or unknown.
+#ifndef ONNXRUN_IR_SHAPE_H_
+#define ONNXRUN_IR_SHAPE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ir/dtype.h"
+
+namespace ir {
+
+struct Dim {
+  int64_t value = -1;  // >= 0 when known
+  std::string symbol;  // set for named symbolic dims; empty and value < 0 means unknown
+
+  Dim() = default;
+  Dim(int64_t v) : value(v) {}  // NOLINT: implicit so shape code reads naturally
+  static Dim Symbol(std::string name) {
+    Dim d;
+    d.symbol = std::move(name);
+    return d;
+  }
+  bool known() const { return value >= 0; }
+  bool operator==(const Dim& other) const {
+    return known() ? value == other.value : (!symbol.empty() && symbol == other.symbol);
+  }
+  bool operator!=(const Dim& other) const { return !(*this == other); }
+  std::string ToString() const;
+};
+
+// Arithmetic: known op known is known; anything else is unknown.
+Dim operator+(const Dim& a, const Dim& b);
+Dim operator-(const Dim& a, const Dim& b);
+Dim operator*(const Dim& a, const Dim& b);
+Dim CeilDiv(const Dim& a, int64_t b);
+Dim FloorDiv(const Dim& a, int64_t b);
+
+using Shape = std::vector<Dim>;
+
+Shape ShapeFromInts(absl::Span<const int64_t> dims);
+// The dims when all are known.
+std::optional<std::vector<int64_t>> ShapeToInts(const Shape& shape);
+std::string ShapeToString(const Shape& shape);
+
+// dtype + (optional) shape of a value. shape == nullopt means the rank is unknown.
+struct TensorType {
+  DType dtype = DType::kUndefined;
+  std::optional<Shape> shape;
+
+  std::string ToString() const;
+  int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
+};
+
+}  // namespace ir
+
+#endif  // ONNXRUN_IR_SHAPE_H_

@@ -1,0 +1,118 @@
+// ir::Tensor storage, checked sizes and element access.
+#include "ir/tensor.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/half.h"
+
+namespace ir {
+
+absl::StatusOr<int64_t> CheckedElementCount(absl::Span<const int64_t> shape, DType dtype) {
+  size_t elem_size = DTypeSize(dtype);
+  if (elem_size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("unsupported dtype ", DTypeName(dtype)));
+  }
+  const int64_t max_elements = kMaxTensorBytes / static_cast<int64_t>(elem_size);
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("negative dimension in shape ", ShapeToString(shape)));
+    }
+    if (d != 0 && count > max_elements / d) {
+      return absl::ResourceExhaustedError(absl::StrCat("tensor of shape ", ShapeToString(shape), " ",
+                                                       DTypeName(dtype), " exceeds the ",
+                                                       kMaxTensorBytes, "-byte tensor limit"));
+    }
+    count *= d;
+  }
+  return count;
+}
+
+absl::StatusOr<Tensor> Tensor::Create(DType dtype, std::vector<int64_t> shape) {
+  absl::StatusOr<int64_t> count = CheckedElementCount(shape, dtype);
+  if (!count.ok()) return count.status();
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = *count;
+  size_t bytes = std::max<size_t>(1, t.byte_size());
+  t.buffer_ = std::shared_ptr<uint8_t[]>(new (std::nothrow) uint8_t[bytes]());
+  if (t.buffer_ == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat("out of host memory allocating ", bytes, " bytes"));
+  }
+  return t;
+}
+
+Tensor Tensor::Scalar(float value) { return FromFloats({value}, {}); }
+
+Tensor Tensor::FromInt64s(std::vector<int64_t> values) {
+  Tensor t = *Create(DType::kInt64, {static_cast<int64_t>(values.size())});
+  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(int64_t));
+  return t;
+}
+
+Tensor Tensor::FromFloats(std::vector<float> values, std::vector<int64_t> shape) {
+  Tensor t = *Create(DType::kFloat32, std::move(shape));
+  std::memcpy(t.raw_data(), values.data(), std::min(values.size() * sizeof(float), t.byte_size()));
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(std::vector<int64_t> shape) const {
+  absl::StatusOr<int64_t> count = CheckedElementCount(shape, dtype_);
+  if (!count.ok()) return count.status();
+  if (*count != num_elements_) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", ShapeToString(shape_), " to ",
+                                                   ShapeToString(shape)));
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::Clone() const {
+  if (!valid()) return Tensor();
+  Tensor t = *Create(dtype_, shape_);
+  std::memcpy(t.raw_data(), raw_data(), byte_size());
+  return t;
+}
+
+double Tensor::GetAsDouble(int64_t i) const {
+  switch (dtype_) {
+    case DType::kFloat32: return data<float>()[i];
+    case DType::kFloat64: return data<double>()[i];
+    case DType::kFloat16: return static_cast<float>(data<Half>()[i]);
+    case DType::kUint8: return data<uint8_t>()[i];
+    case DType::kInt8: return data<int8_t>()[i];
+    case DType::kUint16: return data<uint16_t>()[i];
+    case DType::kInt16: return data<int16_t>()[i];
+    case DType::kInt32: return data<int32_t>()[i];
+    case DType::kInt64: return static_cast<double>(data<int64_t>()[i]);
+    case DType::kBool: return data<uint8_t>()[i] ? 1.0 : 0.0;
+    case DType::kUint32: return data<uint32_t>()[i];
+    case DType::kUint64: return static_cast<double>(data<uint64_t>()[i]);
+    default: return 0.0;
+  }
+}
+
+int64_t Tensor::GetAsInt64(int64_t i) const {
+  switch (dtype_) {
+    case DType::kInt64: return data<int64_t>()[i];
+    case DType::kInt32: return data<int32_t>()[i];
+    case DType::kUint64: return static_cast<int64_t>(data<uint64_t>()[i]);
+    default: return static_cast<int64_t>(GetAsDouble(i));
+  }
+}
+
+std::vector<int64_t> Tensor::ToInt64Vector() const {
+  std::vector<int64_t> out(num_elements_);
+  for (int64_t i = 0; i < num_elements_; ++i) out[i] = GetAsInt64(i);
+  return out;
+}
+
+std::string ShapeToString(absl::Span<const int64_t> shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
+}
+
+}  // namespace ir

@@ -1,0 +1,44 @@
+// The CPU reference kernel interface: one function per op type, given the node (attributes in
+// canonical form), its input tensors and its output tensors, already allocated (zero-filled) with
+// the shapes the op's inference function computed from these inputs.
+#ifndef ONNXRUN_KERNELS_CPU_KERNEL_H_
+#define ONNXRUN_KERNELS_CPU_KERNEL_H_
+
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace kernels::cpu {
+
+struct KernelContext {
+  const ir::Node& node;
+  std::vector<const ir::Tensor*> inputs;  // nullptr for an absent optional input
+  std::vector<ir::Tensor*> outputs;       // nullptr for an absent optional output
+
+  const ir::Tensor* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  ir::Tensor* output(size_t i) const { return i < outputs.size() ? outputs[i] : nullptr; }
+  const ir::Attributes& attrs() const { return node.attrs; }
+};
+
+using KernelFn = absl::Status (*)(KernelContext&);
+
+struct KernelDef {
+  std::string_view op_type;
+  KernelFn fn;
+};
+
+// nullptr when no CPU kernel exists for the op.
+KernelFn FindKernel(std::string_view op_type);
+
+// Per-family tables (one .cc each); the registry concatenates them.
+std::vector<KernelDef> ElementwiseKernels();
+std::vector<KernelDef> NnKernels();
+std::vector<KernelDef> TensorKernels();
+std::vector<KernelDef> ReduceResizeKernels();
+
+}  // namespace kernels::cpu
+
+#endif  // ONNXRUN_KERNELS_CPU_KERNEL_H_

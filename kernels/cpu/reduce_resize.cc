@@ -1,0 +1,5 @@
+// STUB: replaced by the family implementation.
+#include "kernels/cpu/kernel.h"
+namespace kernels::cpu {
+std::vector<KernelDef> ReduceResizeKernels() { return {}; }
+}  // namespace kernels::cpu

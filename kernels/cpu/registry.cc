@@ -1,0 +1,20 @@
+// The CPU kernel registry: one explicit table built from the per-family tables.
+#include <map>
+
+#include "kernels/cpu/kernel.h"
+
+namespace kernels::cpu {
+
+KernelFn FindKernel(std::string_view op_type) {
+  static const auto* registry = [] {
+    auto* map = new std::map<std::string_view, KernelFn>();
+    for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels}) {
+      for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
+    }
+    return map;
+  }();
+  auto it = registry->find(op_type);
+  return it == registry->end() ? nullptr : it->second;
+}
+
+}  // namespace kernels::cpu

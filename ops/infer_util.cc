@@ -1,0 +1,67 @@
+// Broadcasting and axis helpers for inference functions.
+#include "ops/infer_util.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace ops {
+
+absl::StatusOr<ir::Shape> BroadcastShapes(const ir::Shape& a, const ir::Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  ir::Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const bool has_a = i + a.size() >= rank, has_b = i + b.size() >= rank;
+    ir::Dim da = has_a ? a[i + a.size() - rank] : ir::Dim(1);
+    ir::Dim db = has_b ? b[i + b.size() - rank] : ir::Dim(1);
+    if (da.known() && da.value == 1) {
+      out[i] = db;
+    } else if (db.known() && db.value == 1) {
+      out[i] = da;
+    } else if (da.known() && db.known()) {
+      if (da.value != db.value) {
+        return absl::InvalidArgumentError(absl::StrCat("shapes ", ir::ShapeToString(a), " and ",
+                                                       ir::ShapeToString(b), " do not broadcast"));
+      }
+      out[i] = da;
+    } else if (da == db) {
+      out[i] = da;
+    } else {
+      out[i] = da.known() ? da : db;  // a symbolic dim broadcast against a known one must equal it
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::optional<ir::Shape>> BroadcastInputs(const InferContext& ctx) {
+  std::optional<ir::Shape> result = ir::Shape{};
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    if (!ctx.type(i).shape) return std::optional<ir::Shape>();
+    absl::StatusOr<ir::Shape> s = BroadcastShapes(*result, *ctx.type(i).shape);
+    if (!s.ok()) return s.status();
+    result = *s;
+  }
+  return result;
+}
+
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " out of range for rank ", rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+absl::StatusOr<std::vector<ir::TensorType>> SameAsInput0(const InferContext& ctx) {
+  std::vector<ir::TensorType> out(ctx.num_outputs(), ctx.type(0));
+  return out;
+}
+
+absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_list<ir::DType> allowed) {
+  if (!ctx.has_input(i)) return absl::InvalidArgumentError(absl::StrCat("input ", i, " is missing"));
+  for (ir::DType d : allowed) {
+    if (ctx.type(i).dtype == d) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("input ", i, " has unsupported dtype ", ir::DTypeName(ctx.type(i).dtype)));
+}
+
+}  // namespace ops

@@ -1,0 +1,25 @@
+// Helpers shared by the inference functions: broadcasting, axis normalisation, common shapes.
+#ifndef ONNXRUN_OPS_INFER_UTIL_H_
+#define ONNXRUN_OPS_INFER_UTIL_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ops/op_def.h"
+
+namespace ops {
+
+// Numpy (multidirectional) broadcasting of two shapes; an error when known dims differ and neither is 1.
+absl::StatusOr<ir::Shape> BroadcastShapes(const ir::Shape& a, const ir::Shape& b);
+// Broadcast of every present input; nullopt shape when any rank is unknown.
+absl::StatusOr<std::optional<ir::Shape>> BroadcastInputs(const InferContext& ctx);
+// axis in [-rank, rank) -> [0, rank); an error otherwise.
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+// Output 0 has input 0's type (for unary ops and activations).
+absl::StatusOr<std::vector<ir::TensorType>> SameAsInput0(const InferContext& ctx);
+// An error unless input i is present with one of the given dtypes.
+absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_list<ir::DType> allowed);
+
+}  // namespace ops
+
+#endif  // ONNXRUN_OPS_INFER_UTIL_H_

@@ -1,0 +1,60 @@
+// The supported op set: for each ONNX op type (in the canonical form the importer produces), its
+// arity and its type/shape inference function. Used by the importer (symbolic shapes, constants
+// partly known) and by the runtime (concrete shapes, every input value known) alike.
+#ifndef ONNXRUN_OPS_OP_DEF_H_
+#define ONNXRUN_OPS_OP_DEF_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+#include "ir/shape.h"
+#include "ir/tensor.h"
+
+namespace ops {
+
+// What an inference function sees of one node.
+struct InferContext {
+  const ir::Node& node;
+  std::vector<const ir::TensorType*> input_types;  // nullptr for an absent optional input
+  std::vector<const ir::Tensor*> input_values;     // nullptr when the value is not known
+
+  size_t num_inputs() const { return input_types.size(); }
+  bool has_input(size_t i) const { return i < input_types.size() && input_types[i] != nullptr; }
+  // Precondition: has_input(i).
+  const ir::TensorType& type(size_t i) const { return *input_types[i]; }
+  // nullptr when absent or not a known constant.
+  const ir::Tensor* value(size_t i) const {
+    return i < input_values.size() ? input_values[i] : nullptr;
+  }
+  const ir::Attributes& attrs() const { return node.attrs; }
+  size_t num_outputs() const { return node.outputs.size(); }
+};
+
+// Returns one TensorType per node output (also for absent optional outputs, whose type is ignored).
+// Errors describe the problem without the node name (the caller adds it).
+using InferFn = absl::StatusOr<std::vector<ir::TensorType>> (*)(const InferContext&);
+
+struct OpDef {
+  std::string_view op_type;
+  int min_inputs;
+  int max_inputs;
+  InferFn infer;
+};
+
+// nullptr when the op is not supported.
+const OpDef* FindOpDef(std::string_view op_type);
+// Sorted op type names, for help text and errors.
+std::vector<std::string> SupportedOpTypes();
+
+// Per-family tables (one .cc each); the registry concatenates them.
+std::vector<OpDef> ElementwiseOpDefs();  // unary/binary/variadic math, activations, Cast, Where, Clip
+std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, MatMul, Gemm
+std::vector<OpDef> TensorOpDefs();       // shape and data movement: Reshape, Slice, Gather, Pad, ...
+std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+
+}  // namespace ops
+
+#endif  // ONNXRUN_OPS_OP_DEF_H_

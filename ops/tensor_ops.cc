@@ -1,0 +1,5 @@
+// STUB: replaced by the family implementation.
+#include "ops/op_def.h"
+namespace ops {
+std::vector<OpDef> TensorOpDefs() { return {}; }
+}  // namespace ops
