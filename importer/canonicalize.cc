@@ -1,0 +1,206 @@
+// One rewrite function per op whose older forms differ from the canonical form; a table maps op
+// types to rewrites. Ops not in the table are already canonical.
+#include "importer/canonicalize.h"
+
+#include <functional>
+#include <limits>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "ir/half.h"
+
+namespace importer {
+namespace {
+
+using ir::Graph;
+using ir::Node;
+using ir::Tensor;
+using Rewrite = std::function<absl::Status(Graph&, Node&, std::vector<Node>&)>;
+
+// Sets input `index` to a new constant, padding skipped optional inputs with kNoValue.
+void SetConstantInput(Graph& graph, Node& node, size_t index, const std::string& what, Tensor value) {
+  ir::ValueId id = graph.AddConstant(absl::StrCat(node.name, "__", what), std::move(value));
+  if (node.inputs.size() <= index) node.inputs.resize(index + 1, ir::kNoValue);
+  node.inputs[index] = id;
+}
+
+// Moves an ints attribute into input `index` (int64 constant) when present.
+void IntsAttrToInput(Graph& graph, Node& node, const std::string& attr, size_t index) {
+  if (!node.attrs.Has(attr)) return;
+  SetConstantInput(graph, node, index, attr, Tensor::FromInt64s(node.attrs.GetInts(attr)));
+  node.attrs.Erase(attr);
+}
+
+// A scalar constant of the given dtype (for Clip bounds and Pad values).
+absl::StatusOr<Tensor> ScalarOfType(ir::DType dtype, double value) {
+  absl::StatusOr<Tensor> t = Tensor::Create(dtype, {});
+  if (!t.ok()) return t.status();
+  switch (dtype) {
+    case ir::DType::kFloat32: t->data<float>()[0] = static_cast<float>(value); break;
+    case ir::DType::kFloat64: t->data<double>()[0] = value; break;
+    case ir::DType::kFloat16: t->data<ir::Half>()[0] = ir::Half(value); break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("attribute scalar of dtype ", ir::DTypeName(dtype), " not supported"));
+  }
+  return t;
+}
+
+ir::DType InputDType(const Graph& graph, const Node& node, size_t i) {
+  ir::ValueId id = node.input(i);
+  return id == ir::kNoValue ? ir::DType::kFloat32 : graph.value(id).type.dtype;
+}
+
+absl::Status ClipAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.opset >= 11) return absl::OkStatus();
+  const ir::DType dtype = InputDType(graph, node, 0);
+  const struct { const char* attr; size_t index; } bounds[] = {{"min", 1}, {"max", 2}};
+  for (const auto& bound : bounds) {
+    if (!node.attrs.Has(bound.attr)) continue;
+    absl::StatusOr<Tensor> v = ScalarOfType(dtype, node.attrs.GetFloat(bound.attr, 0));
+    if (!v.ok()) return v.status();
+    SetConstantInput(graph, node, bound.index, bound.attr, *std::move(v));
+    node.attrs.Erase(bound.attr);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AxesAttrToInput(Graph& graph, Node& node, std::vector<Node>&) {
+  IntsAttrToInput(graph, node, "axes", 1);
+  return absl::OkStatus();
+}
+
+absl::Status SplitAttrToInput(Graph& graph, Node& node, std::vector<Node>&) {
+  IntsAttrToInput(graph, node, "split", 1);
+  return absl::OkStatus();
+}
+
+absl::Status SliceAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.opset >= 10) return absl::OkStatus();
+  IntsAttrToInput(graph, node, "starts", 1);
+  IntsAttrToInput(graph, node, "ends", 2);
+  IntsAttrToInput(graph, node, "axes", 3);
+  return absl::OkStatus();
+}
+
+absl::Status PadAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.opset >= 11) return absl::OkStatus();
+  if (node.attrs.Has("paddings")) {  // opset 1 name
+    node.attrs.Set("pads", node.attrs.GetInts("paddings"));
+    node.attrs.Erase("paddings");
+  }
+  IntsAttrToInput(graph, node, "pads", 1);
+  absl::StatusOr<Tensor> value =
+      ScalarOfType(InputDType(graph, node, 0), node.attrs.GetFloat("value", 0.0f));
+  if (!value.ok()) return value.status();
+  SetConstantInput(graph, node, 2, "value", *std::move(value));
+  node.attrs.Erase("value");
+  return absl::OkStatus();
+}
+
+// Upsample (any opset) and Resize-10: (X, scales) or scales attr -> Resize(X, _, scales).
+absl::Status UpsampleToResize(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.op_type == "Resize" && node.opset >= 11) return absl::OkStatus();
+  const bool is_upsample = node.op_type == "Upsample";
+  ir::ValueId scales = node.input(1);
+  node.inputs.resize(1);
+  if (scales != ir::kNoValue) {
+    node.inputs.push_back(ir::kNoValue);
+    node.inputs.push_back(scales);
+  } else if (node.attrs.Has("scales")) {
+    std::vector<float> values = node.attrs.GetFloats("scales");
+    const int64_t n = static_cast<int64_t>(values.size());
+    SetConstantInput(graph, node, 2, "scales", Tensor::FromFloats(std::move(values), {n}));
+    node.attrs.Erase("scales");
+  } else {
+    return absl::InvalidArgumentError("Upsample needs scales");
+  }
+  std::string mode = node.attrs.GetString("mode", "nearest");
+  if (mode == "bilinear") mode = "linear";
+  node.attrs.Set("mode", mode);
+  node.attrs.Set("coordinate_transformation_mode", std::string("asymmetric"));
+  node.attrs.Set("nearest_mode", std::string(is_upsample ? "floor" : "round_prefer_floor"));
+  node.op_type = "Resize";
+  return absl::OkStatus();
+}
+
+// Opset < 7 binary ops with broadcast=1 and axis: B is aligned at `axis` of A. Unsqueeze B's
+// trailing dims so that numpy broadcasting gives the same result.
+absl::Status LegacyBroadcast(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const bool legacy = node.attrs.GetInt("broadcast", 0) != 0 && node.attrs.Has("axis");
+  const int64_t axis = node.attrs.GetInt("axis", 0);
+  node.attrs.Erase("broadcast");
+  node.attrs.Erase("axis");
+  if (!legacy || node.inputs.size() != 2) return absl::OkStatus();
+  const ir::TensorType& a = graph.value(node.inputs[0]).type;
+  const ir::TensorType& b = graph.value(node.inputs[1]).type;
+  if (a.rank() < 0 || b.rank() < 0) {
+    return absl::InvalidArgumentError("legacy broadcast with axis needs inputs of known rank");
+  }
+  const int64_t start = axis < 0 ? axis + a.rank() : axis;
+  const int64_t trailing = a.rank() - start - b.rank();
+  if (start < 0 || trailing < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("legacy broadcast axis ", axis, " does not fit ranks ",
+                                                   a.rank(), " and ", b.rank()));
+  }
+  if (trailing == 0) return absl::OkStatus();
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < trailing; ++i) axes.push_back(b.rank() + i);
+  Node unsqueeze;
+  unsqueeze.name = absl::StrCat(node.name, "__broadcast");
+  unsqueeze.op_type = "Unsqueeze";
+  unsqueeze.opset = node.opset;
+  unsqueeze.inputs = {node.inputs[1],
+                      graph.AddConstant(absl::StrCat(unsqueeze.name, "_axes"), Tensor::FromInt64s(axes))};
+  unsqueeze.outputs = {graph.AddValue(absl::StrCat(unsqueeze.name, "_out"))};
+  node.inputs[1] = unsqueeze.outputs[0];
+  prefix.push_back(std::move(unsqueeze));
+  return absl::OkStatus();
+}
+
+absl::Status DropLegacyAttrs(Graph&, Node& node, std::vector<Node>&) {
+  for (const char* attr : {"spatial", "is_test", "momentum", "broadcast"}) node.attrs.Erase(attr);
+  if (node.op_type == "Dropout" && node.opset < 12) node.attrs.Erase("ratio");
+  return absl::OkStatus();
+}
+
+const std::map<std::string, Rewrite>& Rewrites() {
+  static const auto* table = new std::map<std::string, Rewrite>{
+      {"Clip", ClipAttrsToInputs},
+      {"Squeeze", AxesAttrToInput},
+      {"Unsqueeze", AxesAttrToInput},
+      {"ReduceMean", AxesAttrToInput},
+      {"ReduceSum", AxesAttrToInput},
+      {"ReduceMax", AxesAttrToInput},
+      {"Split", SplitAttrToInput},
+      {"Slice", SliceAttrsToInputs},
+      {"Pad", PadAttrsToInputs},
+      {"Upsample", UpsampleToResize},
+      {"Resize", UpsampleToResize},
+      {"Add", LegacyBroadcast},
+      {"Sub", LegacyBroadcast},
+      {"Mul", LegacyBroadcast},
+      {"Div", LegacyBroadcast},
+      {"Pow", LegacyBroadcast},
+      {"Gemm", DropLegacyAttrs},
+      {"BatchNormalization", DropLegacyAttrs},
+      {"Dropout", DropLegacyAttrs},
+  };
+  return *table;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Node>> CanonicalizeNode(Graph& graph, Node node) {
+  node.attrs.Erase("consumed_inputs");  // opset 1-5 memory hint, no meaning here
+  std::vector<Node> nodes;
+  auto it = Rewrites().find(node.op_type);
+  if (it != Rewrites().end()) {
+    absl::Status status = it->second(graph, node, nodes);
+    if (!status.ok()) return status;
+  }
+  nodes.push_back(std::move(node));
+  return nodes;
+}
+
+}  // namespace importer

@@ -1,0 +1,34 @@
+// The ONNX importer: ModelProto -> ir::Graph in canonical form (ops/CANONICAL.md), with every value
+// typed (symbolic dims allowed). Fails with one Status naming what is wrong: a malformed file, every
+// unsupported op with its nodes, a cycle, a dangling input, a type or shape that does not fit (with
+// the node), external data outside the model's folder.
+#ifndef ONNXRUN_IMPORTER_IMPORTER_H_
+#define ONNXRUN_IMPORTER_IMPORTER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+
+namespace importer {
+
+struct ImportLimits {
+  int64_t max_model_bytes = int64_t{2} << 30;  // protobuf's own limit is 2 GiB
+  int64_t max_nodes = 1'000'000;
+  int64_t max_rank = 16;
+};
+
+inline constexpr int kMinOpset = 6;
+inline constexpr int kMaxOpset = 21;
+
+// Reads and imports a model file; external data is resolved relative to its folder.
+absl::StatusOr<ir::Graph> ImportModelFile(const std::string& path, const ImportLimits& limits = {});
+// Imports serialized ModelProto bytes. `model_dir` is where external data lives ("" refuses it).
+absl::StatusOr<ir::Graph> ImportModelBytes(std::string_view bytes, const std::string& model_dir,
+                                           const ImportLimits& limits = {});
+
+}  // namespace importer
+
+#endif  // ONNXRUN_IMPORTER_IMPORTER_H_

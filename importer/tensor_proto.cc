@@ -1,0 +1,178 @@
+// TensorProto <-> ir::Tensor: raw_data, the typed repeated fields, and checked external data.
+#include "importer/tensor_proto.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ir/half.h"
+
+namespace importer {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status SizeMismatch(const onnx::TensorProto& proto, int64_t got, int64_t want) {
+  return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ", got,
+                                                 " elements of data, its shape needs ", want));
+}
+
+// Copies a typed repeated field into the tensor, converting each element to the storage type.
+template <typename Field>
+absl::Status CopyTyped(const onnx::TensorProto& proto, const Field& field, ir::Tensor& tensor) {
+  if (field.size() != tensor.num_elements()) {
+    return SizeMismatch(proto, field.size(), tensor.num_elements());
+  }
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    auto v = field.Get(static_cast<int>(i));
+    switch (tensor.dtype()) {
+      case ir::DType::kFloat32: tensor.data<float>()[i] = static_cast<float>(v); break;
+      case ir::DType::kFloat64: tensor.data<double>()[i] = static_cast<double>(v); break;
+      case ir::DType::kFloat16: tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+      case ir::DType::kUint8:
+      case ir::DType::kBool: tensor.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+      case ir::DType::kInt8: tensor.data<int8_t>()[i] = static_cast<int8_t>(v); break;
+      case ir::DType::kUint16: tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+      case ir::DType::kInt16: tensor.data<int16_t>()[i] = static_cast<int16_t>(v); break;
+      case ir::DType::kInt32: tensor.data<int32_t>()[i] = static_cast<int32_t>(v); break;
+      case ir::DType::kUint32: tensor.data<uint32_t>()[i] = static_cast<uint32_t>(v); break;
+      case ir::DType::kInt64: tensor.data<int64_t>()[i] = static_cast<int64_t>(v); break;
+      case ir::DType::kUint64: tensor.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
+      default: return absl::InternalError("unexpected dtype");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Resolves `location` inside `model_dir`; refuses absolute paths and paths that escape it.
+absl::StatusOr<fs::path> ResolveExternalPath(const std::string& model_dir, const std::string& location,
+                                             const std::string& tensor_name) {
+  if (model_dir.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor '", tensor_name, "' uses external data, but the model was not loaded from a file"));
+  }
+  fs::path rel(location);
+  if (location.empty() || rel.is_absolute() || rel.has_root_name()) {
+    return absl::PermissionDeniedError(absl::StrCat("tensor '", tensor_name, "': external data path '",
+                                                    location, "' must be relative to the model's folder"));
+  }
+  std::error_code ec;
+  fs::path base = fs::weakly_canonical(fs::path(model_dir), ec);
+  fs::path full = fs::weakly_canonical(base / rel, ec);
+  if (ec) return absl::NotFoundError(absl::StrCat("external data '", location, "': ", ec.message()));
+  auto [base_end, full_it] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
+  if (base_end != base.end()) {
+    return absl::PermissionDeniedError(absl::StrCat("tensor '", tensor_name, "': external data path '",
+                                                    location, "' points outside the model's folder"));
+  }
+  return full;
+}
+
+absl::Status ReadExternalData(const onnx::TensorProto& proto, const std::string& model_dir,
+                              ir::Tensor& tensor) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location") location = entry.value();
+    if (entry.key() == "offset" || entry.key() == "length") {
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(entry.value(), &v) || v < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': bad external data ",
+                                                       entry.key(), " '", entry.value(), "'"));
+      }
+      (entry.key() == "offset" ? offset : length) = v;
+    }
+  }
+  absl::StatusOr<fs::path> path = ResolveExternalPath(model_dir, location, proto.name());
+  if (!path.ok()) return path.status();
+  std::ifstream file(*path, std::ios::binary | std::ios::ate);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open external data file '", location, "'"));
+  const int64_t file_size = static_cast<int64_t>(file.tellg());
+  const int64_t want = static_cast<int64_t>(tensor.byte_size());
+  if (length >= 0 && length != want) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': external data length ",
+                                                   length, " != ", want, " bytes its shape needs"));
+  }
+  if (offset > file_size || want > file_size - offset) {
+    return absl::OutOfRangeError(absl::StrCat("tensor '", proto.name(), "': external data [", offset, ", ",
+                                              offset + want, ") is past the end of '", location, "' (",
+                                              file_size, " bytes)"));
+  }
+  file.seekg(offset);
+  file.read(static_cast<char*>(tensor.raw_data()), want);
+  if (!file) return absl::DataLossError(absl::StrCat("reading external data '", location, "' failed"));
+  return absl::OkStatus();
+}
+
+absl::Status FillData(const onnx::TensorProto& proto, const std::string& model_dir, ir::Tensor& t) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) return ReadExternalData(proto, model_dir, t);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != t.byte_size()) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ",
+                                                     proto.raw_data().size(), " bytes of raw data, its shape needs ",
+                                                     t.byte_size()));
+    }
+    std::memcpy(t.raw_data(), proto.raw_data().data(), t.byte_size());
+    return absl::OkStatus();
+  }
+  switch (t.dtype()) {
+    case ir::DType::kFloat32: return CopyTyped(proto, proto.float_data(), t);
+    case ir::DType::kFloat64: return CopyTyped(proto, proto.double_data(), t);
+    case ir::DType::kInt64: return CopyTyped(proto, proto.int64_data(), t);
+    case ir::DType::kUint32:
+    case ir::DType::kUint64: return CopyTyped(proto, proto.uint64_data(), t);
+    default: return CopyTyped(proto, proto.int32_data(), t);  // int8/16/32, uint8/16, bool, float16
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& model_dir) {
+  const auto dtype = static_cast<ir::DType>(proto.data_type());
+  if (!ir::IsSupportedDType(dtype)) {
+    return absl::UnimplementedError(absl::StrCat("tensor '", proto.name(), "' has unsupported dtype ",
+                                                 ir::DTypeName(dtype)));
+  }
+  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  absl::StatusOr<ir::Tensor> tensor = ir::Tensor::Create(dtype, shape);
+  if (!tensor.ok()) {
+    return absl::Status(tensor.status().code(),
+                        absl::StrCat("tensor '", proto.name(), "': ", tensor.status().message()));
+  }
+  absl::Status filled = FillData(proto, model_dir, *tensor);
+  if (!filled.ok()) return filled;
+  return tensor;
+}
+
+onnx::TensorProto TensorToProto(const ir::Tensor& tensor, const std::string& name) {
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+  for (int64_t d : tensor.shape()) proto.add_dims(d);
+  proto.set_raw_data(tensor.raw_data(), tensor.byte_size());
+  return proto;
+}
+
+absl::StatusOr<ir::Tensor> ReadTensorProtoFile(const std::string& path, std::string* name) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  onnx::TensorProto proto;
+  if (!proto.ParseFromIstream(&file)) {
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a serialized TensorProto"));
+  }
+  if (name != nullptr) *name = proto.name();
+  return TensorFromProto(proto, "");
+}
+
+absl::Status WriteTensorProtoFile(const ir::Tensor& tensor, const std::string& name,
+                                  const std::string& path) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file || !TensorToProto(tensor, name).SerializeToOstream(&file)) {
+    return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace importer

@@ -1,0 +1,96 @@
+// CPU execution of a Plan: infer concrete shapes, allocate, run the reference kernel, free dead values.
+#include "runtime/cpu_executor.h"
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/kernel.h"
+#include "ops/op_def.h"
+
+namespace exec {
+namespace {
+
+absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type, "): ",
+                                                  status.message()));
+}
+
+// Runs one node: values[] holds its inputs; its outputs are stored there.
+absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<ir::Tensor>& values,
+                     int64_t& live_bytes) {
+  const ops::OpDef* def = ops::FindOpDef(node.op_type);
+  kernels::cpu::KernelFn kernel = kernels::cpu::FindKernel(node.op_type);
+  if (def == nullptr || kernel == nullptr) {
+    return NodeError(node, absl::UnimplementedError("no CPU kernel"));
+  }
+  std::vector<ir::TensorType> input_types(node.inputs.size());
+  ops::InferContext ctx{node, {}, {}};
+  kernels::cpu::KernelContext kctx{node, {}, {}};
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ir::Tensor* t = node.inputs[i] == ir::kNoValue ? nullptr : &values[node.inputs[i]];
+    if (t != nullptr && !t->valid()) {
+      return NodeError(node, absl::InternalError(absl::StrCat("input '", graph.value(node.inputs[i]).name,
+                                                              "' is not available")));
+    }
+    if (t != nullptr) input_types[i] = {t->dtype(), ir::ShapeFromInts(t->shape())};
+    ctx.input_types.push_back(t ? &input_types[i] : nullptr);
+    ctx.input_values.push_back(t);
+    kctx.inputs.push_back(t);
+  }
+  absl::StatusOr<std::vector<ir::TensorType>> types = def->infer(ctx);
+  if (!types.ok()) return NodeError(node, types.status());
+  std::vector<ir::Tensor> outputs(node.outputs.size());
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] == ir::kNoValue) {
+      kctx.outputs.push_back(nullptr);
+      continue;
+    }
+    std::optional<std::vector<int64_t>> shape;
+    if (i < types->size() && (*types)[i].shape) shape = ir::ShapeToInts(*(*types)[i].shape);
+    if (!shape) return NodeError(node, absl::InternalError("output shape not concrete at run time"));
+    absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *shape);
+    if (!out.ok()) return NodeError(node, out.status());
+    outputs[i] = *std::move(out);
+    kctx.outputs.push_back(&outputs[i]);
+  }
+  absl::Status status = kernel(kctx);
+  if (!status.ok()) return NodeError(node, status);
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] == ir::kNoValue) continue;
+    live_bytes += static_cast<int64_t>(outputs[i].byte_size());
+    values[node.outputs[i]] = std::move(outputs[i]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs,
+                                                         RunStats* stats) const {
+  const ir::Graph& graph = plan_.graph;
+  if (inputs.size() != graph.inputs().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", graph.inputs().size(), " inputs, got ",
+                                                   inputs.size()));
+  }
+  std::vector<ir::Tensor> values(graph.values().size());
+  for (size_t i = 0; i < graph.values().size(); ++i) {
+    if (graph.value(i).constant) values[i] = *graph.value(i).constant;  // shares the bytes
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) values[graph.inputs()[i]] = std::move(inputs[i]);
+  int64_t live_bytes = 0, peak_bytes = 0;
+  for (const Step& step : plan_.steps) {
+    for (ir::NodeId id : step.nodes) {
+      absl::Status status = RunNode(graph, graph.node(id), values, live_bytes);
+      if (!status.ok()) return status;
+      peak_bytes = std::max(peak_bytes, live_bytes);
+    }
+    for (ir::ValueId dead : step.release_after) {
+      if (graph.value(dead).producer >= 0) live_bytes -= static_cast<int64_t>(values[dead].byte_size());
+      values[dead] = ir::Tensor();
+    }
+  }
+  if (stats != nullptr) stats->peak_live_bytes = peak_bytes;
+  std::vector<ir::Tensor> outputs;
+  for (ir::ValueId id : graph.outputs()) outputs.push_back(values[id]);
+  return outputs;
+}
+
+}  // namespace exec

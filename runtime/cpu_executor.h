@@ -1,0 +1,33 @@
+// Runs a Plan on the CPU with the reference kernels: each node's output shapes come from its op's
+// inference function on the concrete inputs; intermediates are freed after their last reader.
+// Stateless apart from the plan it borrows, so one executor can run from several threads at once.
+#ifndef ONNXRUN_RUNTIME_CPU_EXECUTOR_H_
+#define ONNXRUN_RUNTIME_CPU_EXECUTOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/tensor.h"
+#include "runtime/plan.h"
+
+namespace exec {
+
+struct RunStats {
+  int64_t peak_live_bytes = 0;  // largest total size of live intermediates (not inputs/constants)
+};
+
+class CpuExecutor {
+ public:
+  explicit CpuExecutor(const Plan& plan) : plan_(plan) {}
+  // `inputs` in graph-input order, already validated. Returns outputs in graph-output order.
+  absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs,
+                                              RunStats* stats = nullptr) const;
+
+ private:
+  const Plan& plan_;
+};
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_CPU_EXECUTOR_H_

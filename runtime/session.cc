@@ -1,0 +1,126 @@
+// Session: import -> plan -> executor, and the input checks Run does before executing.
+#include "runtime/session.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cpu_executor.h"
+
+namespace runtime {
+namespace {
+
+absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor,
+                        std::map<std::string, int64_t>& symbols) {
+  if (tensor.dtype() != info.type.dtype) {
+    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ",
+                                                   ir::DTypeName(tensor.dtype()), ", the model expects ",
+                                                   ir::DTypeName(info.type.dtype)));
+  }
+  if (!info.type.shape) return absl::OkStatus();
+  const ir::Shape& want = *info.type.shape;
+  auto mismatch = [&] {
+    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has shape ",
+                                                   ir::ShapeToString(tensor.shape()), ", the model expects ",
+                                                   ir::ShapeToString(want)));
+  };
+  if (static_cast<size_t>(tensor.rank()) != want.size()) return mismatch();
+  for (size_t i = 0; i < want.size(); ++i) {
+    const int64_t got = tensor.shape()[i];
+    if (want[i].known() && want[i].value != got) return mismatch();
+    if (!want[i].known() && !want[i].symbol.empty()) {
+      auto [it, inserted] = symbols.emplace(want[i].symbol, got);
+      if (!inserted && it->second != got) {
+        return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' dim ", i, " ('", want[i].symbol,
+                                                       "') is ", got, ", but another input set it to ",
+                                                       it->second));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* DeviceName(Device device) {
+  switch (device) {
+    case Device::kAuto: return "auto";
+    case Device::kCpu: return "cpu";
+    case Device::kCuda: return "cuda";
+  }
+  return "?";
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Create(const std::string& model_path,
+                                                         const SessionOptions& options) {
+  absl::StatusOr<ir::Graph> graph = importer::ImportModelFile(model_path, options.limits);
+  if (!graph.ok()) return graph.status();
+  return FromGraph(*std::move(graph), options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::CreateFromBytes(std::string_view model_bytes,
+                                                                  const SessionOptions& options) {
+  absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model_bytes, "", options.limits);
+  if (!graph.ok()) return graph.status();
+  return FromGraph(*std::move(graph), options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, const SessionOptions& options) {
+  if (options.device == Device::kCuda) {
+    return absl::UnavailableError("--device cuda: the CUDA backend is not part of this build yet; use cpu");
+  }
+  std::unique_ptr<Session> session(new Session());
+  session->device_ = Device::kCpu;
+  session->device_reason_ = options.device == Device::kCpu
+                                ? "requested"
+                                : "auto: the CUDA backend is not part of this build yet";
+  for (ir::ValueId id : graph.inputs()) session->inputs_.push_back({graph.value(id).name, graph.value(id).type});
+  for (ir::ValueId id : graph.outputs()) {
+    session->outputs_.push_back({graph.value(id).name, graph.value(id).type});
+  }
+  absl::StatusOr<exec::Plan> plan = exec::MakeNodePerStepPlan(std::move(graph));
+  if (!plan.ok()) return plan.status();
+  session->plan_ = *std::move(plan);
+  return session;
+}
+
+absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(
+    const std::vector<NamedTensor>& inputs) const {
+  std::map<std::string, const ir::Tensor*> by_name;
+  for (const NamedTensor& in : inputs) {
+    if (!in.tensor.valid()) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is an empty tensor"));
+    }
+    if (!by_name.emplace(in.name, &in.tensor).second) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is given twice"));
+    }
+  }
+  std::vector<ir::Tensor> ordered;
+  std::map<std::string, int64_t> symbols;
+  for (const TensorInfo& info : inputs_) {
+    auto it = by_name.find(info.name);
+    if (it == by_name.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("missing input '", info.name, "' (", info.type.ToString(), ")"));
+    }
+    absl::Status status = CheckShape(info, *it->second, symbols);
+    if (!status.ok()) return status;
+    ordered.push_back(*it->second);
+    by_name.erase(it);
+  }
+  if (!by_name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown input '", by_name.begin()->first,
+                                                   "': the model has no input of that name"));
+  }
+  return ordered;
+}
+
+absl::StatusOr<std::vector<NamedTensor>> Session::Run(const std::vector<NamedTensor>& inputs) const {
+  absl::StatusOr<std::vector<ir::Tensor>> ordered = OrderAndCheckInputs(inputs);
+  if (!ordered.ok()) return ordered.status();
+  absl::StatusOr<std::vector<ir::Tensor>> results = exec::CpuExecutor(plan_).Run(*std::move(ordered));
+  if (!results.ok()) return results.status();
+  std::vector<NamedTensor> outputs;
+  for (size_t i = 0; i < results->size(); ++i) outputs.push_back({outputs_[i].name, (*results)[i]});
+  return outputs;
+}
+
+}  // namespace runtime

@@ -1,0 +1,80 @@
+// onnxrun's library API: load a model once, run it many times.
+//
+//   absl::StatusOr<std::unique_ptr<runtime::Session>> session =
+//       runtime::Session::Create("model.onnx", runtime::SessionOptions{});
+//   if (!session.ok()) { /* session.status().message() says what is wrong */ }
+//   std::vector<runtime::NamedTensor> inputs = {{"x", *ir::Tensor::Create(ir::DType::kFloat32, {1, 3})}};
+//   absl::StatusOr<std::vector<runtime::NamedTensor>> outputs = (*session)->Run(inputs);
+//
+// Contracts: Create imports (ops/CANONICAL.md), type-checks and plans the model; every failure is a
+// Status (never a crash or exit). Run checks the inputs against the model (count, names, dtypes,
+// shapes, consistent symbolic dims) before running; NaN/Inf in inputs are data, not errors. A
+// Session is immutable after Create: Run may be called from several threads at once.
+#ifndef ONNXRUN_RUNTIME_SESSION_H_
+#define ONNXRUN_RUNTIME_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "importer/importer.h"
+#include "ir/shape.h"
+#include "ir/tensor.h"
+#include "runtime/plan.h"
+
+namespace runtime {
+
+enum class Device { kAuto, kCpu, kCuda };
+const char* DeviceName(Device device);
+
+struct SessionOptions {
+  Device device = Device::kAuto;  // kAuto: the GPU when the CUDA backend can run, else the CPU
+  importer::ImportLimits limits;
+};
+
+struct NamedTensor {
+  std::string name;
+  ir::Tensor tensor;
+};
+
+struct TensorInfo {
+  std::string name;
+  ir::TensorType type;  // dims may be symbolic ("N") or unknown
+};
+
+class Session {
+ public:
+  static absl::StatusOr<std::unique_ptr<Session>> Create(const std::string& model_path,
+                                                         const SessionOptions& options);
+  // From serialized ModelProto bytes; external data is refused (no folder to resolve it in).
+  static absl::StatusOr<std::unique_ptr<Session>> CreateFromBytes(std::string_view model_bytes,
+                                                                  const SessionOptions& options);
+
+  // Inputs by name, in any order; outputs in the model's output order.
+  absl::StatusOr<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs) const;
+
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  // The device the session runs on, and why it was chosen (for kAuto).
+  Device device() const { return device_; }
+  const std::string& device_reason() const { return device_reason_; }
+  const exec::Plan& plan() const { return plan_; }
+
+ private:
+  Session() = default;
+  static absl::StatusOr<std::unique_ptr<Session>> FromGraph(ir::Graph graph, const SessionOptions& options);
+  // Orders `inputs` as the graph's inputs and checks names, dtypes and shapes.
+  absl::StatusOr<std::vector<ir::Tensor>> OrderAndCheckInputs(const std::vector<NamedTensor>& inputs) const;
+
+  exec::Plan plan_;
+  std::vector<TensorInfo> inputs_;
+  std::vector<TensorInfo> outputs_;
+  Device device_ = Device::kCpu;
+  std::string device_reason_;
+};
+
+}  // namespace runtime
+
+#endif  // ONNXRUN_RUNTIME_SESSION_H_
