@@ -27,6 +27,8 @@ struct Case {
   fs::path dir;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.suite << "/" << c.name; }
+
 std::string DataRoot() {
   const char* env = std::getenv("ONNX_TESTDATA_DIR");
   return env ? env : "/usr/share/libonnx-testdata/data";
