@@ -262,15 +262,15 @@ absl::Status AddGraphOutputs(const onnx::GraphProto& proto, ir::Graph& graph,
 
 absl::StatusOr<ir::Graph> ConvertModel(const onnx::ModelProto& model, const std::string& model_dir,
                                        const ImportLimits& limits) {
-  absl::StatusOr<int> opset = DefaultOpset(model);
-  if (!opset.ok()) return opset.status();
   const onnx::GraphProto& proto = model.graph();
   if (proto.node_size() > limits.max_nodes) {
     return absl::ResourceExhaustedError(absl::StrCat("model has ", proto.node_size(), " nodes, limit ",
                                                      limits.max_nodes));
   }
-  absl::Status supported = CheckOpsSupported(proto, *opset);
-  if (!supported.ok()) return supported;
+  absl::StatusOr<int> opset = DefaultOpset(model);
+  absl::Status supported = CheckOpsSupported(proto, opset.ok() ? *opset : 0);
+  if (!supported.ok()) return supported;  // names every unsupported op first
+  if (!opset.ok()) return opset.status();
   absl::StatusOr<std::vector<int>> order = TopologicalOrder(proto);
   if (!order.ok()) return order.status();
 

@@ -20,7 +20,9 @@ struct ImportLimits {
   int64_t max_rank = 16;
 };
 
-inline constexpr int kMinOpset = 6;
+// Opsets 6-21 are the target; older models load too when their ops have the same form (the
+// importer drops opset-1-5 leftovers such as `consumed_inputs`).
+inline constexpr int kMinOpset = 1;
 inline constexpr int kMaxOpset = 21;
 
 // Reads and imports a model file; external data is resolved relative to its folder.

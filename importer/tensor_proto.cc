@@ -30,7 +30,8 @@ absl::Status CopyTyped(const onnx::TensorProto& proto, const Field& field, ir::T
     switch (tensor.dtype()) {
       case ir::DType::kFloat32: tensor.data<float>()[i] = static_cast<float>(v); break;
       case ir::DType::kFloat64: tensor.data<double>()[i] = static_cast<double>(v); break;
-      case ir::DType::kFloat16: tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+      case ir::DType::kFloat16:
+      case ir::DType::kBFloat16: tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
       case ir::DType::kUint8:
       case ir::DType::kBool: tensor.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
       case ir::DType::kInt8: tensor.data<int8_t>()[i] = static_cast<int8_t>(v); break;

@@ -17,6 +17,7 @@ size_t DTypeSize(DType dtype) {
     case DType::kFloat64: return 8;
     case DType::kUint32: return 4;
     case DType::kUint64: return 8;
+    case DType::kBFloat16: return 2;
     default: return 0;
   }
 }
@@ -36,6 +37,7 @@ std::string DTypeName(DType dtype) {
     case DType::kFloat64: return "float64";
     case DType::kUint32: return "uint32";
     case DType::kUint64: return "uint64";
+    case DType::kBFloat16: return "bfloat16";
     default: return "dtype(" + std::to_string(static_cast<int>(dtype)) + ")";
   }
 }
@@ -43,7 +45,8 @@ std::string DTypeName(DType dtype) {
 bool IsSupportedDType(DType dtype) { return DTypeSize(dtype) != 0; }
 
 bool IsFloatingPoint(DType dtype) {
-  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64;
+  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64 ||
+         dtype == DType::kBFloat16;
 }
 
 }  // namespace ir

@@ -23,6 +23,7 @@ enum class DType : int32_t {
   kFloat64 = 11,
   kUint32 = 12,
   kUint64 = 13,
+  kBFloat16 = 16,  // storage and Cast only
 };
 
 // Bytes per element; 0 for kUndefined and kString (unsupported storage).

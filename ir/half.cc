@@ -56,4 +56,19 @@ uint16_t FloatToHalfBits(float value) {
   return sign | static_cast<uint16_t>((rounded - (112u << 23)) >> 13);
 }
 
+float BFloat16BitsToFloat(uint16_t bits) {
+  uint32_t full = static_cast<uint32_t>(bits) << 16;
+  float out;
+  std::memcpy(&out, &full, sizeof(out));
+  return out;
+}
+
+uint16_t FloatToBFloat16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((bits >> 16) | 0x40);  // NaN
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
 }  // namespace ir

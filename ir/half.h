@@ -18,6 +18,10 @@ struct Half {
 };
 static_assert(sizeof(Half) == 2);
 
+// bfloat16: the upper 16 bits of a float32 (round to nearest even; NaN stays NaN).
+float BFloat16BitsToFloat(uint16_t bits);
+uint16_t FloatToBFloat16Bits(float value);
+
 }  // namespace ir
 
 #endif  // ONNXRUN_IR_HALF_H_

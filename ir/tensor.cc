@@ -83,6 +83,7 @@ double Tensor::GetAsDouble(int64_t i) const {
     case DType::kFloat32: return data<float>()[i];
     case DType::kFloat64: return data<double>()[i];
     case DType::kFloat16: return static_cast<float>(data<Half>()[i]);
+    case DType::kBFloat16: return BFloat16BitsToFloat(data<uint16_t>()[i]);
     case DType::kUint8: return data<uint8_t>()[i];
     case DType::kInt8: return data<int8_t>()[i];
     case DType::kUint16: return data<uint16_t>()[i];
