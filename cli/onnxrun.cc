@@ -14,6 +14,7 @@
 #include "cli/npy.h"
 #include "importer/tensor_proto.h"
 #include "ir/half.h"
+#include "ops/op_def.h"
 #include "runtime/session.h"
 
 namespace {
@@ -30,7 +31,8 @@ options:
   --output-dir DIR         write outputs as DIR/output_<i>.pb (TensorProto), in graph-output order
   --batch N                size of symbolic batch dims of generated inputs (default 1)
   --seed N                 seed of generated inputs (default 0)
-  --print-graph            print the imported graph (canonical form, inferred types)
+  --print-graph            print the plan (one line per step)
+  --list-ops               print the supported ONNX op types and exit
   -h, --help               this text
 )";
 
@@ -42,6 +44,7 @@ struct Options {
   int64_t batch = 1;
   uint64_t seed = 0;
   bool print_graph = false;
+  bool list_ops = false;
   bool help = false;
 };
 
@@ -67,6 +70,8 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
     };
     if (arg == "-h" || arg == "--help") {
       options.help = true;
+    } else if (arg == "--list-ops") {
+      options.list_ops = true;
     } else if (arg == "--print-graph") {
       options.print_graph = true;
     } else if (arg == "--device" || arg == "--input" || arg == "--input-dir" || arg == "--output-dir" ||
@@ -99,7 +104,7 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       return UsageError(absl::StrCat("unexpected argument '", arg, "'"));
     }
   }
-  if (!options.help && options.model.empty()) return UsageError("no model given");
+  if (!options.help && !options.list_ops && options.model.empty()) return UsageError("no model given");
   return options;
 }
 
@@ -239,6 +244,11 @@ int main(int argc, char** argv) {
   }
   if (options->help) {
     std::printf("%s", kUsage);
+    return 0;
+  }
+  if (options->list_ops) {
+    for (const std::string& op : ops::SupportedOpTypes()) std::printf("%s\n", op.c_str());
+    std::printf("Constant\nUpsample\n");  // consumed or rewritten by the importer
     return 0;
   }
   absl::Status status = Main(*options);

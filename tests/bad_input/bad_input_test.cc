@@ -10,42 +10,21 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "runtime/session.h"
+#include "tests/util/onnx_builder.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-onnx::ValueInfoProto FloatInfo(const std::string& name, std::vector<int64_t> dims) {
-  onnx::ValueInfoProto info;
-  info.set_name(name);
-  auto* t = info.mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-  return info;
-}
-
-onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-                         const std::string& name) {
-  onnx::NodeProto node;
-  node.set_op_type(op);
-  node.set_name(name);
-  for (auto& s : in) node.add_input(s);
-  for (auto& s : out) node.add_output(s);
-  return node;
-}
+using testing_util::MakeNode;
 
 // x[2,3] -> Relu -> y
 onnx::ModelProto ReluModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  onnx::ModelProto model = testing_util::MakeModel(13);
   auto* g = model.mutable_graph();
-  g->set_name("relu");
-  *g->add_input() = FloatInfo("x", {2, 3});
-  *g->add_output() = FloatInfo("y", {2, 3});
+  *g->add_input() = testing_util::TensorInfo("x", {2, 3});
+  *g->add_output() = testing_util::TensorInfo("y", {2, 3});
   *g->add_node() = MakeNode("Relu", {"x"}, {"y"}, "relu");
   return model;
 }
@@ -111,7 +90,7 @@ TEST(BadModelTest, DanglingInput) {
 TEST(BadModelTest, ShapeMismatchNamesTheNode) {
   onnx::ModelProto model = ReluModel();
   auto* g = model.mutable_graph();
-  *g->add_input() = FloatInfo("z", {4, 5});
+  *g->add_input() = testing_util::TensorInfo("z", {4, 5});
   g->clear_node();
   *g->add_node() = MakeNode("Add", {"x", "z"}, {"y"}, "bad_add");
   absl::Status s = CreateStatus(model.SerializeAsString());

@@ -1,0 +1,99 @@
+// Importer: older op forms become the canonical form (ops/CANONICAL.md), symbolic dims flow through
+// inference, Constant nodes and IR-3 initializers-as-inputs become constants. Expectations are the
+// graph's text form.
+#include "importer/importer.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "tests/util/onnx_builder.h"
+
+namespace importer {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::MakeNode;
+using testing_util::TensorInfo;
+
+std::string ImportText(const onnx::ModelProto& model) {
+  absl::StatusOr<ir::Graph> graph = ImportModelBytes(model.SerializeAsString(), "");
+  if (!graph.ok()) return std::string(graph.status().message());
+  return ir::PrintGraph(*graph);
+}
+
+TEST(ImporterTest, Opset6ClipAttributesBecomeInputs) {
+  onnx::ModelProto model = testing_util::MakeModel(6);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {"N", 4});
+  *g->add_output() = TensorInfo("y", {"N", 4});
+  onnx::NodeProto clip = MakeNode("Clip", {"x"}, {"y"}, "clip");
+  testing_util::SetFloatAttr(clip, "min", 0.0f);
+  testing_util::SetFloatAttr(clip, "max", 6.0f);
+  *g->add_node() = clip;
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("%clip__min = const float32[]"));
+  EXPECT_THAT(text, HasSubstr("clip: Clip(%x, %clip__min, %clip__max) -> (%y: float32[N,4])\n"));
+}
+
+TEST(ImporterTest, UpsampleBecomesResize) {
+  onnx::ModelProto model = testing_util::MakeModel(7);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {1, 2, 3, 3});
+  *g->add_output() = TensorInfo("y", {1, 2, 6, 6});
+  onnx::NodeProto up = MakeNode("Upsample", {"x"}, {"y"}, "up");
+  testing_util::SetFloatsAttr(up, "scales", {1, 1, 2, 2});
+  testing_util::SetStringAttr(up, "mode", "bilinear");
+  *g->add_node() = up;
+  EXPECT_THAT(ImportText(model),
+              HasSubstr("up: Resize(%x, _, %up__scales) -> (%y: float32[1,2,6,6]) "
+                        "{coordinate_transformation_mode=\"asymmetric\", mode=\"linear\", "
+                        "nearest_mode=\"floor\"}"));
+}
+
+TEST(ImporterTest, LegacyBroadcastWithAxisUnsqueezesB) {
+  onnx::ModelProto model = testing_util::MakeModel(6);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("a", {2, 3, 4, 5});
+  *g->add_input() = TensorInfo("b", {3});
+  *g->add_output() = TensorInfo("y", {2, 3, 4, 5});
+  onnx::NodeProto add = MakeNode("Add", {"a", "b"}, {"y"}, "add");
+  testing_util::SetIntAttr(add, "broadcast", 1);
+  testing_util::SetIntAttr(add, "axis", 1);
+  *g->add_node() = add;
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("add__broadcast: Unsqueeze(%b, %add__broadcast_axes) -> "
+                              "(%add__broadcast_out: float32[3,1,1])"));
+  EXPECT_THAT(text, HasSubstr("add: Add(%a, %add__broadcast_out) -> (%y: float32[2,3,4,5])\n"));
+}
+
+TEST(ImporterTest, SymbolicBatchFlowsThroughConvAndConstantsFold) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {"batch", 3, 8, 8});
+  *g->add_input() = TensorInfo("w", {4, 3, 3, 3});  // IR 3 style: initializer also listed as input
+  testing_util::AddInitializer(model, "w", {4, 3, 3, 3});
+  *g->add_output() = TensorInfo("y", {"batch", 4, 8, 8});
+  onnx::NodeProto conv = MakeNode("Conv", {"x", "w"}, {"c"}, "conv");
+  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  *g->add_node() = conv;
+  onnx::NodeProto k = MakeNode("Constant", {}, {"k"}, "k");
+  testing_util::SetFloatAttr(k, "value_float", 2.0f);
+  *g->add_node() = k;
+  *g->add_node() = MakeNode("Mul", {"c", "k"}, {"y"}, "scale");
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("graph test (%x: float32[batch,3,8,8]) -> (%y: float32[batch,4,8,8])"));
+  EXPECT_THAT(text, HasSubstr("%k = const float32[]"));
+  EXPECT_THAT(text, HasSubstr("conv: Conv(%x, %w) -> (%c: float32[batch,4,8,8])"));
+}
+
+TEST(ImporterTest, OpsetOutsideTheRangeIsRefused) {
+  onnx::ModelProto model = testing_util::MakeModel(99);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {2});
+  *g->add_output() = TensorInfo("y", {2});
+  *g->add_node() = MakeNode("Relu", {"x"}, {"y"}, "relu");
+  EXPECT_THAT(ImportText(model), HasSubstr("opset 99; onnxrun supports opsets 1 to 21"));
+}
+
+}  // namespace
+}  // namespace importer

@@ -1,0 +1,84 @@
+// ONNX proto builders for tests.
+#include "tests/util/onnx_builder.h"
+
+namespace testing_util {
+
+onnx::ValueInfoProto TensorInfo(const std::string& name, std::vector<std::variant<int64_t, std::string>> dims,
+                                int elem_type) {
+  onnx::ValueInfoProto info;
+  info.set_name(name);
+  auto* t = info.mutable_type()->mutable_tensor_type();
+  t->set_elem_type(elem_type);
+  auto* shape = t->mutable_shape();
+  for (const auto& d : dims) {
+    auto* dim = shape->add_dim();
+    if (const auto* v = std::get_if<int64_t>(&d)) {
+      if (*v >= 0) dim->set_dim_value(*v);
+    } else {
+      dim->set_dim_param(std::get<std::string>(d));
+    }
+  }
+  return info;
+}
+
+onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs,
+                         std::vector<std::string> outputs, const std::string& name) {
+  onnx::NodeProto node;
+  node.set_op_type(op);
+  node.set_name(name);
+  for (auto& s : inputs) node.add_input(s);
+  for (auto& s : outputs) node.add_output(s);
+  return node;
+}
+
+namespace {
+onnx::AttributeProto* NewAttr(onnx::NodeProto& node, const std::string& name,
+                              onnx::AttributeProto::AttributeType type) {
+  onnx::AttributeProto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(type);
+  return a;
+}
+}  // namespace
+
+void SetIntAttr(onnx::NodeProto& node, const std::string& name, int64_t value) {
+  NewAttr(node, name, onnx::AttributeProto::INT)->set_i(value);
+}
+void SetFloatAttr(onnx::NodeProto& node, const std::string& name, float value) {
+  NewAttr(node, name, onnx::AttributeProto::FLOAT)->set_f(value);
+}
+void SetIntsAttr(onnx::NodeProto& node, const std::string& name, std::vector<int64_t> values) {
+  auto* a = NewAttr(node, name, onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+void SetFloatsAttr(onnx::NodeProto& node, const std::string& name, std::vector<float> values) {
+  auto* a = NewAttr(node, name, onnx::AttributeProto::FLOATS);
+  for (float v : values) a->add_floats(v);
+}
+void SetStringAttr(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  NewAttr(node, name, onnx::AttributeProto::STRING)->set_s(value);
+}
+
+onnx::ModelProto MakeModel(int opset) {
+  onnx::ModelProto model;
+  model.set_ir_version(opset >= 13 ? 8 : 3);
+  auto* import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(opset);
+  model.mutable_graph()->set_name("test");
+  return model;
+}
+
+void AddInitializer(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims, float fill) {
+  auto* t = model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(fill);
+}
+
+}  // namespace testing_util
