@@ -1,5 +1,170 @@
-// STUB: replaced by the family implementation.
+// Owns the elementwise family's CPU kernel table (ElementwiseKernels) and the kernels of Where,
+// Clip, Cast, Identity and Dropout; unary and broadcasting arithmetic kernels live in
+// elementwise_unary.cc and elementwise_binary.cc.
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/elementwise_broadcast.h"
+#include "kernels/cpu/elementwise_util.h"
 #include "kernels/cpu/kernel.h"
+
 namespace kernels::cpu {
-std::vector<KernelDef> ElementwiseKernels() { return {}; }
+namespace elementwise {
+namespace {
+
+// Where(cond, X, Y): cond ? X : Y with broadcasting of all three.
+absl::Status Where(KernelContext& ctx) {
+  absl::StatusOr<const ir::Tensor*> cond = RequireInput(ctx, 0);
+  if (!cond.ok()) return cond.status();
+  absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 1);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<const ir::Tensor*> y = RequireInput(ctx, 2);
+  if (!y.ok()) return y.status();
+  absl::StatusOr<ir::Tensor*> out = RequireOutput(ctx, 0);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = ExpectDTypeIs(ctx, **cond, ir::DType::kBool, "condition"); !s.ok()) return s;
+  if (absl::Status s = ExpectDTypeIs(ctx, **y, (*x)->dtype(), "input 2"); !s.ok()) return s;
+  if (absl::Status s = ExpectDTypeIs(ctx, **out, (*x)->dtype(), "output"); !s.ok()) return s;
+  absl::StatusOr<BroadcastPlan> plan =
+      MakeBroadcastPlan((*out)->shape(), {(*cond)->shape(), (*x)->shape(), (*y)->shape()});
+  if (!plan.ok())
+    return absl::InvalidArgumentError(absl::StrCat("Where: ", plan.status().message()));
+  return DispatchNumeric((*x)->dtype(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    BroadcastTernary(*plan, (*cond)->template data<uint8_t>(), (*x)->template data<T>(),
+                     (*y)->template data<T>(), (*out)->template data<T>(),
+                     [](uint8_t c, T a, T b) { return c != 0 ? a : b; });
+    return absl::OkStatus();
+  });
+}
+
+// Optional Clip bound i: nullptr when absent; an error unless it is one element of x's dtype.
+absl::StatusOr<const ir::Tensor*> ClipBound(const KernelContext& ctx, size_t i, ir::DType dtype) {
+  const ir::Tensor* bound = ctx.input(i);
+  if (bound == nullptr || !bound->valid()) return nullptr;
+  const char* name = i == 1 ? "min" : "max";
+  if (absl::Status s = ExpectDTypeIs(ctx, *bound, dtype, name); !s.ok()) return s;
+  if (bound->num_elements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("Clip: ", name, " must be a scalar, got shape ",
+                                                   ir::ShapeToString(bound->shape())));
+  }
+  return bound;
+}
+
+// Clip(x, min?, max?): min(max(x, min), max); NaN stays NaN; min > max gives max.
+absl::Status Clip(KernelContext& ctx) {
+  absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<ir::Tensor*> out = RequireOutput(ctx, 0);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = ExpectSameLayout(ctx, **x, **out); !s.ok()) return s;
+  absl::StatusOr<const ir::Tensor*> lo = ClipBound(ctx, 1, (*x)->dtype());
+  if (!lo.ok()) return lo.status();
+  absl::StatusOr<const ir::Tensor*> hi = ClipBound(ctx, 2, (*x)->dtype());
+  if (!hi.ok()) return hi.status();
+  return DispatchNumeric((*x)->dtype(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    const T* in = (*x)->template data<T>();
+    T* y = (*out)->template data<T>();
+    const int64_t n = (*x)->num_elements();
+    const T lo_value = *lo != nullptr ? (*lo)->template data<T>()[0] : T{};
+    const T hi_value = *hi != nullptr ? (*hi)->template data<T>()[0] : T{};
+    const bool has_lo = *lo != nullptr, has_hi = *hi != nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      T v = in[i];
+      if (has_lo && v < lo_value) v = lo_value;
+      if (has_hi && v > hi_value) v = hi_value;
+      y[i] = v;
+    }
+    return absl::OkStatus();
+  });
+}
+
+// Converts n elements of From to To; bool targets get x != 0.
+template <typename From, typename To>
+void CastElements(const From* in, To* out, int64_t n, bool to_bool) {
+  if (to_bool) {
+    for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(Convert<float>(in[i]) != 0 ? 1 : 0);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(in[i]);
+}
+
+absl::Status Cast(KernelContext& ctx) {
+  absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<ir::Tensor*> out = RequireOutput(ctx, 0);
+  if (!out.ok()) return out.status();
+  const ir::DType to = (*out)->dtype();
+  if (ctx.attrs().Has("to") && static_cast<ir::DType>(ctx.attrs().GetInt("to", 0)) != to) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Cast: output dtype ", ir::DTypeName(to), " does not match attribute 'to'"));
+  }
+  if ((*x)->num_elements() != (*out)->num_elements()) {
+    return absl::InvalidArgumentError("Cast: output shape does not match input shape");
+  }
+  const bool to_bool = to == ir::DType::kBool;
+  return DispatchNumeric((*x)->dtype(), [&](auto from_tag) -> absl::Status {
+    using From = decltype(from_tag);
+    return DispatchNumeric(to, [&](auto to_tag) -> absl::Status {
+      using To = decltype(to_tag);
+      CastElements((*x)->template data<From>(), (*out)->template data<To>(), (*x)->num_elements(),
+                   to_bool);
+      return absl::OkStatus();
+    });
+  });
+}
+
+// Copies input 0 into output 0 (same dtype and element count).
+absl::Status CopyInputToOutput(KernelContext& ctx) {
+  absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<ir::Tensor*> out = RequireOutput(ctx, 0);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = ExpectSameLayout(ctx, **x, **out); !s.ok()) return s;
+  if ((*x)->raw_data() != (*out)->raw_data() && (*x)->byte_size() > 0) {
+    std::memcpy((*out)->raw_data(), (*x)->raw_data(), (*x)->byte_size());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Identity(KernelContext& ctx) { return CopyInputToOutput(ctx); }
+
+// Dropout, inference semantics: output = data; mask (when requested) all true (all ones in the
+// opset < 10 form, where the mask has data's dtype).
+absl::Status Dropout(KernelContext& ctx) {
+  if (absl::Status s = CopyInputToOutput(ctx); !s.ok()) return s;
+  ir::Tensor* mask = ctx.output(1);
+  if (mask == nullptr || !mask->valid()) return absl::OkStatus();
+  if (mask->num_elements() != ctx.input(0)->num_elements()) {
+    return absl::InvalidArgumentError("Dropout: mask shape does not match data shape");
+  }
+  return DispatchNumeric(mask->dtype(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    T* m = mask->template data<T>();
+    const T one = Convert<T>(1.0f);
+    for (int64_t i = 0; i < mask->num_elements(); ++i) m[i] = one;
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace
+}  // namespace elementwise
+
+std::vector<KernelDef> ElementwiseKernels() {
+  std::vector<KernelDef> kernels = {
+      {"Where", elementwise::Where},     {"Clip", elementwise::Clip},
+      {"Cast", elementwise::Cast},       {"Identity", elementwise::Identity},
+      {"Dropout", elementwise::Dropout},
+  };
+  for (auto family : {elementwise::UnaryKernels, elementwise::BinaryKernels}) {
+    for (const KernelDef& def : family()) kernels.push_back(def);
+  }
+  return kernels;
+}
+
 }  // namespace kernels::cpu

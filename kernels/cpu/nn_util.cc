@@ -1,0 +1,312 @@
+// Shared helpers of the nn-family CPU kernels: window attributes and geometry, BLAS gemm
+// wrappers, im2col/col2im and float16 staging.
+#include "kernels/cpu/nn_util.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace kernels::cpu::nn {
+namespace {
+
+absl::StatusOr<AutoPad> ParseAutoPad(const ir::Attributes& attrs) {
+  const std::string s = attrs.GetString("auto_pad", "NOTSET");
+  if (s == "NOTSET" || s.empty()) return AutoPad::kNotSet;
+  if (s == "SAME_UPPER") return AutoPad::kSameUpper;
+  if (s == "SAME_LOWER") return AutoPad::kSameLower;
+  if (s == "VALID") return AutoPad::kValid;
+  return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad \"", s, "\""));
+}
+
+// Reads an int list attribute of `size` entries, each >= min_value; `fill` when absent.
+absl::StatusOr<std::vector<int64_t>> ReadInts(const ir::Attributes& attrs, const std::string& name,
+                                              size_t size, int64_t fill, int64_t min_value) {
+  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
+  std::vector<int64_t> v = attrs.GetInts(name);
+  if (v.size() != size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has ", v.size(), " entries, expected ", size));
+  }
+  for (int64_t x : v) {
+    if (x < min_value || x > kMaxWindowValue) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " [", absl::StrJoin(v, ","),
+                                                     "] has an entry outside [", min_value, ", ",
+                                                     kMaxWindowValue, "]"));
+    }
+  }
+  return v;
+}
+
+absl::Status CheckBlasDim(int64_t v) {
+  if (v < 0 || v > INT_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat("matrix dim ", v, " out of BLAS range"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckGemmDims(int64_t m, int64_t n, int64_t k) {
+  for (int64_t v : {m, n, k}) {
+    if (absl::Status s = CheckBlasDim(v); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Shared body of Im2Col (kToCol) and Col2Im. Walks every (channel, kernel tap) row of the column
+// matrix; within a row, every grid line along the last dim, whose valid range is computed once.
+template <typename T, bool kToCol>
+void Transfer(const T* src, int64_t channels, const WindowGeometry& geo, T* dst) {
+  const size_t nd = geo.kernel.size();
+  const size_t last = nd - 1;
+  const int64_t kernel_size = Product(geo.kernel);
+  const int64_t grid_size = Product(geo.grid);
+  const int64_t image_size = Product(geo.image);
+  const int64_t grid_last = geo.grid[last];
+  const int64_t image_last = geo.image[last];
+  const int64_t stride_last = geo.strides[last];
+  const int64_t lines = grid_last == 0 ? 0 : grid_size / grid_last;
+  std::vector<int64_t> image_stride(nd, 1);
+  for (size_t j = last; j-- > 0;) image_stride[j] = image_stride[j + 1] * geo.image[j + 1];
+
+  std::vector<int64_t> tap(nd, 0), line(nd, 0);
+  for (int64_t c = 0; c < channels; ++c) {
+    std::fill(tap.begin(), tap.end(), 0);
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      const int64_t row = (c * kernel_size + k) * grid_size;
+      const int64_t image_base = c * image_size;
+      const int64_t offset_last = tap[last] * geo.dilations[last] - geo.pad_begin[last];
+      // Grid points g with 0 <= g * stride + offset_last < image_last.
+      int64_t lo = offset_last >= 0 ? 0 : (-offset_last + stride_last - 1) / stride_last;
+      int64_t hi = image_last - offset_last <= 0
+                       ? 0
+                       : (image_last - offset_last - 1) / stride_last + 1;
+      lo = std::min(lo, grid_last);
+      hi = std::clamp(hi, lo, grid_last);
+      std::fill(line.begin(), line.end(), 0);
+      for (int64_t l = 0; l < lines; ++l) {
+        int64_t image_offset = image_base;
+        bool inside = true;
+        for (size_t j = 0; j < last; ++j) {
+          const int64_t p = line[j] * geo.strides[j] + tap[j] * geo.dilations[j] - geo.pad_begin[j];
+          if (p < 0 || p >= geo.image[j]) {
+            inside = false;
+            break;
+          }
+          image_offset += p * image_stride[j];
+        }
+        const int64_t col_offset = row + l * grid_last;
+        if constexpr (kToCol) {
+          T* out = dst + col_offset;
+          if (!inside) {
+            std::fill(out, out + grid_last, T{});
+          } else {
+            const T* in = src + image_offset + offset_last;
+            std::fill(out, out + lo, T{});
+            if (stride_last == 1) {
+              std::copy(in + lo, in + hi, out + lo);
+            } else {
+              for (int64_t g = lo; g < hi; ++g) out[g] = in[g * stride_last];
+            }
+            std::fill(out + hi, out + grid_last, T{});
+          }
+        } else if (inside) {
+          const T* in = src + col_offset;
+          T* out = dst + image_offset + offset_last;
+          for (int64_t g = lo; g < hi; ++g) out[g * stride_last] += in[g];
+        }
+        for (size_t j = last; j-- > 0;) {  // next line
+          if (++line[j] < geo.grid[j]) break;
+          line[j] = 0;
+        }
+      }
+      for (size_t j = nd; j-- > 0;) {  // next tap
+        if (++tap[j] < geo.kernel[j]) break;
+        tap[j] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<WindowAttrs> ReadWindowAttrs(const ir::Attributes& attrs, size_t spatial,
+                                            absl::Span<const int64_t> kernel_from_weights) {
+  WindowAttrs w;
+  absl::StatusOr<AutoPad> auto_pad = ParseAutoPad(attrs);
+  if (!auto_pad.ok()) return auto_pad.status();
+  w.auto_pad = *auto_pad;
+  if (attrs.Has("kernel_shape")) {
+    w.kernel = attrs.GetInts("kernel_shape");
+    if (!kernel_from_weights.empty() &&
+        !std::equal(w.kernel.begin(), w.kernel.end(), kernel_from_weights.begin(),
+                    kernel_from_weights.end())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel_shape [", absl::StrJoin(w.kernel, ","),
+                       "] does not match the weight's spatial dims [",
+                       absl::StrJoin(kernel_from_weights, ","), "]"));
+    }
+  } else if (!kernel_from_weights.empty()) {
+    w.kernel.assign(kernel_from_weights.begin(), kernel_from_weights.end());
+  } else {
+    return absl::InvalidArgumentError("kernel_shape is required");
+  }
+  if (w.kernel.size() != spatial) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel_shape has ", w.kernel.size(),
+                                                   " dims, input has ", spatial, " spatial dims"));
+  }
+  for (int64_t k : w.kernel) {
+    if (k <= 0 || k > kMaxWindowValue) {
+      return absl::InvalidArgumentError(absl::StrCat("kernel dim ", k, " out of range"));
+    }
+  }
+  absl::StatusOr<std::vector<int64_t>> strides = ReadInts(attrs, "strides", spatial, 1, 1);
+  if (!strides.ok()) return strides.status();
+  absl::StatusOr<std::vector<int64_t>> dilations = ReadInts(attrs, "dilations", spatial, 1, 1);
+  if (!dilations.ok()) return dilations.status();
+  absl::StatusOr<std::vector<int64_t>> pads = ReadInts(attrs, "pads", 2 * spatial, 0, 0);
+  if (!pads.ok()) return pads.status();
+  w.strides = *std::move(strides);
+  w.dilations = *std::move(dilations);
+  w.pads = *std::move(pads);
+  w.ceil_mode = attrs.GetInt("ceil_mode", 0) != 0;
+  return w;
+}
+
+absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w,
+                                               absl::Span<const int64_t> input_spatial) {
+  const size_t nd = w.kernel.size();
+  if (input_spatial.size() != nd) {
+    return absl::InvalidArgumentError("input spatial rank does not match the kernel");
+  }
+  WindowGeometry geo;
+  geo.image.assign(input_spatial.begin(), input_spatial.end());
+  geo.kernel = w.kernel;
+  geo.strides = w.strides;
+  geo.dilations = w.dilations;
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t in = input_spatial[i], s = w.strides[i];
+    const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t out, pb, pe;
+    if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) {
+      out = (in + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
+      pb = w.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+      pe = total - pb;
+    } else {
+      const bool valid = w.auto_pad == AutoPad::kValid;
+      pb = valid ? 0 : w.pads[i];
+      pe = valid ? 0 : w.pads[i + nd];
+      const int64_t span = in + pb + pe - dk;
+      if (span < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("window of extent ", dk,
+                                                       " exceeds the padded input extent ",
+                                                       in + pb + pe, " in spatial dim ", i));
+      }
+      out = (w.ceil_mode ? (span + s - 1) / s : span / s) + 1;
+      if (w.ceil_mode && (out - 1) * s >= in + pb) --out;  // last window must start in the input
+    }
+    geo.grid.push_back(out);
+    geo.pad_begin.push_back(pb);
+    geo.pad_end.push_back(pe);
+  }
+  return geo;
+}
+
+int64_t Product(absl::Span<const int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= d;
+  return p;
+}
+
+absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape,
+                         const char* what) {
+  if (!std::equal(t.shape().begin(), t.shape().end(), shape.begin(), shape.end())) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " has shape ", ir::ShapeToString(t.shape()),
+                                                   ", expected ", ir::ShapeToString(shape)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                  const float* a, const float* b, float beta, float* c) {
+  if (absl::Status s = CheckGemmDims(m, n, k); !s.ok()) return s;
+  if (m == 0 || n == 0) return absl::OkStatus();
+  if (k == 0) {
+    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0f : c[i] * beta;
+    return absl::OkStatus();
+  }
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, trans_a ? m : k, b,
+              trans_b ? k : n, beta, c, n);
+  return absl::OkStatus();
+}
+
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                  const double* a, const double* b, double beta, double* c) {
+  if (absl::Status s = CheckGemmDims(m, n, k); !s.ok()) return s;
+  if (m == 0 || n == 0) return absl::OkStatus();
+  if (k == 0) {
+    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0 : c[i] * beta;
+    return absl::OkStatus();
+  }
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, trans_a ? m : k, b,
+              trans_b ? k : n, beta, c, n);
+  return absl::OkStatus();
+}
+
+template <typename T>
+void Im2Col(const T* image, int64_t channels, const WindowGeometry& geo, T* col) {
+  Transfer<T, true>(image, channels, geo, col);
+}
+
+template <typename T>
+void Col2Im(const T* col, int64_t channels, const WindowGeometry& geo, T* image) {
+  Transfer<T, false>(col, channels, geo, image);
+}
+
+template void Im2Col<float>(const float*, int64_t, const WindowGeometry&, float*);
+template void Im2Col<double>(const double*, int64_t, const WindowGeometry&, double*);
+template void Col2Im<float>(const float*, int64_t, const WindowGeometry&, float*);
+template void Col2Im<double>(const double*, int64_t, const WindowGeometry&, double*);
+
+bool IsHalf(const KernelContext& ctx) {
+  return ctx.input(0) != nullptr && ctx.input(0)->dtype() == ir::DType::kFloat16;
+}
+
+absl::Status RunAsFloat32(KernelContext& ctx, KernelFn fn) {
+  std::vector<ir::Tensor> inputs(ctx.inputs.size()), outputs(ctx.outputs.size());
+  KernelContext f32{ctx.node, ctx.inputs, ctx.outputs};
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    const ir::Tensor* t = ctx.inputs[i];
+    if (t == nullptr || t->dtype() != ir::DType::kFloat16) continue;
+    absl::StatusOr<ir::Tensor> copy = ir::Tensor::Create(ir::DType::kFloat32, t->shape());
+    if (!copy.ok()) return copy.status();
+    const ir::Half* src = t->data<ir::Half>();
+    float* dst = copy->data<float>();
+    for (int64_t j = 0; j < t->num_elements(); ++j) dst[j] = static_cast<float>(src[j]);
+    inputs[i] = *std::move(copy);
+    f32.inputs[i] = &inputs[i];
+  }
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    const ir::Tensor* t = ctx.outputs[i];
+    if (t == nullptr || t->dtype() != ir::DType::kFloat16) continue;
+    absl::StatusOr<ir::Tensor> copy = ir::Tensor::Create(ir::DType::kFloat32, t->shape());
+    if (!copy.ok()) return copy.status();
+    outputs[i] = *std::move(copy);
+    f32.outputs[i] = &outputs[i];
+  }
+  if (absl::Status s = fn(f32); !s.ok()) return s;
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    if (!outputs[i].valid()) continue;
+    const float* src = outputs[i].data<float>();
+    ir::Half* dst = ctx.outputs[i]->data<ir::Half>();
+    for (int64_t j = 0; j < outputs[i].num_elements(); ++j) dst[j] = ir::Half(src[j]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kernels::cpu::nn

@@ -1,0 +1,113 @@
+// Shared helpers of the nn-family CPU kernels (Conv, ConvTranspose, pools, norms, MatMul, Gemm):
+// sliding-window attributes and geometry over concrete shapes, BLAS gemm wrappers, float16
+// staging through float32, and the declarations of the family's kernel entry points.
+#ifndef ONNXRUN_KERNELS_CPU_NN_UTIL_H_
+#define ONNXRUN_KERNELS_CPU_NN_UTIL_H_
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/attribute.h"
+#include "ir/half.h"
+#include "ir/tensor.h"
+#include "kernels/cpu/kernel.h"
+
+namespace kernels::cpu::nn {
+
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+// Bound on kernel dims, strides, dilations and pads, so window arithmetic cannot overflow.
+inline constexpr int64_t kMaxWindowValue = int64_t{1} << 24;
+
+// A scratch buffer of `count` elements of T; an error (not a crash) past ir::kMaxTensorBytes.
+template <typename T>
+absl::StatusOr<std::vector<T>> ScratchBuffer(int64_t count) {
+  if (count < 0 || count > ir::kMaxTensorBytes / static_cast<int64_t>(sizeof(T))) {
+    return absl::ResourceExhaustedError("scratch buffer too large");
+  }
+  return std::vector<T>(static_cast<size_t>(count));
+}
+
+// Attributes of a sliding-window op, validated for a given number of spatial dims.
+struct WindowAttrs {
+  AutoPad auto_pad = AutoPad::kNotSet;
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads;  // begins, then ends
+  bool ceil_mode = false;
+};
+
+// Reads auto_pad, kernel_shape, strides, dilations, pads and ceil_mode. kernel_from_weights is
+// the spatial part of W's shape for Conv/ConvTranspose (then kernel_shape must match it when
+// present); empty for pools, where kernel_shape is required.
+absl::StatusOr<WindowAttrs> ReadWindowAttrs(const ir::Attributes& attrs, size_t spatial,
+                                            absl::Span<const int64_t> kernel_from_weights);
+
+// A window op over concrete dims: the image (the larger side: Conv/pool input, ConvTranspose
+// output), the grid (one point per window position: Conv/pool output, ConvTranspose input) and,
+// per spatial dim, kernel, stride, dilation and the padding before and after the image.
+struct WindowGeometry {
+  std::vector<int64_t> image;
+  std::vector<int64_t> grid;
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pad_begin;
+  std::vector<int64_t> pad_end;
+};
+
+// Conv/pool geometry: the grid (output dims) computed from the image (input spatial dims).
+absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w,
+                                               absl::Span<const int64_t> input_spatial);
+
+int64_t Product(absl::Span<const int64_t> dims);
+
+// An error unless `t` has exactly `shape`.
+absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape,
+                         const char* what);
+
+// Row-major C = alpha * op(A) * op(B) + beta * C with A m x k, B k x n (after op), all dense.
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                  const float* a, const float* b, float beta, float* c);
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                  const double* a, const double* b, double beta, double* c);
+
+// col[(c * K + k) * G + g] = image[c, position of tap k of window g], 0 in the padding
+// (K = kernel size, G = grid size). `channels` image planes.
+template <typename T>
+void Im2Col(const T* image, int64_t channels, const WindowGeometry& geo, T* col);
+// The adjoint: accumulates every col entry into its image position (padding taps dropped).
+template <typename T>
+void Col2Im(const T* col, int64_t channels, const WindowGeometry& geo, T* image);
+
+// True when input 0 is float16.
+bool IsHalf(const KernelContext& ctx);
+// Runs `fn` on float32 copies of every float16 input and output, then converts the outputs back.
+absl::Status RunAsFloat32(KernelContext& ctx, KernelFn fn);
+
+// Accumulation type: float for Half, else T itself.
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, ir::Half>, float, T>;
+
+// Kernel entry points (one .cc per group).
+absl::Status Conv(KernelContext& ctx);                    // nn_conv.cc
+absl::Status ConvTranspose(KernelContext& ctx);           // nn_conv.cc
+absl::Status MaxPool(KernelContext& ctx);                 // nn_pool.cc
+absl::Status AveragePool(KernelContext& ctx);             // nn_pool.cc
+absl::Status GlobalAveragePool(KernelContext& ctx);       // nn_pool.cc
+absl::Status GlobalMaxPool(KernelContext& ctx);           // nn_pool.cc
+absl::Status BatchNormalization(KernelContext& ctx);      // nn_norm.cc
+absl::Status InstanceNormalization(KernelContext& ctx);   // nn_norm.cc
+absl::Status LayerNormalization(KernelContext& ctx);      // nn_norm.cc
+absl::Status MatMul(KernelContext& ctx);                  // nn_matmul.cc
+absl::Status GemmOp(KernelContext& ctx);                  // nn_matmul.cc
+
+}  // namespace kernels::cpu::nn
+
+#endif  // ONNXRUN_KERNELS_CPU_NN_UTIL_H_
