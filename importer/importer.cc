@@ -313,9 +313,18 @@ absl::StatusOr<ir::Graph> ImportModelFile(const std::string& path, const ImportL
   if (std::filesystem::is_directory(path, ec)) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is a folder, not a model file"));
   }
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open model '", path, "'"));
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::streamoff size = file.tellg();
+  if (size > limits.max_model_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("'", path, "' has ", size, " bytes, more than the limit of ",
+                                                     limits.max_model_bytes));
+  }
+  std::string bytes(static_cast<size_t>(std::max<std::streamoff>(size, 0)), '\0');
+  file.seekg(0);
+  if (!file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+    return absl::DataLossError(absl::StrCat("cannot read model '", path, "'"));
+  }
   std::string dir = std::filesystem::path(path).parent_path().string();
   absl::StatusOr<ir::Graph> graph = ImportModelBytes(bytes, dir.empty() ? "." : dir, limits);
   if (!graph.ok()) {

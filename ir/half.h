@@ -22,6 +22,15 @@ static_assert(sizeof(Half) == 2);
 float BFloat16BitsToFloat(uint16_t bits);
 uint16_t FloatToBFloat16Bits(float value);
 
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  explicit BFloat16(float value) : bits(FloatToBFloat16Bits(value)) {}
+  explicit BFloat16(double value) : bits(FloatToBFloat16Bits(static_cast<float>(value))) {}
+  operator float() const { return BFloat16BitsToFloat(bits); }
+};
+static_assert(sizeof(BFloat16) == 2);
+
 }  // namespace ir
 
 #endif  // ONNXRUN_IR_HALF_H_

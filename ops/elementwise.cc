@@ -186,10 +186,12 @@ InferResult InferCast(const InferContext& ctx) {
   if (absl::Status s = ExpectSupported(ctx, 0); !s.ok()) return s;
   if (!ctx.attrs().Has("to")) return absl::InvalidArgumentError("attribute 'to' is missing");
   const int64_t to = ctx.attrs().GetInt("to", 0);
-  const DType dtype = static_cast<DType>(to);
-  if (to < 0 || to > 1000 || !ir::IsSupportedDType(dtype)) {
+  const bool in_range = to > 0 && to <= std::numeric_limits<int32_t>::max();
+  const DType dtype = in_range ? static_cast<DType>(to) : DType::kUndefined;
+  if (!ir::IsSupportedDType(dtype)) {
+    const std::string name = in_range ? ir::DTypeName(dtype) : "an unknown dtype";
     return absl::UnimplementedError(
-        absl::StrCat("Cast to ", ir::DTypeName(dtype), " (code ", to, ") is not supported"));
+        absl::StrCat("Cast to ", name, " (code ", to, ") is not supported"));
   }
   return AllOutputs(ctx, ir::TensorType{dtype, ctx.type(0).shape});
 }

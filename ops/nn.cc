@@ -112,9 +112,10 @@ absl::StatusOr<Window> ReadWindow(const ir::Attributes& attrs, size_t spatial,
   if (attrs.Has("kernel_shape")) {
     w.kernel = attrs.GetInts("kernel_shape");
     if (weights_kernel && *weights_kernel != *w.kernel) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel_shape [", absl::StrJoin(*w.kernel, ","),
-          "] does not match the weight's spatial dims [", absl::StrJoin(*weights_kernel, ","), "]"));
+      return absl::InvalidArgumentError(absl::StrCat("kernel_shape [",
+                                                     absl::StrJoin(*w.kernel, ","),
+                                                     "] does not match the weight's spatial dims [",
+                                                     absl::StrJoin(*weights_kernel, ","), "]"));
     }
   } else if (require_kernel) {
     return absl::InvalidArgumentError("kernel_shape is required");
@@ -214,9 +215,8 @@ absl::StatusOr<Types> InferConv(const InferContext& ctx) {
                                                      ws[1].value, " x group ", *group));
     }
     if (ws[0].known() && ws[0].value % *group != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("W's ", ws[0].value,
-                                                     " output channels not divisible by group ",
-                                                     *group));
+      return absl::InvalidArgumentError(
+          absl::StrCat("W's ", ws[0].value, " output channels not divisible by group ", *group));
     }
   }
   if (absl::Status s = ExpectVector(ctx, 2, out_channels, "B"); !s.ok()) return s;
@@ -316,7 +316,9 @@ absl::StatusOr<Types> InferMaxPool(const InferContext& ctx) {
   if (absl::Status s = ExpectNumeric(ctx); !s.ok()) return s;
   const DType dtype = ctx.type(0).dtype;
   if (!ctx.type(0).shape) {
-    return Types{TensorType{dtype, std::nullopt}, TensorType{DType::kInt64, std::nullopt}};
+    Types out = {TensorType{dtype, std::nullopt}};
+    if (ctx.num_outputs() > 1) out.push_back(TensorType{DType::kInt64, std::nullopt});
+    return out;
   }
   absl::StatusOr<Shape> shape = PoolShape(ctx, false);
   if (!shape.ok()) return shape.status();
@@ -407,9 +409,8 @@ absl::Status ExpectBroadcastsTo(const InferContext& ctx, size_t i, const Shape& 
     ok = !d.known() || d.value == 1 || !target.known() || d.value == target.value;
   }
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " shape ", ir::ShapeToString(s),
-                                                   " does not broadcast to ",
-                                                   ir::ShapeToString(dims)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " shape ", ir::ShapeToString(s), " does not broadcast to ", ir::ShapeToString(dims)));
   }
   return absl::OkStatus();
 }

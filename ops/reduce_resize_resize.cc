@@ -140,6 +140,9 @@ absl::StatusOr<ir::Shape> OutputShape(const std::optional<ir::Shape>& in_shape, 
       if (!sizes.values) continue;
       const double size = (*sizes.values)[d];
       if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative size ", size));
+      if (in_shape && (*in_shape)[d].known() && (*in_shape)[d].value == 0 && size > 0) {
+        return absl::InvalidArgumentError("cannot resize an empty dimension to a non-empty one");
+      }
       out[d] = ir::Dim(static_cast<int64_t>(size));
     } else if (scales.values) {
       absl::StatusOr<ir::Dim> dim =

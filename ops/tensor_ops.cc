@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -112,23 +113,42 @@ DimSummary Summarize(const Shape& shape, int64_t skip) {
   return s;
 }
 
-// Resolves the -1 entry (index infer, or -1 for none) of out against the input shape.
+// The symbols of a that are left after removing those of b (as multisets); nullopt when b has a
+// symbol a lacks.
+std::optional<std::vector<std::string>> SymbolsLeft(const DimSummary& a, const DimSummary& b) {
+  std::vector<std::string> left;
+  if (!std::includes(a.symbols.begin(), a.symbols.end(), b.symbols.begin(), b.symbols.end())) {
+    return std::nullopt;
+  }
+  std::set_difference(a.symbols.begin(), a.symbols.end(), b.symbols.begin(), b.symbols.end(),
+                      std::back_inserter(left));
+  return left;
+}
+
+// Resolves the -1 entry (index infer, or -1 for none) of out against the input shape: a known
+// value when the symbols cancel, the one leftover symbol when the known sizes cancel.
 absl::Status ResolveReshape(const Shape& in, Shape& out, int64_t infer) {
   const DimSummary a = Summarize(in, -1), b = Summarize(out, infer);
   if (a.overflow || b.overflow) {
     return Invalid(absl::StrCat("reshape target ", ir::ShapeToString(out), " is too large"));
   }
-  const bool comparable = !a.has_unknown && !b.has_unknown && a.symbols == b.symbols;
-  if (!comparable) return absl::OkStatus();
+  if (a.has_unknown || b.has_unknown) return absl::OkStatus();
+  const std::optional<std::vector<std::string>> left = SymbolsLeft(a, b);
+  if (!left) return absl::OkStatus();
   auto mismatch = [&] {
     return Invalid(
         absl::StrCat("cannot reshape ", ir::ShapeToString(in), " to ", ir::ShapeToString(out)));
   };
   if (infer < 0) {
+    if (!left->empty()) return absl::OkStatus();
     return a.known_product == b.known_product ? absl::OkStatus() : mismatch();
   }
-  if (b.known_product == 0 || a.known_product % b.known_product != 0) return mismatch();
-  out[infer] = a.known_product / b.known_product;
+  if (left->empty()) {
+    if (b.known_product == 0 || a.known_product % b.known_product != 0) return mismatch();
+    out[infer] = a.known_product / b.known_product;
+  } else if (left->size() == 1 && a.known_product == b.known_product && a.known_product != 0) {
+    out[infer] = Dim::Symbol(left->front());
+  }
   return absl::OkStatus();
 }
 

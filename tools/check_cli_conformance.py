@@ -44,7 +44,7 @@ def outputs_match(case, out_dir):
 
 
 results = {"pass": [], "fail": []}
-for suite in ("node", "pytorch-converted", "pytorch-operator"):
+for suite in ("node", "pytorch-converted", "pytorch-operator", "simple"):
     for case in sorted(glob.glob(os.path.join(root, suite, "test_*"))):
         model = os.path.join(case, "model.onnx")
         if not os.path.exists(model) or not case_ops(model) <= supported:

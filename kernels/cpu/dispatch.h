@@ -26,7 +26,8 @@ absl::Status DispatchFloat(ir::DType dtype, Fn&& fn) {
   }
 }
 
-// Every numeric dtype (floating point and integers); bool is handled as uint8_t.
+// Every numeric dtype (floating point and integers); bool is handled as uint8_t. bfloat16 is
+// storage only: Cast converts it.
 template <typename Fn>
 absl::Status DispatchNumeric(ir::DType dtype, Fn&& fn) {
   switch (dtype) {

@@ -94,6 +94,27 @@ void CastElements(const From* in, To* out, int64_t n, bool to_bool) {
   for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(in[i]);
 }
 
+// Cast to or from bfloat16 (storage only): through float, bool targets get x != 0.
+absl::Status CastBFloat16(const ir::Tensor& x, ir::Tensor& out) {
+  const int64_t n = x.num_elements();
+  if (out.dtype() == ir::DType::kBFloat16) {
+    for (int64_t i = 0; i < n; ++i) {
+      out.data<uint16_t>()[i] = ir::FloatToBFloat16Bits(static_cast<float>(x.GetAsDouble(i)));
+    }
+    return absl::OkStatus();
+  }
+  const bool to_bool = out.dtype() == ir::DType::kBool;
+  return DispatchNumeric(out.dtype(), [&](auto to_tag) -> absl::Status {
+    using To = decltype(to_tag);
+    const uint16_t* in = x.data<uint16_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = ir::BFloat16BitsToFloat(in[i]);
+      out.data<To>()[i] = Convert<To>(to_bool ? (v != 0 ? 1.0f : 0.0f) : v);
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::Status Cast(KernelContext& ctx) {
   absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
   if (!x.ok()) return x.status();
@@ -108,6 +129,9 @@ absl::Status Cast(KernelContext& ctx) {
     return absl::InvalidArgumentError("Cast: output shape does not match input shape");
   }
   const bool to_bool = to == ir::DType::kBool;
+  if (to == ir::DType::kBFloat16 || (*x)->dtype() == ir::DType::kBFloat16) {
+    return CastBFloat16(**x, **out);
+  }
   return DispatchNumeric((*x)->dtype(), [&](auto from_tag) -> absl::Status {
     using From = decltype(from_tag);
     return DispatchNumeric(to, [&](auto to_tag) -> absl::Status {

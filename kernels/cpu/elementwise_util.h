@@ -26,18 +26,21 @@ std::vector<KernelDef> BinaryKernels();  // Add..Pow, Min, Max, Sum, PRelu
 template <typename T>
 using ComputeType = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-// Value conversion between element types; ir::Half goes through float.
+// Value conversion between element types; ir::Half and ir::BFloat16 go through float.
+template <typename T>
+inline constexpr bool kIsHalfLike = std::is_same_v<T, ir::Half> || std::is_same_v<T, ir::BFloat16>;
+
 template <typename To, typename From>
 To Convert(From value) {
-  if constexpr (std::is_same_v<To, ir::Half>) {
-    if constexpr (std::is_same_v<From, ir::Half>) {
-      return value;
-    } else if constexpr (std::is_same_v<From, double>) {
-      return ir::Half(value);
+  if constexpr (std::is_same_v<To, From>) {
+    return value;
+  } else if constexpr (kIsHalfLike<To>) {
+    if constexpr (std::is_same_v<From, double>) {
+      return To(value);
     } else {
-      return ir::Half(static_cast<float>(value));
+      return To(static_cast<float>(value));
     }
-  } else if constexpr (std::is_same_v<From, ir::Half>) {
+  } else if constexpr (kIsHalfLike<From>) {
     return static_cast<To>(static_cast<float>(value));
   } else {
     return static_cast<To>(value);

@@ -55,8 +55,8 @@ absl::StatusOr<ConvArgs> ReadConvArgs(const KernelContext& ctx) {
 
 absl::Status CheckBias(const ir::Tensor* b, int64_t channels) {
   if (b != nullptr && (b->rank() != 1 || b->shape()[0] != channels)) {
-    return absl::InvalidArgumentError(absl::StrCat("B has shape ", ir::ShapeToString(b->shape()),
-                                                   ", expected [", channels, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("B has shape ", ir::ShapeToString(b->shape()), ", expected [", channels, "]"));
   }
   return absl::OkStatus();
 }
@@ -80,8 +80,8 @@ absl::Status ConvTyped(const ConvArgs& a) {
   const int64_t n_batch = a.x->shape()[0], channels = a.x->shape()[1];
   const int64_t out_channels = a.w->shape()[0], group_in = a.w->shape()[1];
   if (channels != group_in * a.group) {
-    return absl::InvalidArgumentError(absl::StrCat("X has ", channels, " channels, W expects ",
-                                                   group_in, " x group ", a.group));
+    return absl::InvalidArgumentError(
+        absl::StrCat("X has ", channels, " channels, W expects ", group_in, " x group ", a.group));
   }
   if (out_channels % a.group != 0) {
     return absl::InvalidArgumentError(
@@ -102,7 +102,7 @@ absl::Status ConvTyped(const ConvArgs& a) {
   for (size_t i = 0; i < a.spatial; ++i) {
     direct = direct && geo->strides[i] == 1 && geo->pad_begin[i] == 0 && geo->pad_end[i] == 0;
   }
-  absl::StatusOr<std::vector<T>> col = ScratchBuffer<T>(direct ? 0 : rows * out_size);
+  absl::StatusOr<std::vector<T>> col = ScratchBuffer<T>(direct ? 0 : rows, out_size);
   if (!col.ok()) return col.status();
   const T* x = a.x->data<T>();
   const T* w = a.w->data<T>();
@@ -126,13 +126,15 @@ absl::Status ConvTyped(const ConvArgs& a) {
 absl::StatusOr<WindowGeometry> TransposeGeometry(const ir::Attributes& attrs, const WindowAttrs& w,
                                                  absl::Span<const int64_t> input_spatial) {
   const size_t nd = w.kernel.size();
-  std::vector<int64_t> output_padding = attrs.GetInts("output_padding", std::vector<int64_t>(nd, 0));
+  std::vector<int64_t> output_padding =
+      attrs.GetInts("output_padding", std::vector<int64_t>(nd, 0));
   std::vector<int64_t> output_shape = attrs.GetInts("output_shape");
   if (output_padding.size() != nd) {
     return absl::InvalidArgumentError(
         absl::StrCat("output_padding has ", output_padding.size(), " entries, expected ", nd));
   }
-  if (output_shape.size() == nd + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (output_shape.size() == nd + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!output_shape.empty() && output_shape.size() != nd) {
     return absl::InvalidArgumentError(
         absl::StrCat("output_shape has ", output_shape.size(), " entries, expected ", nd));
@@ -172,9 +174,9 @@ absl::Status ConvTransposeTyped(const ConvArgs& a, const ir::Attributes& attrs) 
   const int64_t n_batch = a.x->shape()[0], channels = a.x->shape()[1];
   const int64_t group_out = a.w->shape()[1];
   if (a.w->shape()[0] != channels || channels % a.group != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("W has shape ", ir::ShapeToString(a.w->shape()), " for X with ", channels,
-                     " channels and group ", a.group));
+    return absl::InvalidArgumentError(absl::StrCat("W has shape ", ir::ShapeToString(a.w->shape()),
+                                                   " for X with ", channels, " channels and group ",
+                                                   a.group));
   }
   const int64_t out_channels = group_out * a.group, group_in = channels / a.group;
   if (absl::Status s = CheckBias(a.b, out_channels); !s.ok()) return s;
@@ -188,7 +190,7 @@ absl::Status ConvTransposeTyped(const ConvArgs& a, const ir::Attributes& attrs) 
   const int64_t kernel_size = Product(geo->kernel);
   const int64_t in_size = Product(geo->grid), out_size = Product(geo->image);
   const int64_t rows = group_out * kernel_size;
-  absl::StatusOr<std::vector<T>> col = ScratchBuffer<T>(rows * in_size);
+  absl::StatusOr<std::vector<T>> col = ScratchBuffer<T>(rows, in_size);
   if (!col.ok()) return col.status();
   const T* x = a.x->data<T>();
   const T* w = a.w->data<T>();
@@ -215,8 +217,10 @@ absl::Status Conv(KernelContext& ctx) {
   absl::StatusOr<ConvArgs> args = ReadConvArgs(ctx);
   if (!args.ok()) return args.status();
   switch (args->x->dtype()) {
-    case ir::DType::kFloat32: return ConvTyped<float>(*args);
-    case ir::DType::kFloat64: return ConvTyped<double>(*args);
+    case ir::DType::kFloat32:
+      return ConvTyped<float>(*args);
+    case ir::DType::kFloat64:
+      return ConvTyped<double>(*args);
     default:
       return absl::UnimplementedError(
           absl::StrCat("Conv: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));
@@ -228,8 +232,10 @@ absl::Status ConvTranspose(KernelContext& ctx) {
   absl::StatusOr<ConvArgs> args = ReadConvArgs(ctx);
   if (!args.ok()) return args.status();
   switch (args->x->dtype()) {
-    case ir::DType::kFloat32: return ConvTransposeTyped<float>(*args, ctx.attrs());
-    case ir::DType::kFloat64: return ConvTransposeTyped<double>(*args, ctx.attrs());
+    case ir::DType::kFloat32:
+      return ConvTransposeTyped<float>(*args, ctx.attrs());
+    case ir::DType::kFloat64:
+      return ConvTransposeTyped<double>(*args, ctx.attrs());
     default:
       return absl::UnimplementedError(
           absl::StrCat("ConvTranspose: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));

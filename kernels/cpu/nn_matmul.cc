@@ -12,7 +12,7 @@ namespace {
 // MatMul operands viewed as [batch..., rows, cols] with their broadcast batch shape.
 struct MatMulPlan {
   int64_t m = 0, k = 0, n = 0;
-  std::vector<int64_t> batch;          // broadcast batch dims
+  std::vector<int64_t> batch;           // broadcast batch dims
   std::vector<int64_t> a_batch_stride;  // per batch dim, in matrices (0 when broadcast)
   std::vector<int64_t> b_batch_stride;
   std::vector<int64_t> y_shape;
@@ -52,10 +52,9 @@ absl::StatusOr<MatMulPlan> PlanMatMul(const ir::Tensor& a, const ir::Tensor& b) 
     const int64_t da = j + ab.size() >= rank ? ab[j + ab.size() - rank] : 1;
     const int64_t db = j + bb.size() >= rank ? bb[j + bb.size() - rank] : 1;
     if (da != db && da != 1 && db != 1) {
-      return absl::InvalidArgumentError(absl::StrCat("MatMul batch dims of ",
-                                                     ir::ShapeToString(a.shape()), " and ",
-                                                     ir::ShapeToString(b.shape()),
-                                                     " do not broadcast"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("MatMul batch dims of ", ir::ShapeToString(a.shape()), " and ",
+                       ir::ShapeToString(b.shape()), " do not broadcast"));
     }
     p.batch[j] = da == 1 ? db : da;
   }
@@ -112,8 +111,10 @@ absl::Status MatMulImpl(KernelContext& ctx) {
   if (!plan.ok()) return plan.status();
   if (absl::Status s = ExpectShape(*y, plan->y_shape, "Y"); !s.ok()) return s;
   switch (a->dtype()) {
-    case ir::DType::kFloat32: return MatMulTyped<float>(*a, *b, *plan, *y);
-    case ir::DType::kFloat64: return MatMulTyped<double>(*a, *b, *plan, *y);
+    case ir::DType::kFloat32:
+      return MatMulTyped<float>(*a, *b, *plan, *y);
+    case ir::DType::kFloat64:
+      return MatMulTyped<double>(*a, *b, *plan, *y);
     default:
       return absl::UnimplementedError(
           absl::StrCat("MatMul: dtype ", ir::DTypeName(a->dtype()), " not supported"));
@@ -167,14 +168,17 @@ absl::Status GemmImpl(KernelContext& ctx) {
   if (a == nullptr || ctx.input(1) == nullptr || ctx.output(0) == nullptr) {
     return absl::InvalidArgumentError("A, B and Y are required");
   }
-  for (const ir::Tensor* t : {ctx.input(1), ctx.input(2), static_cast<const ir::Tensor*>(ctx.output(0))}) {
+  for (const ir::Tensor* t :
+       {ctx.input(1), ctx.input(2), static_cast<const ir::Tensor*>(ctx.output(0))}) {
     if (t != nullptr && t->dtype() != a->dtype()) {
       return absl::InvalidArgumentError("A, B, C and Y must have the same dtype");
     }
   }
   switch (a->dtype()) {
-    case ir::DType::kFloat32: return GemmTyped<float>(ctx);
-    case ir::DType::kFloat64: return GemmTyped<double>(ctx);
+    case ir::DType::kFloat32:
+      return GemmTyped<float>(ctx);
+    case ir::DType::kFloat64:
+      return GemmTyped<double>(ctx);
     default:
       return absl::UnimplementedError(
           absl::StrCat("Gemm: dtype ", ir::DTypeName(a->dtype()), " not supported"));

@@ -29,10 +29,17 @@ absl::StatusOr<std::vector<double>> ReadParam(const ir::Tensor* t, int64_t count
 // Writes v into element i of a floating-point tensor.
 void StoreDouble(ir::Tensor& t, int64_t i, double v) {
   switch (t.dtype()) {
-    case ir::DType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
-    case ir::DType::kFloat64: t.data<double>()[i] = v; break;
-    case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(v); break;
-    default: break;
+    case ir::DType::kFloat32:
+      t.data<float>()[i] = static_cast<float>(v);
+      break;
+    case ir::DType::kFloat64:
+      t.data<double>()[i] = v;
+      break;
+    case ir::DType::kFloat16:
+      t.data<ir::Half>()[i] = ir::Half(v);
+      break;
+    default:
+      break;
   }
 }
 
@@ -168,8 +175,8 @@ absl::StatusOr<std::vector<double>> BroadcastParam(const ir::Tensor* t,
     return absl::InvalidArgumentError(absl::StrCat(name, " must be floating point"));
   }
   if (t->rank() > static_cast<int64_t>(dims.size())) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " has rank ", t->rank(),
-                                                   " above the normalized rank ", dims.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has rank ", t->rank(), " above the normalized rank ", dims.size()));
   }
   const size_t skip = dims.size() - t->shape().size();
   std::vector<int64_t> src_stride(dims.size(), 0);

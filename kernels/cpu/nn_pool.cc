@@ -174,7 +174,9 @@ void Pool2D(const T* x, int64_t planes, const WindowGeometry& g, bool count_incl
           }
           y[o] = static_cast<T>(best);
           if (indices != nullptr) {
-            const int64_t off = best_h < 0 ? 0 : column_major ? best_w * ih + best_h : best_h * iw + best_w;
+            const int64_t off = best_h < 0     ? 0
+                                : column_major ? best_w * ih + best_h
+                                               : best_h * iw + best_w;
             indices[o] = p * in_size + off;
           }
         } else {
@@ -229,7 +231,8 @@ absl::Status MaxPoolTyped(const PoolArgs& a, ir::Tensor* indices, bool column_ma
       });
       y[p * out_size + o] = static_cast<T>(best);
       if (ind != nullptr) {
-        ind[p * out_size + o] = p * in_size + std::max<int64_t>(0, column_major ? best_col : best_row);
+        ind[p * out_size + o] =
+            p * in_size + std::max<int64_t>(0, column_major ? best_col : best_row);
       }
       NextIndex(out, a.geo.grid);
     }

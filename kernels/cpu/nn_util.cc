@@ -80,9 +80,8 @@ void Transfer(const T* src, int64_t channels, const WindowGeometry& geo, T* dst)
       const int64_t offset_last = tap[last] * geo.dilations[last] - geo.pad_begin[last];
       // Grid points g with 0 <= g * stride + offset_last < image_last.
       int64_t lo = offset_last >= 0 ? 0 : (-offset_last + stride_last - 1) / stride_last;
-      int64_t hi = image_last - offset_last <= 0
-                       ? 0
-                       : (image_last - offset_last - 1) / stride_last + 1;
+      int64_t hi =
+          image_last - offset_last <= 0 ? 0 : (image_last - offset_last - 1) / stride_last + 1;
       lo = std::min(lo, grid_last);
       hi = std::clamp(hi, lo, grid_last);
       std::fill(line.begin(), line.end(), 0);
@@ -143,10 +142,9 @@ absl::StatusOr<WindowAttrs> ReadWindowAttrs(const ir::Attributes& attrs, size_t 
     if (!kernel_from_weights.empty() &&
         !std::equal(w.kernel.begin(), w.kernel.end(), kernel_from_weights.begin(),
                     kernel_from_weights.end())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("kernel_shape [", absl::StrJoin(w.kernel, ","),
-                       "] does not match the weight's spatial dims [",
-                       absl::StrJoin(kernel_from_weights, ","), "]"));
+      return absl::InvalidArgumentError(absl::StrCat("kernel_shape [", absl::StrJoin(w.kernel, ","),
+                                                     "] does not match the weight's spatial dims [",
+                                                     absl::StrJoin(kernel_from_weights, ","), "]"));
     }
   } else if (!kernel_from_weights.empty()) {
     w.kernel.assign(kernel_from_weights.begin(), kernel_from_weights.end());
@@ -221,11 +219,11 @@ int64_t Product(absl::Span<const int64_t> dims) {
   return p;
 }
 
-absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape,
-                         const char* what) {
+absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape, const char* what) {
   if (!std::equal(t.shape().begin(), t.shape().end(), shape.begin(), shape.end())) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " has shape ", ir::ShapeToString(t.shape()),
-                                                   ", expected ", ir::ShapeToString(shape)));
+    return absl::InvalidArgumentError(absl::StrCat(what, " has shape ",
+                                                   ir::ShapeToString(t.shape()), ", expected ",
+                                                   ir::ShapeToString(shape)));
   }
   return absl::OkStatus();
 }

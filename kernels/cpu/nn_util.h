@@ -5,7 +5,6 @@
 #define ONNXRUN_KERNELS_CPU_NN_UTIL_H_
 
 #include <cstdint>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -24,13 +23,14 @@ enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 // Bound on kernel dims, strides, dilations and pads, so window arithmetic cannot overflow.
 inline constexpr int64_t kMaxWindowValue = int64_t{1} << 24;
 
-// A scratch buffer of `count` elements of T; an error (not a crash) past ir::kMaxTensorBytes.
+// A scratch buffer of rows * cols elements of T; an error (not a crash) past ir::kMaxTensorBytes.
 template <typename T>
-absl::StatusOr<std::vector<T>> ScratchBuffer(int64_t count) {
-  if (count < 0 || count > ir::kMaxTensorBytes / static_cast<int64_t>(sizeof(T))) {
+absl::StatusOr<std::vector<T>> ScratchBuffer(int64_t rows, int64_t cols) {
+  const int64_t limit = ir::kMaxTensorBytes / static_cast<int64_t>(sizeof(T));
+  if (rows < 0 || cols < 0 || (rows > 0 && cols > limit / rows)) {
     return absl::ResourceExhaustedError("scratch buffer too large");
   }
-  return std::vector<T>(static_cast<size_t>(count));
+  return std::vector<T>(static_cast<size_t>(rows * cols));
 }
 
 // Attributes of a sliding-window op, validated for a given number of spatial dims.
@@ -69,8 +69,7 @@ absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w,
 int64_t Product(absl::Span<const int64_t> dims);
 
 // An error unless `t` has exactly `shape`.
-absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape,
-                         const char* what);
+absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape, const char* what);
 
 // Row-major C = alpha * op(A) * op(B) + beta * C with A m x k, B k x n (after op), all dense.
 absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
@@ -96,17 +95,17 @@ template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, ir::Half>, float, T>;
 
 // Kernel entry points (one .cc per group).
-absl::Status Conv(KernelContext& ctx);                    // nn_conv.cc
-absl::Status ConvTranspose(KernelContext& ctx);           // nn_conv.cc
-absl::Status MaxPool(KernelContext& ctx);                 // nn_pool.cc
-absl::Status AveragePool(KernelContext& ctx);             // nn_pool.cc
-absl::Status GlobalAveragePool(KernelContext& ctx);       // nn_pool.cc
-absl::Status GlobalMaxPool(KernelContext& ctx);           // nn_pool.cc
-absl::Status BatchNormalization(KernelContext& ctx);      // nn_norm.cc
-absl::Status InstanceNormalization(KernelContext& ctx);   // nn_norm.cc
-absl::Status LayerNormalization(KernelContext& ctx);      // nn_norm.cc
-absl::Status MatMul(KernelContext& ctx);                  // nn_matmul.cc
-absl::Status GemmOp(KernelContext& ctx);                  // nn_matmul.cc
+absl::Status Conv(KernelContext& ctx);                   // nn_conv.cc
+absl::Status ConvTranspose(KernelContext& ctx);          // nn_conv.cc
+absl::Status MaxPool(KernelContext& ctx);                // nn_pool.cc
+absl::Status AveragePool(KernelContext& ctx);            // nn_pool.cc
+absl::Status GlobalAveragePool(KernelContext& ctx);      // nn_pool.cc
+absl::Status GlobalMaxPool(KernelContext& ctx);          // nn_pool.cc
+absl::Status BatchNormalization(KernelContext& ctx);     // nn_norm.cc
+absl::Status InstanceNormalization(KernelContext& ctx);  // nn_norm.cc
+absl::Status LayerNormalization(KernelContext& ctx);     // nn_norm.cc
+absl::Status MatMul(KernelContext& ctx);                 // nn_matmul.cc
+absl::Status GemmOp(KernelContext& ctx);                 // nn_matmul.cc
 
 }  // namespace kernels::cpu::nn
 

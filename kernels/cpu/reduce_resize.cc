@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -181,10 +182,13 @@ void SoftmaxRows(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool
         max = std::max(max, row[k]);
       }
       double sum = 0;
-      for (int64_t k = 0; k < n; ++k) sum += std::exp(row[k] - max);
+      for (int64_t k = 0; k < n; ++k) {
+        row[k] -= max;
+        sum += std::exp(row[k]);
+      }
       const double log_sum = std::log(sum);
       for (int64_t k = 0; k < n; ++k) {
-        const double v = log ? row[k] - max - log_sum : std::exp(row[k] - max) / sum;
+        const double v = log ? row[k] - log_sum : std::exp(row[k] - log_sum);
         y[base + k * inner] = static_cast<T>(v);
       }
     }

@@ -77,8 +77,11 @@ absl::StatusOr<double> SourceCoord(const ResizeParams& p, const Axis& a, int64_t
   if (p.ctm == "asymmetric") return xr / a.scale;
   if (p.ctm == "tf_half_pixel_for_nn") return (xr + 0.5) / a.scale;
   if (p.ctm == "tf_crop_and_resize") {
-    if (a.out_len == 1) return 0.5 * (a.roi_start + a.roi_end) * (in - 1);
-    return a.roi_start * (in - 1) + xr * (a.roi_end - a.roi_start) * (in - 1) / (out - 1);
+    // The roi extent is taken in float32, as ONNX's reference does: samples that land exactly on
+    // the input's border then agree with it about being inside.
+    const double extent = static_cast<float>(a.roi_end) - static_cast<float>(a.roi_start);
+    if (a.out_len == 1) return a.roi_start * (in - 1) + extent * (in - 1) / 2;
+    return a.roi_start * (in - 1) + xr * extent * (in - 1) / (out - 1);
   }
   if (p.ctm == "half_pixel_symmetric") {
     const double adjustment = out / (a.scale * in);

@@ -1,5 +1,5 @@
-// ONNX backend conformance on the CPU: every case of libonnx-testdata's node, pytorch-converted and
-// pytorch-operator suites runs through runtime::Session and is compared with ONNX's stored outputs.
+// ONNX backend conformance on the CPU: every case of libonnx-testdata's node, pytorch-converted,
+// pytorch-operator and simple suites runs through runtime::Session and is compared with ONNX's stored outputs.
 // A case is skipped only when its model uses an op outside onnxrun's op set; cases listed in
 // expected_failures.txt (each with a reason) are skipped, and fail if they start passing.
 // Set ONNX_TESTDATA_DIR to use another copy of the data.
@@ -36,7 +36,7 @@ std::string DataRoot() {
 
 std::vector<Case> DiscoverCases() {
   std::vector<Case> cases;
-  for (const char* suite : {"node", "pytorch-converted", "pytorch-operator"}) {
+  for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
     fs::path root = fs::path(DataRoot()) / suite;
     std::error_code ec;
     if (!fs::is_directory(root, ec)) continue;
