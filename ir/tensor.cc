@@ -49,13 +49,14 @@ Tensor Tensor::Scalar(float value) { return FromFloats({value}, {}); }
 
 Tensor Tensor::FromInt64s(std::vector<int64_t> values) {
   Tensor t = *Create(DType::kInt64, {static_cast<int64_t>(values.size())});
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(int64_t));
+  if (!values.empty()) std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(int64_t));
   return t;
 }
 
 Tensor Tensor::FromFloats(std::vector<float> values, std::vector<int64_t> shape) {
   Tensor t = *Create(DType::kFloat32, std::move(shape));
-  std::memcpy(t.raw_data(), values.data(), std::min(values.size() * sizeof(float), t.byte_size()));
+  const size_t bytes = std::min(values.size() * sizeof(float), t.byte_size());
+  if (bytes > 0) std::memcpy(t.raw_data(), values.data(), bytes);
   return t;
 }
 
