@@ -12,9 +12,9 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "importer/canonicalize.h"
-#include "importer/infer_types.h"
 #include "importer/tensor_proto.h"
 #include "onnx/onnx_pb.h"
+#include "ops/infer_graph.h"
 #include "ops/op_def.h"
 
 namespace importer {
@@ -241,7 +241,7 @@ absl::Status AddNode(const onnx::NodeProto& proto, int index, int opset, const s
   }
   for (ir::Node& n : *nodes) {
     ir::NodeId id = graph.AddNode(std::move(n));
-    absl::Status inferred = InferNodeTypes(graph, id);
+    absl::Status inferred = ops::InferNodeTypes(graph, id);
     if (!inferred.ok()) return inferred;
   }
   return absl::OkStatus();

@@ -1,6 +1,8 @@
 // Graph construction and structural validation.
 #include "ir/graph.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace ir {
@@ -27,6 +29,42 @@ NodeId Graph::AddNode(Node node) {
   }
   nodes_.push_back(std::move(node));
   return id;
+}
+
+void Graph::ReplaceNodes(std::vector<Node> nodes) {
+  nodes_ = std::move(nodes);
+  for (Value& v : values_) v.producer = -1;
+  for (NodeId id = 0; id < static_cast<NodeId>(nodes_.size()); ++id) {
+    for (ValueId out : nodes_[id].outputs) {
+      if (out >= 0 && out < static_cast<ValueId>(values_.size())) values_[out].producer = id;
+    }
+  }
+}
+
+void Graph::ReplaceAllUses(ValueId from, ValueId to) {
+  for (Node& node : nodes_) {
+    for (ValueId& in : node.inputs) {
+      if (in == from) in = to;
+    }
+  }
+  for (ValueId& out : outputs_) {
+    if (out == from) out = to;
+  }
+}
+
+std::vector<std::vector<NodeId>> Graph::ComputeConsumers() const {
+  std::vector<std::vector<NodeId>> consumers(values_.size());
+  for (NodeId id = 0; id < static_cast<NodeId>(nodes_.size()); ++id) {
+    for (ValueId in : nodes_[id].inputs) {
+      if (in == kNoValue) continue;
+      if (consumers[in].empty() || consumers[in].back() != id) consumers[in].push_back(id);
+    }
+  }
+  return consumers;
+}
+
+bool Graph::IsGraphOutput(ValueId id) const {
+  return std::find(outputs_.begin(), outputs_.end(), id) != outputs_.end();
 }
 
 absl::Status Graph::Validate() const {

@@ -23,6 +23,10 @@ struct Value {
   TensorType type;
   std::optional<Tensor> constant;  // set for initializers and folded constants
   NodeId producer = -1;            // -1 for graph inputs and constants
+  // Physical layout chosen by the layout pass: "" means the logical ONNX order (NCHW for 4-D
+  // activations, KCRS for conv weights); "NHWC" / "KRSC" when a device keeps channels last. Dims in
+  // `type` are always logical; executors that ignore layout (the CPU) stay correct.
+  std::string layout;
 };
 
 struct Node {
@@ -58,6 +62,15 @@ class Graph {
   const std::vector<ValueId>& outputs() const { return outputs_; }
 
   std::string name;
+
+  // Replaces the node list (e.g. after a pass removed or inserted nodes) and recomputes producers.
+  // Node ids change; value ids do not.
+  void ReplaceNodes(std::vector<Node> nodes);
+  // Every read of `from` (node inputs and graph outputs) reads `to` instead.
+  void ReplaceAllUses(ValueId from, ValueId to);
+  // consumers[v] = ids of the nodes that read value v (once per node).
+  std::vector<std::vector<NodeId>> ComputeConsumers() const;
+  bool IsGraphOutput(ValueId id) const;
 
   // Checks that ids are in range, every value is produced once, and nodes are topologically
   // ordered (inputs are graph inputs, constants or outputs of earlier nodes).

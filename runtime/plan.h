@@ -26,11 +26,23 @@ struct Step {
   std::vector<ir::ValueId> inputs;   // values read from outside the step
   std::vector<ir::ValueId> outputs;  // values written that others read
   std::vector<ir::ValueId> release_after;  // values dead once this step has run
+  std::string pattern;               // e.g. "Conv+Add+Relu": the op types it covers, for people
+  std::vector<std::string> reasons;  // why it is not (more) fused: "rule: detail", one per stop
+};
+
+// Counters the passes report, shown by --explain.
+struct PassStats {
+  int bns_folded = 0;
+  int constants_folded = 0;
+  int nodes_removed = 0;
+  int channels_padded = 0;  // convs whose input channels were zero-padded for alignment
 };
 
 struct Plan {
   ir::Graph graph;
   std::vector<Step> steps;
+  std::string precision = "fp32";  // fp32 | tf32 | fp16
+  PassStats stats;
 };
 
 // One kKernel step per node, in graph order, with inputs, outputs and releases filled in.

@@ -1,10 +1,10 @@
-// Import-time type inference of one node.
-#include "importer/infer_types.h"
+// Type inference of one node or the whole graph.
+#include "ops/infer_graph.h"
 
 #include "absl/strings/str_cat.h"
 #include "ops/op_def.h"
 
-namespace importer {
+namespace ops {
 
 absl::Status InferNodeTypes(ir::Graph& graph, ir::NodeId node_id) {
   const ir::Node& node = graph.node(node_id);
@@ -12,14 +12,14 @@ absl::Status InferNodeTypes(ir::Graph& graph, ir::NodeId node_id) {
     return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type,
                                                     "): ", status.message()));
   };
-  const ops::OpDef* def = ops::FindOpDef(node.op_type);
+  const OpDef* def = FindOpDef(node.op_type);
   if (def == nullptr) return fail(absl::UnimplementedError("unsupported op"));
   const int num_inputs = static_cast<int>(node.inputs.size());
   if (num_inputs < def->min_inputs || num_inputs > def->max_inputs) {
     return fail(absl::InvalidArgumentError(absl::StrCat("has ", num_inputs, " inputs, expects ",
                                                         def->min_inputs, " to ", def->max_inputs)));
   }
-  ops::InferContext ctx{node, {}, {}};
+  InferContext ctx{node, {}, {}};
   for (int i = 0; i < num_inputs; ++i) {
     ir::ValueId id = node.inputs[i];
     if (id == ir::kNoValue) {
@@ -48,4 +48,12 @@ absl::Status InferNodeTypes(ir::Graph& graph, ir::NodeId node_id) {
   return absl::OkStatus();
 }
 
-}  // namespace importer
+absl::Status InferGraphTypes(ir::Graph& graph) {
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
+    absl::Status status = InferNodeTypes(graph, id);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ops
