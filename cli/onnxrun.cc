@@ -15,6 +15,7 @@
 #include "importer/tensor_proto.h"
 #include "ir/half.h"
 #include "ops/op_def.h"
+#include "partitioner/explain.h"
 #include "runtime/session.h"
 
 namespace {
@@ -31,7 +32,10 @@ options:
   --output-dir DIR         write outputs as DIR/output_<i>.pb (TensorProto), in graph-output order
   --batch N                size of symbolic batch dims of generated inputs (default 1)
   --seed N                 seed of generated inputs (default 0)
-  --print-graph            print the plan (one line per step)
+  --precision fp32|tf32|fp16  compute precision (default fp32; fp16: fp16 tensors, fp32 accumulation)
+  --no-fuse                run the reference plan: no passes, one kernel step per node
+  --explain[=text|json|dot]  print the plan (steps, what fused and why not) and exit
+  --print-graph            print the plan, one line per step, before running
   --list-ops               print the supported ONNX op types and exit
   -h, --help               this text
 )";
@@ -44,6 +48,9 @@ struct Options {
   int64_t batch = 1;
   uint64_t seed = 0;
   bool print_graph = false;
+  std::string precision = "fp32";
+  bool fuse = true;
+  std::string explain;  // "", "text", "json", "dot"
   bool list_ops = false;
   bool help = false;
 };
@@ -72,10 +79,17 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       options.help = true;
     } else if (arg == "--list-ops") {
       options.list_ops = true;
+    } else if (arg == "--explain") {
+      options.explain = has_inline ? value : "text";
+      if (options.explain != "text" && options.explain != "json" && options.explain != "dot") {
+        return UsageError(absl::StrCat("--explain takes text, json or dot, not '", options.explain, "'"));
+      }
+    } else if (arg == "--no-fuse") {
+      options.fuse = false;
     } else if (arg == "--print-graph") {
       options.print_graph = true;
     } else if (arg == "--device" || arg == "--input" || arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--batch" || arg == "--seed") {
+               arg == "--batch" || arg == "--seed" || arg == "--precision") {
       absl::StatusOr<std::string> v = next();
       if (!v.ok()) return v.status();
       if (arg == "--device") {
@@ -87,6 +101,11 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
         const size_t sep = v->find('=');
         if (sep == std::string::npos || sep == 0) return UsageError("--input needs NAME=FILE");
         options.input_files.emplace_back(v->substr(0, sep), v->substr(sep + 1));
+      } else if (arg == "--precision") {
+        if (*v != "fp32" && *v != "tf32" && *v != "fp16") {
+          return UsageError(absl::StrCat("--precision must be fp32, tf32 or fp16, not '", *v, "'"));
+        }
+        options.precision = *v;
       } else if (arg == "--input-dir") {
         options.input_dir = *v;
       } else if (arg == "--output-dir") {
@@ -214,8 +233,17 @@ absl::Status WriteOutputs(const std::string& dir, const std::vector<runtime::Nam
 absl::Status Main(const Options& options) {
   runtime::SessionOptions session_options;
   session_options.device = options.device;
+  session_options.precision = options.precision;
+  session_options.fuse = options.fuse;
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();
+  if (!options.explain.empty()) {
+    const exec::Plan& plan = (*session)->plan();
+    std::printf("%s", options.explain == "json"  ? partitioner::ExplainJson(plan).c_str()
+                      : options.explain == "dot" ? partitioner::ExplainDot(plan).c_str()
+                                                 : partitioner::ExplainText(plan).c_str());
+    return absl::OkStatus();
+  }
   std::printf("device: %s (%s)\n", runtime::DeviceName((*session)->device()), (*session)->device_reason().c_str());
   if (options.print_graph) std::printf("%s", exec::PrintPlan((*session)->plan()).c_str());
   auto inputs = CollectInputs(options, **session);

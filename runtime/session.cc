@@ -1,9 +1,10 @@
-// Session: import -> plan -> executor, and the input checks Run does before executing.
+// Session: import -> partition (passes + cover) -> executor, and the input checks Run does before executing.
 #include "runtime/session.h"
 
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "partitioner/partition.h"
 #include "runtime/cpu_executor.h"
 
 namespace runtime {
@@ -77,7 +78,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   for (ir::ValueId id : graph.outputs()) {
     session->outputs_.push_back({graph.value(id).name, graph.value(id).type});
   }
-  absl::StatusOr<exec::Plan> plan = exec::MakeNodePerStepPlan(std::move(graph));
+  partitioner::PartitionOptions partition_options;
+  partition_options.precision = options.precision;
+  partition_options.fuse = options.fuse;
+  absl::StatusOr<exec::Plan> plan = partitioner::Partition(std::move(graph), partition_options);
   if (!plan.ok()) return plan.status();
   session->plan_ = *std::move(plan);
   return session;

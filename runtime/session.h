@@ -31,6 +31,8 @@ const char* DeviceName(Device device);
 
 struct SessionOptions {
   Device device = Device::kAuto;  // kAuto: the GPU when the CUDA backend can run, else the CPU
+  std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
+  bool fuse = true;                // false: no passes, one Kernel step per node (the reference plan)
   importer::ImportLimits limits;
 };
 

@@ -1,0 +1,171 @@
+"""Exports a zoo of torchvision CNNs with seeded random weights to ONNX, with torch's outputs.
+
+Usage: /usr/bin/python3 models/export_zoo.py OUT_DIR [MODEL ...]
+
+Needs Debian 12's python3-torch (1.13), python3-torchvision (0.14) and python3-onnx, hence
+/usr/bin/python3 rather than the pyenv python3 on PATH. For each model (all of MODELS when none is
+named) it writes the ONNX backend-test layout:
+
+  OUT_DIR/<name>/model.onnx                     opset 13, input 'input' float32[N,3,224,224]
+  OUT_DIR/<name>/test_data_set_0/input_0.pb     seeded input of batch 2 (TensorProto)
+  OUT_DIR/<name>/test_data_set_0/output_0.pb    torch's output for it, float32[2,1000]
+
+Weights are torchvision's random init under torch.manual_seed (no pretrained weights), with
+BatchNorm affine parameters randomised, BN running stats calibrated on a seeded batch and then
+perturbed per channel (so BN is far from an identity, yet the signal survives 50+ layers), and the
+classifier layers re-randomised (torchvision zero-initialises their biases, some heads are tiny).
+BatchNormalization nodes are kept (TrainingMode.PRESERVE on an eval() model, no constant folding),
+so the ONNX runtime, not the exporter, has to get BN right. The reference output is computed by
+torch in float64 from the same float32 weights and input, then rounded to float32, so it carries
+almost no rounding error of its own; the float32 torch output's distance from it is printed for
+scale. Everything is seeded: two runs write identical files.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+import torch
+import torchvision
+
+MODELS = [
+    "resnet18",
+    "resnet50",
+    "mobilenet_v2",
+    "mobilenet_v3_small",
+    "squeezenet1_1",
+    "vgg11_bn",
+    "densenet121",
+]
+OPSET = 13
+BATCH = 2
+
+
+def randomise(model, seed):
+    """Randomises BN and the classifier so that every part of the model matters.
+
+    Random BN running stats alone make the signal vanish or explode over 50 layers (mobilenets'
+    outputs then do not depend on the input at all), so the stats are first calibrated on a seeded
+    batch, as training would, and then perturbed: BN still computes (x - mean) / sqrt(var + eps)
+    with per-channel values far from 0 and 1, and the output still depends on the input.
+    """
+    gen = torch.Generator().manual_seed(seed + 1000)
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    with torch.no_grad():
+        for bn in bns:
+            c = bn.num_features
+            bn.weight.copy_(torch.rand(c, generator=gen) + 0.5)  # in [0.5, 1.5)
+            bn.bias.copy_(torch.randn(c, generator=gen) * 0.1)
+        # The last layer producing the logits: a Linear, or squeezenet's 1x1 Conv. torchvision
+        # initialises it with std 0.01 and zero bias, so re-randomise it at a normal scale.
+        last = [m for m in model.modules() if isinstance(m, (torch.nn.Linear, torch.nn.Conv2d))][-1]
+        fan_in = last.weight[0].numel()
+        last.weight.copy_(torch.randn(last.weight.shape, generator=gen) * (2.0 / fan_in) ** 0.5)
+        if last.bias is not None:
+            last.bias.copy_(torch.randn(last.bias.shape, generator=gen) * 0.1)
+        # Other zero-initialised biases of Linear layers (vgg's and mobilenet_v3's classifiers).
+        for module in model.modules():
+            if isinstance(module, torch.nn.Linear) and module.bias is not None:
+                if not torch.count_nonzero(module.bias):
+                    module.bias.copy_(torch.randn(module.bias.shape, generator=gen) * 0.1)
+        if bns:
+            for bn in bns:
+                bn.reset_running_stats()
+                bn.momentum = None  # cumulative average: the stats of the calibration batch
+            model.train()
+            model(torch.randn((8, 3, 224, 224), generator=gen))
+            for bn in bns:
+                c = bn.num_features
+                std = bn.running_var.sqrt()
+                bn.running_mean.add_(torch.randn(c, generator=gen) * 0.2 * std)
+                bn.running_var.mul_(torch.rand(c, generator=gen) * 0.6 + 0.7)  # x [0.7, 1.3)
+                bn.running_var.clamp_(min=1e-3)  # positive even for a channel that is constant
+                bn.momentum = 0.1
+    model.eval()
+
+
+def write_tensor(array, name, path):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(array, name).SerializeToString())
+
+
+def export(name, seed, out_dir):
+    start = time.time()
+    torch.manual_seed(seed)
+    model = getattr(torchvision.models, name)(weights=None)
+    randomise(model, seed)
+    model.eval()
+
+    gen = torch.Generator().manual_seed(seed + 2000)
+    # Noise with a per-image, per-channel scale and offset: global pooling averages i.i.d. noise
+    # away, so without them every image would give about the same output.
+    scale = torch.rand((BATCH, 3, 1, 1), generator=gen) * 1.5 + 0.5
+    offset = torch.randn((BATCH, 3, 1, 1), generator=gen) * 0.5
+    x = torch.randn((BATCH, 3, 224, 224), generator=gen) * scale + offset
+
+    model_dir = os.path.join(out_dir, name)
+    data_dir = os.path.join(model_dir, "test_data_set_0")
+    os.makedirs(data_dir, exist_ok=True)
+    model_path = os.path.join(model_dir, "model.onnx")
+    torch.onnx.export(
+        model,
+        x,
+        model_path,
+        export_params=True,
+        opset_version=OPSET,
+        training=torch.onnx.TrainingMode.PRESERVE,
+        do_constant_folding=False,
+        input_names=["input"],
+        output_names=["output"],
+        dynamic_axes={"input": {0: "N"}, "output": {0: "N"}},
+    )
+    export_s = time.time() - start
+
+    with torch.no_grad():
+        y32 = model(x).numpy()
+        y64 = model.double()(x.double()).float().numpy()
+    write_tensor(x.numpy(), "input", os.path.join(data_dir, "input_0.pb"))
+    write_tensor(y64, "output", os.path.join(data_dir, "output_0.pb"))
+
+    proto = onnx.load(model_path)
+    onnx.checker.check_model(proto)
+    ops = sorted({node.op_type for node in proto.graph.node})
+    n_bn = sum(node.op_type == "BatchNormalization" for node in proto.graph.node)
+    has_bn = any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules())
+    if has_bn and n_bn == 0:
+        raise RuntimeError(f"{name}: the export has no BatchNormalization node")
+    rel32 = np.abs(y32 - y64).max() / np.abs(y64).max()
+    # How much the output depends on the input: 0 would mean the test checks only the weights.
+    spread = np.abs(y64[0] - y64[1]).max() / np.abs(y64).max()
+    print(
+        f"{name}: {len(proto.graph.node)} nodes ({n_bn} BatchNormalization), "
+        f"{os.path.getsize(model_path) / 2**20:.1f} MiB, exported in {export_s:.1f} s, "
+        f"total {time.time() - start:.1f} s; output min {y64.min():.3g} max {y64.max():.3g} "
+        f"std {y64.std():.3g}, max|y0-y1|/max|y| {spread:.2f}; "
+        f"torch fp32 vs fp64 max rel err {rel32:.2e}; ops {' '.join(ops)}",
+        flush=True,
+    )
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 2
+    out_dir = argv[1]
+    names = argv[2:] or MODELS
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        print(f"export_zoo.py: unknown model(s) {unknown}; known: {MODELS}",
+              file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    for name in names:
+        export(name, MODELS.index(name), out_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

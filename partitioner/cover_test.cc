@@ -1,0 +1,164 @@
+// The step cover on small graphs: what fuses, what goes Legacy/Alias/Kernel, and the reason printed
+// where fusion stops at a pointwise op. Fixtures are ONNX graphs built in code, imported as users'
+// models are; expectations are --explain lines.
+#include "partitioner/cover.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "importer/importer.h"
+#include "partitioner/explain.h"
+#include "tests/util/onnx_builder.h"
+
+namespace partitioner {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing_util::MakeNode;
+using testing_util::TensorInfo;
+
+// x[1,16,8,8] plus conv weights w1, w2 (16->16, 3x3) and bias b.
+onnx::ModelProto BaseModel() {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {1, 16, 8, 8});
+  testing_util::AddInitializer(model, "w1", {16, 16, 3, 3});
+  testing_util::AddInitializer(model, "w2", {16, 16, 3, 3});
+  testing_util::AddInitializer(model, "b", {16, 1, 1});
+  testing_util::AddInitializer(model, "dw", {16, 1, 3, 3});
+  testing_util::AddInitializer(model, "six", {});
+  testing_util::AddInitializer(model, "zero", {}, 0.0f);
+  return model;
+}
+
+onnx::NodeProto Conv(const std::string& in, const std::string& w, const std::string& out,
+                     int group = 1) {
+  onnx::NodeProto node = MakeNode("Conv", {in, w}, {out}, out);
+  testing_util::SetIntsAttr(node, "pads", {1, 1, 1, 1});
+  if (group != 1) testing_util::SetIntAttr(node, "group", group);
+  return node;
+}
+
+std::string Explain(onnx::ModelProto model, const std::string& output) {
+  *model.mutable_graph()->add_output() = TensorInfo(output, {1, 16, 8, 8});
+  absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
+  if (!graph.ok()) return std::string(graph.status().message());
+  exec::Plan plan;
+  plan.graph = *std::move(graph);
+  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(plan.graph, Sm90Rules());
+  if (!steps.ok()) return std::string(steps.status().message());
+  plan.steps = *std::move(steps);
+  return ExplainText(plan);
+}
+
+TEST(CoverTest, ConvBiasReluIsOneFusedGraph) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "w1", "c");
+  *g->add_node() = MakeNode("Add", {"c", "b"}, {"cb"}, "bias");
+  *g->add_node() = MakeNode("Relu", {"cb"}, {"y"}, "relu");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 FusedGraph Conv+Add+Relu [c:Conv, bias:Add, relu:Relu]"));
+  EXPECT_THAT(text, HasSubstr("steps: FusedGraph 1, Legacy 0, Kernel 0, Alias 0"));
+  EXPECT_THAT(text, HasSubstr("fused pointwise ops: 2 (Add 1, Relu 1)"));
+}
+
+TEST(CoverTest, ResidualAddWithOperandComputedLaterIsFusedAndOrdered) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "w1", "main");
+  *g->add_node() = Conv("x", "w2", "shortcut");  // produced after the main conv in node order
+  *g->add_node() = MakeNode("Add", {"main", "shortcut"}, {"sum"}, "residual");
+  *g->add_node() = MakeNode("Relu", {"sum"}, {"y"}, "relu");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 FusedGraph Conv [shortcut:Conv]"));
+  EXPECT_THAT(text, HasSubstr("#1 FusedGraph Conv+Add+Relu [main:Conv, residual:Add, relu:Relu]"));
+}
+
+TEST(CoverTest, SiluOfTheConvOutputFuses) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "w1", "c");
+  *g->add_node() = MakeNode("Sigmoid", {"c"}, {"s"}, "sig");
+  *g->add_node() = MakeNode("Mul", {"c", "s"}, {"y"}, "swish");
+  EXPECT_THAT(Explain(m, "y"),
+              HasSubstr("#0 FusedGraph Conv+Sigmoid+Mul [c:Conv, sig:Sigmoid, swish:Mul]"));
+}
+
+TEST(CoverTest, OperandOfWrongShapeStopsFusionWithReason) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("mask", {1, 1, 8, 8});
+  *g->add_node() = Conv("x", "w1", "c");
+  *g->add_node() = MakeNode("Add", {"c", "mask"}, {"y"}, "masked");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 FusedGraph Conv [c:Conv]"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("why: not fused Add 'masked': Add operand shape float32[1,1,8,8] not allowed as "
+                "epilogue operand"));
+  EXPECT_THAT(text, HasSubstr("#1 Kernel Add [masked:Add]"));
+}
+
+TEST(CoverTest, SubWithConvOutputSecondIsNotFused) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "w1", "c");
+  *g->add_node() = MakeNode("Sub", {"x", "c"}, {"y"}, "diff");
+  EXPECT_THAT(
+      Explain(m, "y"),
+      HasSubstr("why: not fused Sub 'diff': Sub has the anchor's result as second operand"));
+}
+
+TEST(CoverTest, IntermediateReadTwiceEndsTheRegion) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "w1", "c");
+  *g->add_node() = MakeNode("Relu", {"c"}, {"r"}, "relu");
+  *g->add_node() = Conv("r", "w2", "c2");
+  *g->add_node() = MakeNode("Add", {"c2", "r"}, {"y"}, "add");
+  const std::string text = Explain(m, "y");
+  // r is read by conv c2 and by add: the first region ends at Relu, c2 takes the Add.
+  EXPECT_THAT(text, HasSubstr("#0 FusedGraph Conv+Relu [c:Conv, relu:Relu]"));
+  EXPECT_THAT(text, HasSubstr("#1 FusedGraph Conv+Add [c2:Conv, add:Add]"));
+}
+
+TEST(CoverTest, DepthwiseConvWithRelu6IsLegacy) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "dw", "d", /*group=*/16);
+  *g->add_node() = MakeNode("Clip", {"d", "zero", "six"}, {"y"}, "relu6");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 Legacy Conv+Clip [d:Conv, relu6:Clip]"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "why: not a FusedGraph: depthwise conv (group=16): per-group alignment 32 bits < 128"));
+  EXPECT_THAT(text, Not(HasSubstr("FusedGraph Conv")));
+}
+
+TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
+  onnx::ModelProto m = testing_util::MakeModel(13);
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("img", {1, 3, 8, 8});
+  testing_util::AddInitializer(m, "w", {16, 3, 3, 3});
+  *g->add_node() = Conv("img", "w", "y");
+  EXPECT_THAT(
+      Explain(m, "y"),
+      HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 128"));
+}
+
+TEST(CoverTest, ReshapeIsAliasAndPoolIsLegacy) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  onnx::NodeProto pool = MakeNode("MaxPool", {"x"}, {"p"}, "pool");
+  testing_util::SetIntsAttr(pool, "kernel_shape", {1, 1});
+  *g->add_node() = pool;
+  *g->add_node() = MakeNode("Identity", {"p"}, {"y"}, "same");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 Legacy MaxPool [pool:MaxPool]"));
+  EXPECT_THAT(text, HasSubstr("#1 Alias Identity [same:Identity]"));
+}
+
+}  // namespace
+}  // namespace partitioner

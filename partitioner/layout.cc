@@ -1,0 +1,111 @@
+// Layout: NHWC / KRSC annotations and the conversions they imply.
+#include "partitioner/layout.h"
+
+#include <set>
+#include <string>
+
+namespace partitioner {
+namespace {
+
+constexpr char kNhwc[] = "NHWC";
+constexpr char kKrsc[] = "KRSC";
+constexpr char kNchw[] = "NCHW";
+
+bool IsWeightSlot(const ir::Node& node, size_t i) {
+  return i == 1 && (node.op_type == "Conv" || node.op_type == "ConvTranspose");
+}
+
+bool Is4dFloat(const ir::Value& value) {
+  return value.type.rank() == 4 && ir::IsFloatingPoint(value.type.dtype);
+}
+
+// True when the node writes at least one NHWC output.
+bool ProducesNhwc(const ir::Graph& graph, const ir::Node& node) {
+  for (ir::ValueId out : node.outputs) {
+    if (out != ir::kNoValue && graph.value(out).layout == kNhwc) return true;
+  }
+  return false;
+}
+
+// The layout a value has, as a conversion endpoint.
+std::string StoredLayout(const ir::Value& value) {
+  return value.layout.empty() ? kNchw : value.layout;
+}
+
+// "KRSC" for constant 4-D weights read only as Conv/ConvTranspose weights.
+std::vector<bool> WeightsOnly(const ir::Graph& graph) {
+  std::vector<int> weight_reads(graph.values().size(), 0), other_reads(graph.values().size(), 0);
+  for (const ir::Node& node : graph.nodes()) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == ir::kNoValue) continue;
+      (IsWeightSlot(node, i) ? weight_reads : other_reads)[node.inputs[i]]++;
+    }
+  }
+  std::vector<bool> result(graph.values().size(), false);
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(result.size()); ++id) {
+    const ir::Value& v = graph.value(id);
+    result[id] = v.constant && v.type.rank() == 4 && weight_reads[id] > 0 && other_reads[id] == 0 &&
+                 !graph.IsGraphOutput(id);
+  }
+  return result;
+}
+
+}  // namespace
+
+bool AcceptsChannelsLast(std::string_view op_type) {
+  static const std::set<std::string, std::less<>> kOps = {
+      // conv, pooling, normalisation over the channel axis, resize
+      "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+      "BatchNormalization", "InstanceNormalization", "Resize",
+      // pointwise (broadcast operands are read through logical strides)
+      "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
+      "Softplus", "Gelu", "Erf", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log",
+      "Neg", "Abs", "Reciprocal", "Min", "Max", "Sum", "Cast", "Where", "Identity", "Dropout"};
+  return kOps.count(op_type) > 0;
+}
+
+absl::StatusOr<bool> Layout::Run(ir::Graph& graph) {
+  const std::vector<bool> weights = WeightsOnly(graph);
+  std::vector<std::string> layouts(graph.values().size());
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(layouts.size()); ++id) {
+    if (weights[id]) layouts[id] = kKrsc;
+  }
+  for (const ir::Node& node : graph.nodes()) {
+    if (!AcceptsChannelsLast(node.op_type)) continue;
+    for (ir::ValueId out : node.outputs) {
+      if (out != ir::kNoValue && Is4dFloat(graph.value(out))) layouts[out] = kNhwc;
+    }
+  }
+  bool changed = false;
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(layouts.size()); ++id) {
+    if (graph.value(id).layout == layouts[id]) continue;
+    graph.value(id).layout = layouts[id];
+    changed = true;
+  }
+  return changed;
+}
+
+std::vector<LayoutConversion> FindLayoutConversions(const ir::Graph& graph) {
+  std::vector<LayoutConversion> conversions;
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
+    const ir::Node& node = graph.node(id);
+    if (node.op_type == "Shape") continue;
+    const std::string wanted = ProducesNhwc(graph, node) ? kNhwc : kNchw;
+    std::set<ir::ValueId> seen;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ir::ValueId in = node.inputs[i];
+      if (in == ir::kNoValue || IsWeightSlot(node, i) || !seen.insert(in).second) continue;
+      const ir::Value& value = graph.value(in);
+      if (value.type.rank() != 4) continue;
+      const std::string stored = StoredLayout(value);
+      if (stored != wanted) conversions.push_back({in, id, stored, wanted});
+    }
+  }
+  for (ir::ValueId out : graph.outputs()) {
+    const std::string stored = StoredLayout(graph.value(out));
+    if (stored != kNchw) conversions.push_back({out, -1, stored, kNchw});
+  }
+  return conversions;
+}
+
+}  // namespace partitioner

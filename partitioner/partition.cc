@@ -1,0 +1,81 @@
+// Pass pipeline + cover -> exec::Plan.
+#include "partitioner/partition.h"
+
+#include "absl/strings/str_cat.h"
+#include "partitioner/batch_norm_folding.h"
+#include "partitioner/channel_padding.h"
+#include "partitioner/constant_folding.h"
+#include "partitioner/cover.h"
+#include "partitioner/dead_node_removal.h"
+#include "partitioner/layout.h"
+#include "partitioner/precision.h"
+
+namespace partitioner {
+namespace {
+
+absl::Status RunPass(Pass& pass, ir::Graph& graph) {
+  absl::StatusOr<bool> changed = pass.Run(graph);
+  if (!changed.ok()) {
+    return absl::Status(changed.status().code(), absl::StrCat("pass ", std::string(pass.name()),
+                                                              ": ", changed.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::PassStats& stats) {
+  absl::StatusOr<Precision> precision_pass = Precision::Create(precision);
+  if (!precision_pass.ok()) return precision_pass.status();
+  ConstantFolding folding;
+  DeadNodeRemoval dead_nodes, dead_nodes_after_bn;
+  BatchNormFolding bn_folding;
+  ChannelPadding padding(/*alignment_bytes=*/16);  // after precision: 4 fp32 or 8 fp16 channels
+  Layout layout;
+  for (Pass* pass :
+       std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn,
+                                    &*precision_pass, &padding, &layout}) {
+    absl::Status status = RunPass(*pass, graph);
+    if (!status.ok()) return status;
+  }
+  stats.constants_folded = folding.folded();
+  stats.nodes_removed = dead_nodes.removed() + dead_nodes_after_bn.removed();
+  stats.bns_folded = bn_folding.folded();
+  stats.channels_padded = padding.padded();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<exec::Plan> Partition(ir::Graph graph, const PartitionOptions& options) {
+  if (!options.fuse) {
+    absl::StatusOr<exec::Plan> plan = exec::MakeNodePerStepPlan(std::move(graph));
+    if (plan.ok()) plan->precision = options.precision;
+    return plan;
+  }
+  exec::Plan plan;
+  plan.precision = options.precision;
+  absl::Status status = RunPasses(graph, options.precision, plan.stats);
+  if (!status.ok()) return status;
+  absl::Status valid = graph.Validate();
+  if (!valid.ok())
+    return absl::InternalError(absl::StrCat("passes broke the graph: ", valid.message()));
+  plan.graph = std::move(graph);
+  absl::StatusOr<std::vector<exec::Step>> steps =
+      CoverGraph(plan.graph, options.rules != nullptr ? *options.rules : Sm90Rules());
+  if (steps.ok()) {
+    plan.steps = *std::move(steps);
+    exec::ComputeReleases(plan);
+    return plan;
+  }
+  // The cover failed (a bug, not a model problem): run one step per node and say why.
+  absl::StatusOr<exec::Plan> fallback = exec::MakeNodePerStepPlan(std::move(plan.graph));
+  if (!fallback.ok()) return fallback.status();
+  fallback->precision = plan.precision;
+  fallback->stats = plan.stats;
+  if (!fallback->steps.empty()) {
+    fallback->steps[0].reasons.push_back(
+        absl::StrCat("cover failed, one step per node: ", steps.status().message()));
+  }
+  return fallback;
+}
+
+}  // namespace partitioner

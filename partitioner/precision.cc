@@ -1,0 +1,187 @@
+// Precision: fp16 conversion of constants, Casts and the graph's float32 interface.
+#include "partitioner/precision.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/half.h"
+#include "ops/infer_graph.h"
+
+namespace partitioner {
+namespace {
+
+constexpr int64_t kOnnxFloat = static_cast<int64_t>(ir::DType::kFloat32);
+constexpr int64_t kOnnxFloat16 = static_cast<int64_t>(ir::DType::kFloat16);
+
+// Inputs that ONNX types as float32 whatever the data's type.
+bool IsFloat32Slot(const ir::Node& node, size_t i) {
+  return node.op_type == "Resize" && (i == 1 || i == 2);
+}
+
+bool IsFloat32(const ir::Value& value) { return value.type.dtype == ir::DType::kFloat32; }
+
+ir::Tensor ToHalf(const ir::Tensor& t) {
+  ir::Tensor half = *ir::Tensor::Create(ir::DType::kFloat16, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    half.data<ir::Half>()[i] = ir::Half(t.data<float>()[i]);
+  return half;
+}
+
+ir::Node MakeCast(const std::string& name, int opset, ir::ValueId in, ir::ValueId out, int64_t to) {
+  ir::Node cast;
+  cast.name = name;
+  cast.op_type = "Cast";
+  cast.opset = opset;
+  cast.inputs = {in};
+  cast.outputs = {out};
+  cast.attrs.Set("to", to);
+  return cast;
+}
+
+// Every float32 constant read by a float16-capable input becomes float16: in place when nothing
+// needs it as float32 (a float32-only input, the graph interface), else through a float16 copy.
+// Returns true when any constant was converted.
+bool ConvertConstants(ir::Graph& graph) {
+  bool changed = false;
+  std::vector<bool> pinned(graph.values().size(), false);
+  for (ir::ValueId id : graph.outputs()) pinned[id] = true;
+  for (ir::ValueId id : graph.inputs()) pinned[id] = true;
+  for (const ir::Node& node : graph.nodes()) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] != ir::kNoValue && IsFloat32Slot(node, i)) pinned[node.inputs[i]] = true;
+    }
+  }
+  std::map<ir::ValueId, ir::ValueId> copies;
+  const size_t num_values = graph.values().size();
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(num_values); ++id) {
+    ir::Value& value = graph.value(id);
+    if (!value.constant || !IsFloat32(value) || pinned[id]) continue;
+    value.constant = ToHalf(*value.constant);
+    value.type.dtype = ir::DType::kFloat16;
+    changed = true;
+  }
+  for (ir::Node& node : graph.mutable_nodes()) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ir::ValueId in = node.inputs[i];
+      if (in == ir::kNoValue || !pinned[in] || IsFloat32Slot(node, i)) continue;
+      if (!graph.value(in).constant || !IsFloat32(graph.value(in))) continue;
+      auto [it, inserted] = copies.try_emplace(in, ir::kNoValue);
+      if (inserted) {
+        const ir::Tensor half = ToHalf(*graph.value(in).constant);
+        it->second = graph.AddConstant(absl::StrCat(graph.value(in).name, "__fp16"), half);
+      }
+      node.inputs[i] = it->second;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Nodes reading `from` (outside float32-only inputs) read `to` instead.
+void Redirect(std::vector<ir::Node>& nodes, ir::ValueId from, ir::ValueId to) {
+  for (ir::Node& node : nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == from && !IsFloat32Slot(node, i)) node.inputs[i] = to;
+    }
+  }
+}
+
+// A value like `like` (same shape), float16 or float32.
+ir::ValueId AddLike(ir::Graph& graph, ir::ValueId like, const std::string& suffix,
+                    ir::DType dtype) {
+  ir::TensorType type = graph.value(like).type;
+  type.dtype = dtype;
+  return graph.AddValue(absl::StrCat(graph.value(like).name, suffix), std::move(type));
+}
+
+// Returns true when the graph changed.
+absl::StatusOr<bool> ConvertToFp16(ir::Graph& graph) {
+  bool changed = false;
+  const int opset = graph.nodes().empty() ? 0 : graph.nodes()[0].opset;
+  // Float32 node outputs before the conversion: these become float16.
+  std::vector<bool> computed_f32(graph.values().size(), false);
+  for (const ir::Node& node : graph.nodes()) {
+    for (ir::ValueId out : node.outputs) {
+      if (out != ir::kNoValue && IsFloat32(graph.value(out))) computed_f32[out] = true;
+    }
+  }
+  for (ir::Node& node : graph.mutable_nodes()) {
+    if (node.op_type == "Cast" && node.attrs.GetInt("to", 0) == kOnnxFloat) {
+      node.attrs.Set("to", kOnnxFloat16);
+      changed = true;
+    }
+  }
+  if (ConvertConstants(graph)) changed = true;
+
+  std::vector<ir::Node> body = graph.nodes();
+  std::vector<ir::Node> nodes;
+  for (ir::ValueId in : graph.inputs()) {
+    if (!IsFloat32(graph.value(in)) || graph.value(in).constant) continue;
+    const ir::ValueId half = AddLike(graph, in, "__fp16", ir::DType::kFloat16);
+    nodes.push_back(
+        MakeCast(absl::StrCat(graph.value(in).name, "__to_fp16"), opset, in, half, kOnnxFloat16));
+    Redirect(body, in, half);
+    changed = true;
+  }
+  for (ir::Node& node : body) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ir::ValueId in = node.inputs[i];
+      if (in == ir::kNoValue || !IsFloat32Slot(node, i)) continue;
+      if (in >= static_cast<ir::ValueId>(computed_f32.size()) || !computed_f32[in]) continue;
+      const ir::ValueId f32 =
+          AddLike(graph, in, absl::StrCat("__", node.name, "_f32"), ir::DType::kFloat32);
+      nodes.push_back(
+          MakeCast(absl::StrCat(node.name, "__in", i, "_to_f32"), node.opset, in, f32, kOnnxFloat));
+      node.inputs[i] = f32;
+      changed = true;
+    }
+    nodes.push_back(std::move(node));
+  }
+  std::map<ir::ValueId, bool> done;
+  for (ir::ValueId out : std::vector<ir::ValueId>(graph.outputs())) {
+    if (!computed_f32[out] || done[out]) continue;
+    done[out] = true;
+    const ir::ValueId half = AddLike(graph, out, "__fp16", ir::DType::kFloat16);
+    for (ir::Node& node : nodes) {
+      for (ir::ValueId& o : node.outputs) {
+        if (o == out) o = half;
+      }
+      for (ir::ValueId& in : node.inputs) {
+        if (in == out) in = half;
+      }
+    }
+    nodes.push_back(
+        MakeCast(absl::StrCat(graph.value(out).name, "__to_f32"), opset, half, out, kOnnxFloat));
+    changed = true;
+  }
+  if (!changed) return false;
+  graph.ReplaceNodes(std::move(nodes));
+  if (absl::Status s = ops::InferGraphTypes(graph); !s.ok()) return s;
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<PrecisionMode> ParsePrecisionMode(std::string_view name) {
+  if (name == "fp32") return PrecisionMode::kFp32;
+  if (name == "tf32") return PrecisionMode::kTf32;
+  if (name == "fp16") return PrecisionMode::kFp16;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown precision '", std::string(name), "' (expected fp32, tf32 or fp16)"));
+}
+
+absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
+  absl::StatusOr<PrecisionMode> mode = ParsePrecisionMode(precision);
+  if (!mode.ok()) return mode.status();
+  return Precision(*mode);
+}
+
+absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
+  if (mode_ != PrecisionMode::kFp16) return false;
+  return ConvertToFp16(graph);
+}
+
+}  // namespace partitioner

@@ -1,0 +1,42 @@
+// Precision: the graph-level part of the precision choice (fp32 | tf32 | fp16).
+//   fp32, tf32: the graph is unchanged (tf32 is a setting of the executor's conv/matmul math).
+//   fp16: every float32 constant becomes float16, except where ONNX requires float32 (Resize's
+//         roi and scales); every Cast(to=FLOAT) becomes Cast(to=FLOAT16); each float32 graph input
+//         is read through a Cast to float16 and each float32 graph output computed by a node is
+//         written through a Cast back to float32, so the graph's interface stays float32; a
+//         float32-only input fed by a (now float16) node output gets a Cast to float32. Types are
+//         then re-inferred, so every float32 activation becomes float16.
+#ifndef ONNXRUN_PARTITIONER_PRECISION_H_
+#define ONNXRUN_PARTITIONER_PRECISION_H_
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+#include "partitioner/pass.h"
+
+namespace partitioner {
+
+enum class PrecisionMode { kFp32, kTf32, kFp16 };
+
+// "fp32" | "tf32" | "fp16"; anything else is InvalidArgument.
+absl::StatusOr<PrecisionMode> ParsePrecisionMode(std::string_view name);
+
+class Precision : public Pass {
+ public:
+  explicit Precision(PrecisionMode mode) : mode_(mode) {}
+  // Same, from the precision's name ("fp32" | "tf32" | "fp16").
+  static absl::StatusOr<Precision> Create(std::string_view precision);
+
+  std::string_view name() const override { return "precision"; }
+  absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+  PrecisionMode mode() const { return mode_; }
+
+ private:
+  PrecisionMode mode_;
+};
+
+}  // namespace partitioner
+
+#endif  // ONNXRUN_PARTITIONER_PRECISION_H_

@@ -1,0 +1,141 @@
+// Precision: fp32/tf32 leave the graph alone; fp16 converts constants and Casts, wraps the float32
+// interface in Casts, keeps Resize's scales float32, and computes the same outputs within fp16
+// tolerance; graphs without float32 are unchanged.
+#include "partitioner/precision.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "partitioner/pass_test_util.h"
+
+namespace partitioner {
+namespace {
+
+using test::Attrs;
+using test::GraphBuilder;
+using test::RandomTensor;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr testing_util::Tolerance kFp16{1e-2, 1e-2};
+
+// x[1,3,6,6] -> Conv(w, b) -> Add(k) -> Relu -> y.
+ir::Graph ConvGraph() {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 3, 6, 6});
+  ir::ValueId w = b.Constant("w", RandomTensor({4, 3, 3, 3}, 1, -0.5f, 0.5f));
+  ir::ValueId bias = b.Constant("b", RandomTensor({4}, 2));
+  ir::ValueId conv = b.Op("conv", "Conv", {x, w, bias});
+  ir::ValueId k = b.Constant("k", RandomTensor({4, 1, 1}, 3));
+  b.Output(b.Op("relu", "Relu", {b.Op("add", "Add", {conv, k})}));
+  return b.Build().value();
+}
+
+bool ConvertAndCompare(ir::Graph& graph) {
+  const ir::Graph before = graph;
+  Precision pass(PrecisionMode::kFp16);
+  absl::StatusOr<bool> changed = pass.Run(graph);
+  EXPECT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(graph.Validate().ok());
+  EXPECT_EQ(test::CompareGraphs(graph, before, test::RandomInputs(graph), kFp16), "");
+  return changed.value_or(false);
+}
+
+TEST(PrecisionTest, Fp32AndTf32LeaveTheGraphAlone) {
+  for (const char* name : {"fp32", "tf32"}) {
+    ir::Graph graph = ConvGraph();
+    const std::string before = ir::PrintGraph(graph);
+    Precision pass = Precision::Create(name).value();
+    EXPECT_FALSE(pass.Run(graph).value()) << name;
+    EXPECT_EQ(ir::PrintGraph(graph), before) << name;
+  }
+}
+
+TEST(PrecisionTest, UnknownPrecisionIsAnError) {
+  absl::StatusOr<Precision> pass = Precision::Create("bf16");
+  ASSERT_FALSE(pass.ok());
+  EXPECT_THAT(pass.status().message(), HasSubstr("unknown precision 'bf16'"));
+  EXPECT_EQ(Precision::Create("fp16")->mode(), PrecisionMode::kFp16);
+}
+
+TEST(PrecisionTest, Fp16ConvertsConstantsAndWrapsTheInterface) {
+  ir::Graph graph = ConvGraph();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("graph test (%x: float32[1,3,6,6]) -> (%relu: float32[1,4,4,4])"));
+  EXPECT_THAT(text, HasSubstr("%w = const float16[4,3,3,3]"));
+  EXPECT_THAT(text, HasSubstr("%k = const float16[4,1,1]"));
+  EXPECT_THAT(text, HasSubstr("x__to_fp16: Cast(%x) -> (%x__fp16: float16[1,3,6,6]) {to=10}"));
+  EXPECT_THAT(text, HasSubstr("conv: Conv(%x__fp16, %w, %b) -> (%conv: float16[1,4,4,4])"));
+  EXPECT_THAT(text, HasSubstr("relu: Relu(%add) -> (%relu__fp16: float16[1,4,4,4])"));
+  EXPECT_THAT(text, HasSubstr("relu__to_f32: Cast(%relu__fp16) -> (%relu: float32[1,4,4,4]) "
+                              "{to=1}"));
+  EXPECT_THAT(text, Not(HasSubstr("const float32")));
+}
+
+TEST(PrecisionTest, Fp16RewritesCastToFloat) {
+  GraphBuilder b;
+  ir::ValueId i = b.Input("i", {2, 3}, ir::DType::kInt64);
+  ir::ValueId f = b.Op("to_float", "Cast", {i}, Attrs({{"to", int64_t{1}}}));
+  b.Output(b.Op("sig", "Sigmoid", {f}));
+  ir::Graph graph = b.Build().value();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("to_float: Cast(%i) -> (%to_float: float16[2,3]) {to=10}"));
+  EXPECT_THAT(text, HasSubstr("graph test (%i: int64[2,3]) -> (%sig: float32[2,3])"));
+}
+
+TEST(PrecisionTest, Fp16KeepsResizeScalesFloat32) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 2, 3, 3});
+  ir::ValueId scales = b.Constant("scales", ir::Tensor::FromFloats({1, 1, 2, 2}, {4}));
+  b.Output(
+      b.Op("up", "Resize", {x, ir::kNoValue, scales}, Attrs({{"mode", std::string("linear")}})));
+  ir::Graph graph = b.Build().value();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("%scales = const float32[4]"));
+  EXPECT_THAT(text, HasSubstr("up: Resize(%x__fp16, _, %scales) -> (%up__fp16: float16[1,2,6,6])"));
+}
+
+TEST(PrecisionTest, Fp16CastsComputedResizeScalesBackToFloat32) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 2, 3, 3});
+  ir::ValueId half = b.Constant("half", ir::Tensor::FromFloats({0.5f, 0.5f, 1, 1}, {4}));
+  ir::ValueId scales = b.Op("scales", "Add", {half, half});
+  b.Output(b.Op("up", "Resize", {x, ir::kNoValue, scales}));
+  ir::Graph graph = b.Build().value();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("%half = const float16[4]"));
+  EXPECT_THAT(text, HasSubstr("up__in2_to_f32: Cast(%scales) -> (%scales__up_f32: float32[4])"));
+  EXPECT_THAT(text, HasSubstr("up: Resize(%x__fp16, _, %scales__up_f32)"));
+}
+
+TEST(PrecisionTest, Fp16ConstantThatIsAlsoAGraphOutputGetsAHalfCopy) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {3});
+  ir::ValueId k = b.Constant("k", RandomTensor({3}, 4));
+  b.Output(b.Op("add", "Add", {x, k}));
+  b.Output(k);
+  ir::Graph graph = b.Build().value();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("%k = const float32[3]"));
+  EXPECT_THAT(text, HasSubstr("add: Add(%x__fp16, %k__fp16)"));
+}
+
+TEST(PrecisionTest, Fp16LeavesGraphsWithoutFloat32Alone) {
+  GraphBuilder b;
+  ir::ValueId i = b.Input("i", {4}, ir::DType::kInt64);
+  ir::ValueId d = b.Input("d", {4}, ir::DType::kFloat64);
+  b.Output(b.Op("add", "Add", {i, i}));
+  b.Output(b.Op("neg", "Neg", {d}));
+  ir::Graph graph = b.Build().value();
+  const std::string before = ir::PrintGraph(graph);
+  EXPECT_FALSE(ConvertAndCompare(graph));
+  EXPECT_EQ(ir::PrintGraph(graph), before);
+}
+
+}  // namespace
+}  // namespace partitioner

@@ -1,0 +1,95 @@
+// Real architectures end to end: each torchvision CNN of the zoo (//models:zoo, exported by
+// models/export_zoo.py with seeded random weights and BatchNormalization kept) runs on the CPU
+// through runtime::Session and matches torch's output on every element: fp32, with
+// max|got - want| / max|want| <= 1e-4 over the whole output.
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "importer/tensor_proto.h"
+#include "ir/shape.h"
+#include "runtime/session.h"
+
+namespace {
+
+constexpr double kMaxRelativeError = 1e-4;
+
+struct Error {
+  double max_abs_diff = 0;  // max |got - want|
+  double max_abs_want = 0;  // max |want|
+  int64_t worst = -1;       // flat index of the largest |got - want|
+  bool all_finite = true;   // got has no NaN/Inf where want is finite
+};
+
+Error MeasureError(const ir::Tensor& got, const ir::Tensor& want) {
+  Error error;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const double g = got.GetAsDouble(i), w = want.GetAsDouble(i);
+    if (!std::isfinite(g)) error.all_finite = false;
+    const double diff = std::fabs(g - w);
+    if (error.worst < 0 || diff > error.max_abs_diff) {
+      error.max_abs_diff = diff;
+      error.worst = i;
+    }
+    error.max_abs_want = std::max(error.max_abs_want, std::fabs(w));
+  }
+  return error;
+}
+
+class ZooTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooTest, MatchesTorch) {
+  const std::string dir = "models/zoo/" + GetParam();
+  runtime::SessionOptions options;  // the default plan, whatever it is, on the CPU
+  options.device = runtime::Device::kCpu;
+  const auto start = std::chrono::steady_clock::now();
+  auto session = runtime::Session::Create(dir + "/model.onnx", options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_EQ((*session)->inputs().size(), 1u);
+  ASSERT_EQ((*session)->outputs().size(), 1u);
+  auto input = importer::ReadTensorProtoFile(dir + "/test_data_set_0/input_0.pb");
+  ASSERT_TRUE(input.ok()) << input.status();
+  auto expected = importer::ReadTensorProtoFile(dir + "/test_data_set_0/output_0.pb");
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  const auto created = std::chrono::steady_clock::now();
+
+  auto outputs = (*session)->Run({{(*session)->inputs()[0].name, *input}});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  const auto ran = std::chrono::steady_clock::now();
+  ASSERT_EQ(outputs->size(), 1u);
+  const ir::Tensor& got = outputs->at(0).tensor;
+  ASSERT_EQ(got.dtype(), ir::DType::kFloat32);
+  ASSERT_EQ(expected->dtype(), ir::DType::kFloat32);
+  ASSERT_EQ(got.shape(), expected->shape())
+      << ir::ShapeToString(got.shape()) << " vs torch's " << ir::ShapeToString(expected->shape());
+
+  const Error error = MeasureError(got, *expected);
+  ASSERT_GT(error.max_abs_want, 0) << "torch's output is all zero: the reference checks nothing";
+  const double relative = error.max_abs_diff / error.max_abs_want;
+  const double want_worst = expected->GetAsDouble(error.worst);
+  const std::string summary =
+      absl::StrCat(GetParam(), ": max|got-want|/max|want| = ", relative, " (", error.max_abs_diff,
+                   " / ", error.max_abs_want, "); worst element ", error.worst, ": got ",
+                   got.GetAsDouble(error.worst), ", want ", want_worst, " (relative ",
+                   want_worst == 0 ? INFINITY : error.max_abs_diff / std::fabs(want_worst),
+                   "); create+load ", std::chrono::duration<double>(created - start).count(),
+                   " s, run ", std::chrono::duration<double>(ran - created).count(), " s");
+  std::cout << summary << std::endl;
+  RecordProperty("max_relative_error", absl::StrCat(relative));
+  EXPECT_TRUE(error.all_finite) << summary;
+  EXPECT_LE(relative, kMaxRelativeError) << summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
+                         ::testing::Values("resnet18", "resnet50", "mobilenet_v2",
+                                           "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
+                                           "densenet121"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+}  // namespace
