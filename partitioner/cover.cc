@@ -45,6 +45,9 @@ class Coverer {
   const FusionRules& rules_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<int> assigned_;  // node -> step index
+  int next_step_index_ = 0;    // index of the step being built
+  // Fusion stops per step, kept only if the blocked node does not end up fused by another anchor.
+  std::map<int, std::vector<std::pair<NodeId, std::string>>> stops_;
 };
 
 std::string NodeLabel(const ir::Node& node) {
@@ -177,16 +180,18 @@ exec::Step Coverer::SingleStep(NodeId node, exec::StepKind kind, const std::stri
 }
 
 // Legacy step; a grouped/depthwise conv also takes a following Relu or Clip(0, x) (cuDNN's legacy
-// conv+bias+activation), when it is the conv output's only reader.
+// conv+bias+activation), a BatchNormalization a following Relu (cudnnNormalizationForwardInference
+// with activation), when it is the only reader of the output.
 exec::Step Coverer::LegacyStep(NodeId node, const std::string& reason) {
   exec::Step step = SingleStep(node, exec::StepKind::kLegacy, reason);
-  if (graph_.node(node).op_type != "Conv") return step;
+  const std::string& op = graph_.node(node).op_type;
+  if (op != "Conv" && op != "BatchNormalization") return step;
   const ValueId out = graph_.node(node).outputs[0];
   if (consumers_[out].size() != 1 || !IsSingleReaderOf(out, consumers_[out][0])) return step;
   const NodeId next = consumers_[out][0];
   const ir::Node& act = graph_.node(next);
   bool absorbable = act.op_type == "Relu";
-  if (act.op_type == "Clip") {
+  if (act.op_type == "Clip" && op == "Conv") {
     const ValueId lo = act.input(1);
     absorbable = lo != ir::kNoValue && graph_.value(lo).constant &&
                  graph_.value(lo).constant->GetAsDouble(0) == 0.0;
@@ -276,6 +281,12 @@ absl::StatusOr<std::vector<exec::Step>> Coverer::Run() {
     }
     for (NodeId n : step.nodes) assigned_[n] = static_cast<int>(steps.size());
     steps.push_back(std::move(step));
+    next_step_index_ = static_cast<int>(steps.size());
+  }
+  for (const auto& [index, stops] : stops_) {
+    for (const auto& [node, reason] : stops) {
+      if (steps[assigned_[node]].kind != exec::StepKind::kFusedGraph) steps[index].reasons.push_back(reason);
+    }
   }
   for (exec::Step& step : steps) FillEdges(step);
   return Order(std::move(steps));

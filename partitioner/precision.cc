@@ -80,6 +80,16 @@ bool ConvertConstants(ir::Graph& graph) {
   return changed;
 }
 
+// True when a node reads `value` outside float32-only inputs.
+bool ReadAsData(const std::vector<ir::Node>& nodes, ir::ValueId value) {
+  for (const ir::Node& node : nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == value && !IsFloat32Slot(node, i)) return true;
+    }
+  }
+  return false;
+}
+
 // Nodes reading `from` (outside float32-only inputs) read `to` instead.
 void Redirect(std::vector<ir::Node>& nodes, ir::ValueId from, ir::ValueId to) {
   for (ir::Node& node : nodes) {
@@ -120,6 +130,7 @@ absl::StatusOr<bool> ConvertToFp16(ir::Graph& graph) {
   std::vector<ir::Node> nodes;
   for (ir::ValueId in : graph.inputs()) {
     if (!IsFloat32(graph.value(in)) || graph.value(in).constant) continue;
+    if (!ReadAsData(body, in)) continue;
     const ir::ValueId half = AddLike(graph, in, "__fp16", ir::DType::kFloat16);
     nodes.push_back(
         MakeCast(absl::StrCat(graph.value(in).name, "__to_fp16"), opset, in, half, kOnnxFloat16));

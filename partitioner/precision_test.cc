@@ -125,6 +125,19 @@ TEST(PrecisionTest, Fp16ConstantThatIsAlsoAGraphOutputGetsAHalfCopy) {
   EXPECT_THAT(text, HasSubstr("add: Add(%x__fp16, %k__fp16)"));
 }
 
+TEST(PrecisionTest, Fp16AddsNoCastForAnUnreadOrPassThroughInput) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {2});
+  b.Input("unused", {2});
+  b.Output(b.Op("relu", "Relu", {x}));
+  b.Output(x);
+  ir::Graph graph = b.Build().value();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, Not(HasSubstr("unused__to_fp16")));
+  EXPECT_THAT(text, HasSubstr("-> (%relu: float32[2], %x: float32[2])"));
+}
+
 TEST(PrecisionTest, Fp16LeavesGraphsWithoutFloat32Alone) {
   GraphBuilder b;
   ir::ValueId i = b.Input("i", {4}, ir::DType::kInt64);
