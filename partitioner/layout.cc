@@ -50,6 +50,14 @@ std::vector<bool> WeightsOnly(const ir::Graph& graph) {
   return result;
 }
 
+// NCHW and NHWC order the bytes identically when H = W = 1 or C = 1: no conversion needed.
+bool SameBytesInBothLayouts(const ir::Value& value) {
+  if (!value.type.shape || value.type.shape->size() != 4) return false;
+  const ir::Shape& s = *value.type.shape;
+  auto is_one = [](const ir::Dim& d) { return d.known() && d.value == 1; };
+  return (is_one(s[2]) && is_one(s[3])) || is_one(s[1]);
+}
+
 }  // namespace
 
 bool AcceptsChannelsLast(std::string_view op_type) {
@@ -60,7 +68,10 @@ bool AcceptsChannelsLast(std::string_view op_type) {
       // pointwise (broadcast operands are read through logical strides)
       "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
       "Softplus", "Gelu", "Erf", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log",
-      "Neg", "Abs", "Reciprocal", "Min", "Max", "Sum", "Cast", "Where", "Identity", "Dropout"};
+      "Neg", "Abs", "Reciprocal", "Min", "Max", "Sum", "Cast", "Where", "Identity", "Dropout",
+      // axis-remapping ops: a channels-last executor concatenates along C as the last axis and
+      // reorders pads (DenseNet/SqueezeNet concatenate channels; torch pads before pools)
+      "Concat", "Pad"};
   return kOps.count(op_type) > 0;
 }
 
@@ -96,14 +107,16 @@ std::vector<LayoutConversion> FindLayoutConversions(const ir::Graph& graph) {
       const ir::ValueId in = node.inputs[i];
       if (in == ir::kNoValue || IsWeightSlot(node, i) || !seen.insert(in).second) continue;
       const ir::Value& value = graph.value(in);
-      if (value.type.rank() != 4) continue;
+      if (value.type.rank() != 4 || SameBytesInBothLayouts(value)) continue;
       const std::string stored = StoredLayout(value);
       if (stored != wanted) conversions.push_back({in, id, stored, wanted});
     }
   }
   for (ir::ValueId out : graph.outputs()) {
     const std::string stored = StoredLayout(graph.value(out));
-    if (stored != kNchw) conversions.push_back({out, -1, stored, kNchw});
+    if (stored != kNchw && !SameBytesInBothLayouts(graph.value(out))) {
+      conversions.push_back({out, -1, stored, kNchw});
+    }
   }
   return conversions;
 }
