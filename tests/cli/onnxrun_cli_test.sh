@@ -29,6 +29,8 @@ grep -q -- "--input-dir" "$tmp/out" || { echo "FAIL --help text"; failures=$((fa
 expect_fail "no model" 2 "no model given" --
 expect_fail "unknown flag" 2 "unknown option '--bogus'" -- --bogus "$case_dir/model.onnx"
 expect_fail "bad device" 2 "--device must be" -- --device tpu "$case_dir/model.onnx"
+expect_fail "bad precision" 2 "--precision must be fp32, tf32 or fp16" -- --precision fp8 "$case_dir/model.onnx"
+expect_fail "bad explain format" 2 "--explain takes text, json or dot" -- --explain=yaml "$case_dir/model.onnx"
 expect_fail "missing file" 1 "cannot open model" -- /nonexistent/model.onnx
 : >"$tmp/empty.onnx"
 expect_fail "empty file" 1 "the model file is empty" -- "$tmp/empty.onnx"
@@ -46,6 +48,13 @@ grep -q "^output 'probs': float32\[1,10\]" "$tmp/out" || { echo "FAIL summary li
 "$onnxrun" --batch 4 "$case_dir/model.onnx" | grep -q "float32\[4,10\]" || { echo "FAIL --batch"; failures=$((failures + 1)); }
 "$onnxrun" --device cpu --input-dir "$case_dir/test_data_set_0" --output-dir "$tmp/outputs" "$case_dir/model.onnx" >/dev/null \
   && [[ -s $tmp/outputs/output_0.pb ]] || { echo "FAIL --output-dir"; failures=$((failures + 1)); }
+
+# --explain prints the plan (and runs nothing); the summary names what fused.
+"$onnxrun" --explain "$case_dir/model.onnx" >"$tmp/out" || { echo "FAIL --explain"; failures=$((failures + 1)); }
+grep -q "^#1 FusedGraph Conv+Relu \[conv1:Conv, relu1:Relu\]" "$tmp/out" || { echo "FAIL --explain step line"; cat "$tmp/out"; failures=$((failures + 1)); }
+grep -q "^BNs folded: 1, BNs left: 0" "$tmp/out" || { echo "FAIL --explain summary"; failures=$((failures + 1)); }
+! grep -q "^output" "$tmp/out" || { echo "FAIL --explain ran the model"; failures=$((failures + 1)); }
+"$onnxrun" --precision fp16 "$case_dir/model.onnx" | grep -q "^output 'probs': float32\[1,10\]" || { echo "FAIL --precision fp16"; failures=$((failures + 1)); }
 
 echo "$failures failures"
 exit $((failures > 0))
