@@ -1,0 +1,33 @@
+// Own CUDA kernels: pointwise unary ops and broadcasting binary ops on float32 or float16 storage
+// (math in float). Binary operands are read through strides in the output's index space (stride 0
+// on broadcast dims), so layouts and broadcasting need no copies. Plain C++ interface for nvcc.
+#ifndef ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
+#define ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/strided_copy.h"
+
+namespace kernels::cuda {
+
+enum class UnaryOp {
+  kRelu, kSigmoid, kTanh, kLeakyRelu, kElu, kSelu, kHardSigmoid, kHardSwish, kSoftplus, kGelu,
+  kGeluTanh, kErf, kClip, kSqrt, kExp, kLog, kNeg, kAbs, kReciprocal, kIdentity
+};
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu };
+enum class FloatType { kFloat32, kFloat16 };
+
+// alpha/beta: LeakyRelu/Elu alpha; Selu alpha, gamma (beta); HardSigmoid alpha, beta; Clip min, max.
+cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha,
+                  float beta, cudaStream_t stream);
+
+// out[i] = op(a[i . a_strides], b[i . b_strides]) over `shape.dims`; out is dense row-major.
+// Uses shape.dims and shape.src_strides for a, `b_strides` for b (shape.dst_strides is ignored).
+cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out,
+                   const CopyShape& shape, const int64_t* b_strides, cudaStream_t stream);
+
+}  // namespace kernels::cuda
+
+#endif  // ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
