@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/check.h"
 #include "cli/npy.h"
 #include "importer/tensor_proto.h"
 #include "ir/half.h"
@@ -35,6 +36,9 @@ options:
   --precision fp32|tf32|fp16  compute precision (default fp32; fp16: fp16 tensors, fp32 accumulation)
   --no-fuse                run the reference plan: no passes, one kernel step per node
   --explain[=text|json|dot]  print the plan (steps, what fused and why not) and exit
+  --check                  run on the GPU and on the CPU and compare (per output, and the first
+                           step whose output diverges); exit 1 when they disagree
+  --benchmark N            warm up, then time N runs: p50/p90/p99 latency, throughput, peak memory
   --print-graph            print the plan, one line per step, before running
   --list-ops               print the supported ONNX op types and exit
   -h, --help               this text
@@ -51,6 +55,8 @@ struct Options {
   std::string precision = "fp32";
   bool fuse = true;
   std::string explain;  // "", "text", "json", "dot"
+  bool check = false;
+  int benchmark_runs = 0;
   bool list_ops = false;
   bool help = false;
 };
@@ -84,12 +90,15 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       if (options.explain != "text" && options.explain != "json" && options.explain != "dot") {
         return UsageError(absl::StrCat("--explain takes text, json or dot, not '", options.explain, "'"));
       }
+    } else if (arg == "--check") {
+      options.check = true;
     } else if (arg == "--no-fuse") {
       options.fuse = false;
     } else if (arg == "--print-graph") {
       options.print_graph = true;
     } else if (arg == "--device" || arg == "--input" || arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--batch" || arg == "--seed" || arg == "--precision") {
+               arg == "--batch" || arg == "--seed" || arg == "--precision" ||
+               arg == "--benchmark") {
       absl::StatusOr<std::string> v = next();
       if (!v.ok()) return v.status();
       if (arg == "--device") {
@@ -106,6 +115,10 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
           return UsageError(absl::StrCat("--precision must be fp32, tf32 or fp16, not '", *v, "'"));
         }
         options.precision = *v;
+      } else if (arg == "--benchmark") {
+        if (!absl::SimpleAtoi(*v, &options.benchmark_runs) || options.benchmark_runs < 1) {
+          return UsageError("--benchmark needs N >= 1");
+        }
       } else if (arg == "--input-dir") {
         options.input_dir = *v;
       } else if (arg == "--output-dir") {
@@ -242,12 +255,19 @@ absl::Status Main(const Options& options) {
     std::printf("%s", options.explain == "json"  ? partitioner::ExplainJson(plan).c_str()
                       : options.explain == "dot" ? partitioner::ExplainDot(plan).c_str()
                                                  : partitioner::ExplainText(plan).c_str());
+    const std::vector<std::string> notes = (*session)->gpu_step_notes();
+    if (options.explain == "text" && !notes.empty()) {
+      std::printf("on the GPU (%s):\n", (*session)->device_reason().c_str());
+      for (size_t i = 0; i < notes.size(); ++i) std::printf("#%zu %s\n", i, notes[i].c_str());
+    }
     return absl::OkStatus();
   }
   std::printf("device: %s (%s)\n", runtime::DeviceName((*session)->device()), (*session)->device_reason().c_str());
   if (options.print_graph) std::printf("%s", exec::PrintPlan((*session)->plan()).c_str());
   auto inputs = CollectInputs(options, **session);
   if (!inputs.ok()) return inputs.status();
+  if (options.check) return cli::CheckGpuAgainstCpu(**session, options.precision, *inputs);
+  if (options.benchmark_runs > 0) return cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch);
   const auto start = std::chrono::steady_clock::now();
   auto outputs = (*session)->Run(*inputs);
   if (!outputs.ok()) return outputs.status();

@@ -21,6 +21,7 @@ almost no rounding error of its own; the float32 torch output's distance from it
 scale. Everything is seeded: two runs write identical files.
 """
 
+import inspect
 import os
 import sys
 import time
@@ -110,6 +111,9 @@ def export(name, seed, out_dir):
     data_dir = os.path.join(model_dir, "test_data_set_0")
     os.makedirs(data_dir, exist_ok=True)
     model_path = os.path.join(model_dir, "model.onnx")
+    # Newer torch (2.9+) exports through dynamo by default; the TorchScript exporter keeps
+    # TrainingMode.PRESERVE (BN nodes), so ask for it where the argument exists.
+    extra = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     torch.onnx.export(
         model,
         x,
@@ -121,6 +125,7 @@ def export(name, seed, out_dir):
         input_names=["input"],
         output_names=["output"],
         dynamic_axes={"input": {0: "N"}, "output": {0: "N"}},
+        **extra,
     )
     export_s = time.time() - start
 

@@ -16,20 +16,39 @@ absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
 // Runs one node: values[] holds its inputs; its outputs are stored there.
 absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<ir::Tensor>& values,
                      int64_t& live_bytes) {
+  std::vector<const ir::Tensor*> inputs;
+  for (ir::ValueId in : node.inputs) {
+    const ir::Tensor* t = in == ir::kNoValue ? nullptr : &values[in];
+    if (t != nullptr && !t->valid()) {
+      return NodeError(node, absl::InternalError(absl::StrCat("input '", graph.value(in).name,
+                                                              "' is not available")));
+    }
+    inputs.push_back(t);
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> outputs = RunNodeOnCpu(node, inputs);
+  if (!outputs.ok()) return outputs.status();
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] == ir::kNoValue) continue;
+    live_bytes += static_cast<int64_t>((*outputs)[i].byte_size());
+    values[node.outputs[i]] = std::move((*outputs)[i]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
+                                                     const std::vector<const ir::Tensor*>& inputs) {
   const ops::OpDef* def = ops::FindOpDef(node.op_type);
   kernels::cpu::KernelFn kernel = kernels::cpu::FindKernel(node.op_type);
   if (def == nullptr || kernel == nullptr) {
     return NodeError(node, absl::UnimplementedError("no CPU kernel"));
   }
-  std::vector<ir::TensorType> input_types(node.inputs.size());
+  std::vector<ir::TensorType> input_types(inputs.size());
   ops::InferContext ctx{node, {}, {}};
   kernels::cpu::KernelContext kctx{node, {}, {}};
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::Tensor* t = node.inputs[i] == ir::kNoValue ? nullptr : &values[node.inputs[i]];
-    if (t != nullptr && !t->valid()) {
-      return NodeError(node, absl::InternalError(absl::StrCat("input '", graph.value(node.inputs[i]).name,
-                                                              "' is not available")));
-    }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Tensor* t = inputs[i];
     if (t != nullptr) input_types[i] = {t->dtype(), ir::ShapeFromInts(t->shape())};
     ctx.input_types.push_back(t ? &input_types[i] : nullptr);
     ctx.input_values.push_back(t);
@@ -53,18 +72,12 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
   }
   absl::Status status = kernel(kctx);
   if (!status.ok()) return NodeError(node, status);
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    if (node.outputs[i] == ir::kNoValue) continue;
-    live_bytes += static_cast<int64_t>(outputs[i].byte_size());
-    values[node.outputs[i]] = std::move(outputs[i]);
-  }
-  return absl::OkStatus();
+  return outputs;
 }
 
-}  // namespace
-
 absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs,
-                                                         RunStats* stats) const {
+                                                         RunStats* stats,
+                                                         const ValueObserver& observer) const {
   const ir::Graph& graph = plan_.graph;
   if (inputs.size() != graph.inputs().size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", graph.inputs().size(), " inputs, got ",
@@ -76,11 +89,15 @@ absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor>
   }
   for (size_t i = 0; i < inputs.size(); ++i) values[graph.inputs()[i]] = std::move(inputs[i]);
   int64_t live_bytes = 0, peak_bytes = 0;
-  for (const Step& step : plan_.steps) {
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const Step& step = plan_.steps[s];
     for (ir::NodeId id : step.nodes) {
       absl::Status status = RunNode(graph, graph.node(id), values, live_bytes);
       if (!status.ok()) return status;
       peak_bytes = std::max(peak_bytes, live_bytes);
+    }
+    if (observer) {
+      for (ir::ValueId out : step.outputs) observer(s, out, values[out]);
     }
     for (ir::ValueId dead : step.release_after) {
       if (graph.value(dead).producer >= 0) live_bytes -= static_cast<int64_t>(values[dead].byte_size());

@@ -17,12 +17,19 @@ struct RunStats {
   int64_t peak_live_bytes = 0;  // largest total size of live intermediates (not inputs/constants)
 };
 
+// Runs one node with its reference kernel: infers the output shapes from the concrete inputs
+// (nullptr for absent optional inputs), allocates, runs. Errors name the node. Outputs are in node
+// output order (an invalid Tensor for an absent optional output).
+absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
+                                                     const std::vector<const ir::Tensor*>& inputs);
+
 class CpuExecutor {
  public:
   explicit CpuExecutor(const Plan& plan) : plan_(plan) {}
   // `inputs` in graph-input order, already validated. Returns outputs in graph-output order.
   absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs,
-                                              RunStats* stats = nullptr) const;
+                                              RunStats* stats = nullptr,
+                                              const ValueObserver& observer = nullptr) const;
 
  private:
   const Plan& plan_;

@@ -4,11 +4,13 @@
 #ifndef ONNXRUN_RUNTIME_PLAN_H_
 #define ONNXRUN_RUNTIME_PLAN_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
+#include "ir/tensor.h"
 
 namespace exec {
 
@@ -44,6 +46,10 @@ struct Plan {
   std::string precision = "fp32";  // fp32 | tf32 | fp16
   PassStats stats;
 };
+
+// Called by executors that support it after each step, for each value the step produced, with the
+// value in logical order on the host (for --check: the first step where two backends diverge).
+using ValueObserver = std::function<void(size_t step_index, ir::ValueId value, const ir::Tensor& tensor)>;
 
 // One kKernel step per node, in graph order, with inputs, outputs and releases filled in.
 absl::StatusOr<Plan> MakeNodePerStepPlan(ir::Graph graph);

@@ -66,14 +66,16 @@ absl::StatusOr<std::unique_ptr<Session>> Session::CreateFromBytes(std::string_vi
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, const SessionOptions& options) {
-  if (options.device == Device::kCuda) {
-    return absl::UnavailableError("--device cuda: the CUDA backend is not part of this build yet; use cpu");
-  }
   std::unique_ptr<Session> session(new Session());
-  session->device_ = Device::kCpu;
-  session->device_reason_ = options.device == Device::kCpu
-                                ? "requested"
-                                : "auto: the CUDA backend is not part of this build yet";
+  const std::string gpu_unavailable =
+      options.device == Device::kCpu ? std::string() : exec::CudaUnavailableReason();
+  if (options.device == Device::kCuda && !gpu_unavailable.empty()) {
+    return absl::UnavailableError(absl::StrCat("--device cuda: ", gpu_unavailable));
+  }
+  session->device_ = options.device == Device::kCpu || !gpu_unavailable.empty() ? Device::kCpu : Device::kCuda;
+  session->device_reason_ = options.device != Device::kAuto ? "requested"
+                            : gpu_unavailable.empty()       ? "auto: a GPU is usable"
+                                                            : absl::StrCat("auto: ", gpu_unavailable);
   for (ir::ValueId id : graph.inputs()) session->inputs_.push_back({graph.value(id).name, graph.value(id).type});
   for (ir::ValueId id : graph.outputs()) {
     session->outputs_.push_back({graph.value(id).name, graph.value(id).type});
@@ -84,7 +86,17 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   absl::StatusOr<exec::Plan> plan = partitioner::Partition(std::move(graph), partition_options);
   if (!plan.ok()) return plan.status();
   session->plan_ = *std::move(plan);
+  if (session->device_ == Device::kCuda) {
+    absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_);
+    if (!cuda.ok()) return cuda.status();
+    session->cuda_ = *std::move(cuda);
+    session->device_reason_ += absl::StrCat(", ", session->cuda_->device_name());
+  }
   return session;
+}
+
+std::vector<std::string> Session::gpu_step_notes() const {
+  return cuda_ ? cuda_->step_notes() : std::vector<std::string>();
 }
 
 absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(
@@ -118,9 +130,20 @@ absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(
 }
 
 absl::StatusOr<std::vector<NamedTensor>> Session::Run(const std::vector<NamedTensor>& inputs) const {
+  return RunOn(Device::kAuto, inputs, nullptr);
+}
+
+absl::StatusOr<std::vector<NamedTensor>> Session::RunOn(Device device, const std::vector<NamedTensor>& inputs,
+                                                        const exec::ValueObserver& observer) const {
+  if (device == Device::kAuto) device = device_;
+  if (device == Device::kCuda && cuda_ == nullptr) {
+    return absl::FailedPreconditionError("this session has no GPU backend");
+  }
   absl::StatusOr<std::vector<ir::Tensor>> ordered = OrderAndCheckInputs(inputs);
   if (!ordered.ok()) return ordered.status();
-  absl::StatusOr<std::vector<ir::Tensor>> results = exec::CpuExecutor(plan_).Run(*std::move(ordered));
+  absl::StatusOr<std::vector<ir::Tensor>> results =
+      device == Device::kCuda ? cuda_->Run(*std::move(ordered), observer)
+                              : exec::CpuExecutor(plan_).Run(*std::move(ordered), nullptr, observer);
   if (!results.ok()) return results.status();
   std::vector<NamedTensor> outputs;
   for (size_t i = 0; i < results->size(); ++i) outputs.push_back({outputs_[i].name, (*results)[i]});

@@ -22,6 +22,7 @@
 #include "importer/importer.h"
 #include "ir/shape.h"
 #include "ir/tensor.h"
+#include "runtime/cuda_executor.h"
 #include "runtime/plan.h"
 
 namespace runtime {
@@ -30,7 +31,7 @@ enum class Device { kAuto, kCpu, kCuda };
 const char* DeviceName(Device device);
 
 struct SessionOptions {
-  Device device = Device::kAuto;  // kAuto: the GPU when the CUDA backend can run, else the CPU
+  Device device = Device::kAuto;  // kAuto: the GPU when one is usable, else the CPU
   std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
   bool fuse = true;                // false: no passes, one Kernel step per node (the reference plan)
   importer::ImportLimits limits;
@@ -56,6 +57,14 @@ class Session {
 
   // Inputs by name, in any order; outputs in the model's output order.
   absl::StatusOr<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs) const;
+  // Runs on a given backend (kCpu always works; kCuda when the session has a GPU), calling
+  // `observer` with every step output (for --check). kAuto means the session's device.
+  absl::StatusOr<std::vector<NamedTensor>> RunOn(Device device, const std::vector<NamedTensor>& inputs,
+                                                 const exec::ValueObserver& observer) const;
+  // Peak device memory held by the GPU backend's pool in bytes; -1 on the CPU.
+  int64_t peak_device_bytes() const { return cuda_ ? cuda_->peak_device_bytes() : -1; }
+  // How each plan step runs on the GPU (empty on the CPU).
+  std::vector<std::string> gpu_step_notes() const;
 
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
@@ -71,6 +80,7 @@ class Session {
   absl::StatusOr<std::vector<ir::Tensor>> OrderAndCheckInputs(const std::vector<NamedTensor>& inputs) const;
 
   exec::Plan plan_;
+  std::unique_ptr<exec::CudaExecutor> cuda_;  // set when device_ is kCuda
   std::vector<TensorInfo> inputs_;
   std::vector<TensorInfo> outputs_;
   Device device_ = Device::kCpu;

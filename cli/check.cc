@@ -1,0 +1,103 @@
+// --check (GPU vs CPU, first diverging step) and --benchmark (latency percentiles).
+#include "cli/check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace cli {
+namespace {
+
+struct Error {
+  double max_abs = 0, max_ref = 0;
+  double relative() const { return max_ref > 0 ? max_abs / max_ref : max_abs; }
+};
+
+Error Compare(const ir::Tensor& got, const ir::Tensor& want) {
+  Error e;
+  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+    e.max_abs = INFINITY;
+    return e;
+  }
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const double g = got.GetAsDouble(i), w = want.GetAsDouble(i);
+    const double diff = (std::isnan(g) && std::isnan(w)) ? 0 : std::fabs(g - w);
+    e.max_abs = std::max(e.max_abs, std::isnan(diff) ? INFINITY : diff);
+    e.max_ref = std::max(e.max_ref, std::fabs(w));
+  }
+  return e;
+}
+
+}  // namespace
+
+double ToleranceFor(const std::string& precision) {
+  if (precision == "fp16") return 1e-2;
+  if (precision == "tf32") return 1e-3;
+  return 1e-4;
+}
+
+absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::string& precision,
+                                const std::vector<runtime::NamedTensor>& inputs) {
+  if (session.device() != runtime::Device::kCuda) {
+    return absl::FailedPreconditionError("--check compares the GPU with the CPU: no GPU is in use");
+  }
+  std::map<ir::ValueId, std::pair<size_t, ir::Tensor>> gpu_values;
+  auto gpu = session.RunOn(runtime::Device::kCuda, inputs, [&](size_t step, ir::ValueId v, const ir::Tensor& t) {
+    gpu_values[v] = {step, t.Clone()};
+  });
+  if (!gpu.ok()) return gpu.status();
+  const double tolerance = ToleranceFor(precision);
+  std::string first_divergence;
+  auto cpu = session.RunOn(runtime::Device::kCpu, inputs, [&](size_t step, ir::ValueId v, const ir::Tensor& t) {
+    if (!first_divergence.empty() || !gpu_values.count(v)) return;
+    const Error e = Compare(gpu_values[v].second, t);
+    if (e.relative() > tolerance) {
+      const exec::Step& s = session.plan().steps[step];
+      first_divergence = absl::StrCat("first divergence: step #", step, " ", exec::StepKindName(s.kind), " ",
+                                      s.pattern, ", value '", session.plan().graph.value(v).name,
+                                      "': max abs error ", e.max_abs, ", relative ", e.relative());
+    }
+  });
+  if (!cpu.ok()) return cpu.status();
+  bool agree = true;
+  for (size_t i = 0; i < cpu->size(); ++i) {
+    const Error e = Compare((*gpu)[i].tensor, (*cpu)[i].tensor);
+    const bool ok = e.relative() <= tolerance;
+    agree = agree && ok;
+    std::printf("check '%s': max abs error %.3g, relative to max|cpu| %.3g (tolerance %.0e) %s\n",
+                (*cpu)[i].name.c_str(), e.max_abs, e.relative(), tolerance, ok ? "OK" : "DIFFERS");
+  }
+  if (!first_divergence.empty()) std::printf("%s\n", first_divergence.c_str());
+  if (!agree) return absl::InternalError("GPU and CPU outputs differ beyond the tolerance");
+  return absl::OkStatus();
+}
+
+absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs,
+                       int runs, int64_t batch) {
+  const int warmup = std::max(3, runs / 10);
+  for (int i = 0; i < warmup; ++i) {
+    auto out = session.Run(inputs);
+    if (!out.ok()) return out.status();
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto out = session.Run(inputs);
+    if (!out.ok()) return out.status();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(p * ms.size()))]; };
+  std::printf("benchmark: %d runs after %d warm-up on %s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, %.1f items/s\n",
+              runs, warmup, runtime::DeviceName(session.device()), pct(0.5), pct(0.9), pct(0.99),
+              batch * 1000.0 / pct(0.5));
+  const int64_t peak = session.peak_device_bytes();
+  if (peak >= 0) std::printf("peak device memory: %.1f MiB\n", peak / (1024.0 * 1024.0));
+  return absl::OkStatus();
+}
+
+}  // namespace cli

@@ -1,0 +1,52 @@
+// DeviceTensor: a tensor in GPU memory with its logical dims and its physical layout (row-major in
+// logical order, or NHWC for 4-D). The buffer is stream-ordered memory (cudaMallocAsync) freed on
+// the same stream when the last DeviceTensor sharing it goes away.
+#ifndef ONNXRUN_RUNTIME_DEVICE_TENSOR_H_
+#define ONNXRUN_RUNTIME_DEVICE_TENSOR_H_
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/dtype.h"
+#include "ir/tensor.h"
+
+namespace exec {
+
+// cudaError_t -> Status naming the call.
+absl::Status CudaStatus(cudaError_t error, const char* call);
+#define ONNXRUN_CUDA_RETURN_IF_ERROR(call)                              \
+  do {                                                                  \
+    if (cudaError_t onnxrun_err_ = (call); onnxrun_err_ != cudaSuccess) \
+      return ::exec::CudaStatus(onnxrun_err_, #call);                   \
+  } while (0)
+
+struct DeviceTensor {
+  std::shared_ptr<void> buffer;
+  ir::DType dtype = ir::DType::kUndefined;
+  std::vector<int64_t> dims;  // logical order
+  bool nhwc = false;          // 4-D stored channels-last
+
+  bool valid() const { return buffer != nullptr || num_elements() == 0; }
+  void* data() const { return buffer.get(); }
+  int64_t num_elements() const;
+  size_t bytes() const { return static_cast<size_t>(num_elements()) * ir::DTypeSize(dtype); }
+  // Element strides of the stored layout, in logical dim order.
+  std::vector<int64_t> strides() const;
+
+  static absl::StatusOr<DeviceTensor> Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
+                                               cudaStream_t stream);
+};
+
+// Host tensor (logical order) -> device, stored NHWC when `nhwc` (4-D only).
+absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStream_t stream);
+// Device -> host tensor in logical order. Synchronizes the stream.
+absl::StatusOr<ir::Tensor> Download(const DeviceTensor& device, cudaStream_t stream);
+// The same values stored in the other layout (or `t` itself when it already is).
+absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStream_t stream);
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_DEVICE_TENSOR_H_
