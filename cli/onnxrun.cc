@@ -175,7 +175,8 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
 }
 
 absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options,
-                                                                 const runtime::Session& session) {
+                                                                 const runtime::Session& session,
+                                                                 bool verbose = true) {
   std::vector<runtime::NamedTensor> inputs;
   auto given = [&](const std::string& name) {
     for (const auto& in : inputs) if (in.name == name) return true;
@@ -203,8 +204,10 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
     if (given(infos[i].name)) continue;
     absl::StatusOr<ir::Tensor> t = GenerateInput(infos[i], options.batch, options.seed + i);
     if (!t.ok()) return t.status();
-    std::printf("input  '%s': generated %s%s\n", infos[i].name.c_str(), ir::DTypeName(t->dtype()).c_str(),
-                ir::ShapeToString(t->shape()).c_str());
+    if (verbose) {
+      std::printf("input  '%s': generated %s%s\n", infos[i].name.c_str(), ir::DTypeName(t->dtype()).c_str(),
+                  ir::ShapeToString(t->shape()).c_str());
+    }
     inputs.push_back({infos[i].name, *std::move(t)});
   }
   return inputs;
@@ -243,6 +246,32 @@ absl::Status WriteOutputs(const std::string& dir, const std::vector<runtime::Nam
   return absl::OkStatus();
 }
 
+// Prints the plan; on the GPU, after one run with generated inputs so that every FusedGraph has
+// chosen its cuDNN engine for those shapes.
+absl::Status Explain(const Options& options, const runtime::Session& session) {
+  const exec::Plan& plan = session.plan();
+  if (options.explain == "json") {
+    std::printf("%s", partitioner::ExplainJson(plan).c_str());
+    return absl::OkStatus();
+  }
+  if (options.explain == "dot") {
+    std::printf("%s", partitioner::ExplainDot(plan).c_str());
+    return absl::OkStatus();
+  }
+  std::printf("%s", partitioner::ExplainText(plan).c_str());
+  if (session.device() != runtime::Device::kCuda) return absl::OkStatus();
+  Options quiet = options;
+  auto inputs = CollectInputs(quiet, session, /*verbose=*/false);
+  if (!inputs.ok()) return inputs.status();
+  auto outputs = session.Run(*inputs);
+  if (!outputs.ok()) return outputs.status();
+  std::printf("on the GPU (%s; engines chosen for batch %lld):\n", session.device_reason().c_str(),
+              static_cast<long long>(options.batch));
+  const std::vector<std::string> notes = session.gpu_step_notes();
+  for (size_t i = 0; i < notes.size(); ++i) std::printf("#%zu %s\n", i, notes[i].c_str());
+  return absl::OkStatus();
+}
+
 absl::Status Main(const Options& options) {
   runtime::SessionOptions session_options;
   session_options.device = options.device;
@@ -250,18 +279,7 @@ absl::Status Main(const Options& options) {
   session_options.fuse = options.fuse;
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();
-  if (!options.explain.empty()) {
-    const exec::Plan& plan = (*session)->plan();
-    std::printf("%s", options.explain == "json"  ? partitioner::ExplainJson(plan).c_str()
-                      : options.explain == "dot" ? partitioner::ExplainDot(plan).c_str()
-                                                 : partitioner::ExplainText(plan).c_str());
-    const std::vector<std::string> notes = (*session)->gpu_step_notes();
-    if (options.explain == "text" && !notes.empty()) {
-      std::printf("on the GPU (%s):\n", (*session)->device_reason().c_str());
-      for (size_t i = 0; i < notes.size(); ++i) std::printf("#%zu %s\n", i, notes[i].c_str());
-    }
-    return absl::OkStatus();
-  }
+  if (!options.explain.empty()) return Explain(options, **session);
   std::printf("device: %s (%s)\n", runtime::DeviceName((*session)->device()), (*session)->device_reason().c_str());
   if (options.print_graph) std::printf("%s", exec::PrintPlan((*session)->plan()).c_str());
   auto inputs = CollectInputs(options, **session);

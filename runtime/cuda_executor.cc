@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cudnn/status.h"
 #include "ops/op_def.h"
 #include "runtime/cpu_executor.h"
 
@@ -102,7 +103,12 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(const Plan& p
 }
 
 CudaExecutor::~CudaExecutor() {
+  fused_.clear();
+  legacy_.clear();
+  float_constants_.clear();
   constants_.clear();
+  channels_last_constants_.clear();
+  if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
   if (stream_ != nullptr) {
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
@@ -129,8 +135,14 @@ absl::Status CudaExecutor::Init() {
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, 0));
   device_name_ = absl::StrCat(prop.name, " (sm_", prop.major, prop.minor, ")");
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  CUDNN_RETURN_IF_ERROR(cudnnCreate(&cudnn_));
+  CUDNN_RETURN_IF_ERROR(cudnnSetStream(cudnn_, stream_));
   const ir::Graph& g = plan_.graph;
   constants_.resize(g.values().size());
+  channels_last_constants_.resize(g.values().size());
+  fused_.resize(plan_.steps.size());
+  legacy_.resize(plan_.steps.size());
+  float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {
       if (!g.value(in).constant || constants_[in].valid()) continue;
@@ -142,7 +154,11 @@ absl::Status CudaExecutor::Init() {
   for (const Step& step : plan_.steps) {
     const ir::Node& first = g.node(step.nodes[0]);
     std::string note;
-    if (step.kind == StepKind::kAlias) {
+    if (step.kind == StepKind::kFusedGraph) {
+      note = "cuDNN operation graph (engine chosen at first run for the input dims)";
+    } else if (step.kind == StepKind::kLegacy) {
+      note = "legacy cuDNN call (made at first run for the input dims)";
+    } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && RunsOnDevicePointwise(g, first)) {
       note = "own CUDA kernel";
@@ -294,9 +310,276 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   return absl::OkStatus();
 }
 
+absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding,
+                                                 const std::vector<DeviceTensor>& values) {
+  absl::StatusOr<DeviceTensor> t = Input(binding.value, values);
+  if (!t.ok()) return t.status();
+  const bool want = binding.channels_last && t->dims.size() == 4;
+  if (t->nhwc == want) return t;
+  if (plan_.graph.value(binding.value).constant) {
+    DeviceTensor& cached = channels_last_constants_[binding.value];
+    if (!cached.valid() || cached.num_elements() != t->num_elements()) {
+      absl::StatusOr<DeviceTensor> converted = ToLayout(*t, want, stream_);
+      if (!converted.ok()) return converted.status();
+      cached = *std::move(converted);
+    }
+    return cached;
+  }
+  return ToLayout(*t, want, stream_);
+}
+
+absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
+  std::map<ir::ValueId, std::vector<int64_t>> dims;
+  std::string key;
+  for (ir::ValueId in : step.inputs) {
+    if (plan_.graph.value(in).constant) continue;
+    if (!values[in].valid()) return absl::InternalError("fused step input not on the device");
+    dims[in] = values[in].dims;
+    absl::StrAppend(&key, in, ":", ir::ShapeToString(values[in].dims), ";");
+  }
+  auto [it, inserted] = fused_[index].try_emplace(key);
+  FusedEntry& entry = it->second;
+  if (inserted) {
+    absl::StatusOr<LoweredStep> lowered = LowerFusedStep(plan_, step, dims, plan_.precision == "tf32");
+    if (!lowered.ok()) {
+      entry.status = lowered.status();
+    } else {
+      entry.lowered = *std::move(lowered);
+      absl::StatusOr<cudnn::FusedGraphPlan> built = cudnn::FusedGraphPlan::Build(cudnn_, entry.lowered.spec, {});
+      if (built.ok()) {
+        entry.plan = std::make_unique<cudnn::FusedGraphPlan>(*std::move(built));
+        notes_[index] = absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description());
+      } else {
+        entry.status = built.status();
+      }
+    }
+    if (!entry.status.ok()) {
+      notes_[index] = absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
+    }
+  }
+  if (!entry.status.ok()) return RunOnHost(step, values);
+  std::map<int64_t, void*> ptrs;
+  std::vector<DeviceTensor> keep_alive;
+  DeviceTensor output;
+  for (const auto& [uid, binding] : entry.lowered.bindings) {
+    if (uid == entry.lowered.output_uid) {
+      absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(plan_.graph.value(binding.value).type.dtype,
+                                                                binding.dims, binding.channels_last, stream_);
+      if (!out.ok()) return out.status();
+      output = *out;
+      ptrs[uid] = output.data();
+      continue;
+    }
+    absl::StatusOr<DeviceTensor> t = Bound(binding, values);
+    if (!t.ok()) return t.status();
+    ptrs[uid] = t->data();
+    keep_alive.push_back(*std::move(t));
+  }
+  DeviceTensor workspace;
+  if (entry.plan->workspace_bytes() > 0) {
+    absl::StatusOr<DeviceTensor> ws = DeviceTensor::Allocate(
+        ir::DType::kUint8, {static_cast<int64_t>(entry.plan->workspace_bytes())}, false, stream_);
+    if (!ws.ok()) return ws.status();
+    workspace = *std::move(ws);
+  }
+  absl::Status status = entry.plan->Execute(cudnn_, ptrs, workspace.data());
+  if (!status.ok()) return status;
+  absl::StatusOr<DeviceTensor> stored = ToLayout(output, WantsNhwc(step.outputs[0]), stream_);
+  if (!stored.ok()) return stored.status();
+  values[step.outputs[0]] = *std::move(stored);
+  return absl::OkStatus();
+}
+
+namespace {
+
+cudnn::Shape4 ToShape4(const std::vector<int64_t>& d) {
+  return cudnn::Shape4{static_cast<int>(d[0]), static_cast<int>(d[1]), static_cast<int>(d[2]),
+                       static_cast<int>(d[3])};
+}
+
+// The activation a Legacy step absorbed after its first node (Relu, or Clip(0, 6)).
+absl::StatusOr<cudnn::LegacyActivation> AbsorbedActivation(const ir::Graph& g, const Step& step) {
+  if (step.nodes.size() == 1) return cudnn::LegacyActivation::kNone;
+  const ir::Node& act = g.node(step.nodes[1]);
+  if (act.op_type == "Relu") return cudnn::LegacyActivation::kRelu;
+  if (act.op_type == "Clip" && act.input(1) != ir::kNoValue && act.input(2) != ir::kNoValue &&
+      g.value(act.input(1)).constant->GetAsDouble(0) == 0.0 &&
+      g.value(act.input(2)).constant->GetAsDouble(0) == 6.0) {
+    return cudnn::LegacyActivation::kRelu6;
+  }
+  return absl::UnimplementedError("absorbed activation is not ReLU or ReLU6");
+}
+
+bool SymmetricPads(const std::vector<int64_t>& pads) {
+  return pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceTensor> CudaExecutor::FloatConstant(ir::ValueId id) {
+  DeviceTensor& cached = float_constants_[id];
+  if (cached.valid()) return cached;
+  const ir::Tensor& c = *plan_.graph.value(id).constant;
+  absl::StatusOr<ir::Tensor> f = ir::Tensor::Create(ir::DType::kFloat32, c.shape());
+  if (!f.ok()) return f.status();
+  for (int64_t i = 0; i < c.num_elements(); ++i) f->data<float>()[i] = static_cast<float>(c.GetAsDouble(i));
+  absl::StatusOr<DeviceTensor> d = Upload(*f, false, stream_);
+  if (!d.ok()) return d.status();
+  cached = *std::move(d);
+  return cached;
+}
+
+absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
+  const ir::Graph& g = plan_.graph;
+  const ir::Node& node = g.node(step.nodes[0]);
+  absl::StatusOr<DeviceTensor> x = Input(node.inputs[0], values);
+  if (!x.ok()) return x.status();
+  const ir::ValueId out_id = step.outputs.size() == 1 ? step.outputs[0] : ir::kNoValue;
+  const std::string key = ir::ShapeToString(x->dims);
+  auto [it, inserted] = legacy_[index].try_emplace(key);
+  LegacyEntry& e = it->second;
+  if (inserted) {
+    e.status = [&]() -> absl::Status {
+      if (out_id == ir::kNoValue) return absl::UnimplementedError("several outputs");
+      const cudnn::IoType io = x->dtype == ir::DType::kFloat16 ? cudnn::IoType::kHalf : cudnn::IoType::kFloat;
+      if (!IsFloatType(x->dtype)) return absl::UnimplementedError("not float");
+      absl::StatusOr<cudnn::LegacyActivation> act = AbsorbedActivation(g, step);
+      if (!act.ok()) return act.status();
+      const std::string& op = node.op_type;
+      if (op == "Softmax") {
+        const int64_t axis = node.attrs.GetInt("axis", node.opset < 13 ? 1 : -1);
+        if (x->dims.size() != 2 || (axis != 1 && axis != -1)) return absl::UnimplementedError("softmax form");
+        CUDNN_ASSIGN_OR_RETURN(cudnn::Softmax sm, cudnn::Softmax::Create(x->dims[0], x->dims[1], io));
+        e.softmax = std::make_unique<cudnn::Softmax>(std::move(sm));
+        e.out_dims = x->dims;
+        return absl::OkStatus();
+      }
+      if (x->dims.size() != 4) return absl::UnimplementedError("not 4-D");
+      e.nhwc = WantsNhwc(out_id);
+      const cudnn::Layout layout = e.nhwc ? cudnn::Layout::kNHWC : cudnn::Layout::kNCHW;
+      const cudnn::Shape4 shape = ToShape4(x->dims);
+      if (op == "BatchNormalization") {
+        CUDNN_ASSIGN_OR_RETURN(cudnn::BatchNormInference bn,
+                               cudnn::BatchNormInference::Create(shape, layout, io,
+                                                                 node.attrs.GetFloat("epsilon", 1e-5f), *act));
+        e.bn = std::make_unique<cudnn::BatchNormInference>(std::move(bn));
+        e.out_dims = x->dims;
+        return absl::OkStatus();
+      }
+      if (op == "Conv") {
+        const std::vector<int64_t> pads = node.attrs.GetInts("pads", {0, 0, 0, 0});
+        if (!SymmetricPads(pads) || node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET") {
+          return absl::UnimplementedError("asymmetric or auto pads");
+        }
+        const std::vector<int64_t> w = g.value(node.inputs[1]).constant->shape();
+        const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
+        const std::vector<int64_t> dilations = node.attrs.GetInts("dilations", {1, 1});
+        cudnn::LegacyConvSpec spec;
+        spec.x = shape;
+        spec.k = static_cast<int>(w[0]);
+        spec.r = static_cast<int>(w[2]);
+        spec.s = static_cast<int>(w[3]);
+        spec.groups = static_cast<int>(node.attrs.GetInt("group", 1));
+        spec.pad_h = static_cast<int>(pads[0]);
+        spec.pad_w = static_cast<int>(pads[1]);
+        spec.stride_h = static_cast<int>(strides[0]);
+        spec.stride_w = static_cast<int>(strides[1]);
+        spec.dilation_h = static_cast<int>(dilations[0]);
+        spec.dilation_w = static_cast<int>(dilations[1]);
+        spec.layout = layout;
+        spec.type = io;
+        spec.allow_tf32 = false;  // depthwise/grouped convs are memory-bound: TF32 only costs accuracy
+        spec.has_bias = node.input(2) != ir::kNoValue;
+        spec.activation = *act;
+        CUDNN_ASSIGN_OR_RETURN(cudnn::LegacyConv conv, cudnn::LegacyConv::Create(cudnn_, spec));
+        const cudnn::Shape4 y = conv.output_shape();
+        e.out_dims = {y.n, y.c, y.h, y.w};
+        e.conv = std::make_unique<cudnn::LegacyConv>(std::move(conv));
+        return absl::OkStatus();
+      }
+      cudnn::PoolSpec pool;
+      pool.x = shape;
+      pool.layout = layout;
+      pool.type = io;
+      if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+        pool.mode = op == "GlobalMaxPool" ? cudnn::PoolMode::kMax : cudnn::PoolMode::kAverageIncludePad;
+        pool.window_h = shape.h;
+        pool.window_w = shape.w;
+      } else {
+        const std::vector<int64_t> k = node.attrs.GetInts("kernel_shape");
+        const std::vector<int64_t> pads = node.attrs.GetInts("pads", {0, 0, 0, 0});
+        const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
+        if (k.size() != 2 || !SymmetricPads(pads) || node.attrs.GetInt("ceil_mode", 0) != 0 ||
+            node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET" || node.attrs.Has("dilations") ||
+            (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue)) {
+          return absl::UnimplementedError("pooling form (ceil_mode, dilations, asymmetric pads, indices)");
+        }
+        pool.mode = op == "MaxPool" ? cudnn::PoolMode::kMax
+                    : node.attrs.GetInt("count_include_pad", 0) ? cudnn::PoolMode::kAverageIncludePad
+                                                                : cudnn::PoolMode::kAverageExcludePad;
+        pool.window_h = static_cast<int>(k[0]);
+        pool.window_w = static_cast<int>(k[1]);
+        pool.pad_h = static_cast<int>(pads[0]);
+        pool.pad_w = static_cast<int>(pads[1]);
+        pool.stride_h = static_cast<int>(strides[0]);
+        pool.stride_w = static_cast<int>(strides[1]);
+      }
+      CUDNN_ASSIGN_OR_RETURN(cudnn::Pooling p, cudnn::Pooling::Create(pool));
+      const cudnn::Shape4 y = p.output_shape();
+      e.out_dims = {y.n, y.c, y.h, y.w};
+      e.pool = std::make_unique<cudnn::Pooling>(std::move(p));
+      return absl::OkStatus();
+    }();
+    notes_[index] = e.status.ok() ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : node.op_type)
+                                  : absl::StrCat("host reference kernels (legacy cuDNN not used: ",
+                                                 e.status.message(), ")");
+  }
+  if (!e.status.ok()) return RunOnHost(step, values);
+  absl::StatusOr<DeviceTensor> in = ToLayout(*x, e.nhwc, stream_);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, e.out_dims, e.nhwc, stream_);
+  if (!out.ok()) return out.status();
+  if (e.softmax) {
+    CUDNN_RETURN_IF_NOT_OK(e.softmax->Run(cudnn_, in->data(), out->data()));
+  } else if (e.pool) {
+    CUDNN_RETURN_IF_NOT_OK(e.pool->Run(cudnn_, in->data(), out->data()));
+  } else if (e.bn) {
+    std::vector<DeviceTensor> params;
+    for (int i = 1; i <= 4; ++i) {
+      absl::StatusOr<DeviceTensor> p = FloatConstant(node.inputs[i]);
+      if (!p.ok()) return p.status();
+      params.push_back(*std::move(p));
+    }
+    CUDNN_RETURN_IF_NOT_OK(e.bn->Run(cudnn_, in->data(), out->data(), params[0].data(), params[1].data(),
+                                     params[2].data(), params[3].data()));
+  } else {
+    absl::StatusOr<DeviceTensor> w = Bound({node.inputs[1], e.nhwc, {}}, values);
+    if (!w.ok()) return w.status();
+    DeviceTensor bias, workspace;
+    if (node.input(2) != ir::kNoValue) {
+      absl::StatusOr<DeviceTensor> b = Input(node.input(2), values);
+      if (!b.ok()) return b.status();
+      bias = *std::move(b);
+    }
+    if (e.conv->workspace_bytes() > 0) {
+      absl::StatusOr<DeviceTensor> ws = DeviceTensor::Allocate(
+          ir::DType::kUint8, {static_cast<int64_t>(e.conv->workspace_bytes())}, false, stream_);
+      if (!ws.ok()) return ws.status();
+      workspace = *std::move(ws);
+    }
+    CUDNN_RETURN_IF_NOT_OK(e.conv->Run(cudnn_, in->data(), w->data(), bias.data(), out->data(), workspace.data()));
+  }
+  values[out_id] = *std::move(out);
+  return absl::OkStatus();
+}
+
 absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& values) {
   const Step& step = plan_.steps[index];
   const ir::Graph& g = plan_.graph;
+  if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
+  if (step.kind == StepKind::kLegacy) return RunLegacy(index, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && RunsOnDevicePointwise(g, g.node(step.nodes[0]))) {
     return RunPointwise(step, values);

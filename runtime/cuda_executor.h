@@ -14,13 +14,17 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kernels/cudnn/fused_graph.h"
+#include "kernels/cudnn/legacy.h"
 #include "runtime/device_tensor.h"
+#include "runtime/fused_lowering.h"
 #include "runtime/plan.h"
 
 namespace exec {
@@ -39,7 +43,10 @@ class CudaExecutor {
   absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs,
                                               const ValueObserver& observer = nullptr);
   // One line per step: how it runs on the GPU.
-  const std::vector<std::string>& step_notes() const { return notes_; }
+  std::vector<std::string> step_notes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return notes_;
+  }
   std::string device_name() const { return device_name_; }
   // High-water mark of the device memory pool (stream-ordered allocations) in bytes.
   int64_t peak_device_bytes() const;
@@ -52,14 +59,44 @@ class CudaExecutor {
   absl::Status RunOnHost(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunAlias(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunPointwise(const Step& step, std::vector<DeviceTensor>& values);
+  // A FusedGraph step as one cuDNN operation graph, built on first use for the step's input dims
+  // and cached. NotFound/Unimplemented when cuDNN offers nothing (the caller then falls back).
+  absl::Status RunFused(size_t index, std::vector<DeviceTensor>& values);
+  // A Legacy step through kernels/cudnn/legacy.h (BN(+ReLU), grouped conv(+ReLU/ReLU6), pools,
+  // softmax), made on first use for the input dims; forms it does not cover run on the host.
+  absl::Status RunLegacy(size_t index, std::vector<DeviceTensor>& values);
+  // A per-channel constant as float32 on the device (cuDNN BN parameters are float).
+  absl::StatusOr<DeviceTensor> FloatConstant(ir::ValueId id);
+  // A value bound to a graph UID, in the layout the binding needs (weights converted once).
+  absl::StatusOr<DeviceTensor> Bound(const UidBinding& binding, const std::vector<DeviceTensor>& values);
   bool WantsNhwc(ir::ValueId id) const;
+
+  struct LegacyEntry {
+    absl::Status status;
+    std::unique_ptr<cudnn::BatchNormInference> bn;
+    std::unique_ptr<cudnn::LegacyConv> conv;
+    std::unique_ptr<cudnn::Pooling> pool;
+    std::unique_ptr<cudnn::Softmax> softmax;
+    std::vector<int64_t> out_dims;
+    bool nhwc = false;
+  };
+  struct FusedEntry {
+    absl::Status status;  // why no plan, when the build failed
+    LoweredStep lowered;
+    std::unique_ptr<cudnn::FusedGraphPlan> plan;
+  };
 
   const Plan& plan_;
   cudaStream_t stream_ = nullptr;
+  cudnnHandle_t cudnn_ = nullptr;
+  std::vector<std::map<std::string, FusedEntry>> fused_;  // per step: input-dims key -> plan
+  std::vector<DeviceTensor> channels_last_constants_;   // KRSC / NHWC copies, by value id
+  std::vector<DeviceTensor> float_constants_;           // float32 copies, by value id
+  std::vector<std::map<std::string, LegacyEntry>> legacy_;  // per step: input-dims key -> calls
   std::vector<DeviceTensor> constants_;  // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::string device_name_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
 };
 
 }  // namespace exec

@@ -10,7 +10,7 @@ mkdir -p "$out"
 repo=$(pwd)
 zoo=/tmp/zoo
 models=${MODELS:-"resnet50 mobilenet_v2 densenet121"}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 models/export_zoo.py "$zoo" $models >"$out/export.log" 2>&1 || tail -5 "$out/export.log"
 declare -A result
 for t in .gpu/bin/*_test; do
@@ -18,7 +18,7 @@ for t in .gpu/bin/*_test; do
   .gpu/run "bin/$name" --gtest_brief=1 >"$out/$name.log" 2>&1
   result[$name]="rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$name.log" | tr '\n' ' ')"
 done
-for p in fp32 fp16; do
+for p in fp32 tf32 fp16; do
   for m in tiny_cnn $models; do
     dir=$zoo/$m
     [[ $m == tiny_cnn ]] && dir=$repo/models/tiny_cnn
@@ -27,6 +27,6 @@ for p in fp32 fp16; do
     result["check $m $p"]="rc=$? $(grep -E '^check|first divergence|error' "$log" | head -3 | tr '\n' ' ')"
   done
 done
-.gpu/run bin/onnxrun --device cuda --explain "$zoo/resnet50/model.onnx" >"$out/explain_resnet50.txt" 2>&1
+for m in resnet50 mobilenet_v2; do .gpu/run bin/onnxrun --device cuda --explain "$zoo/$m/model.onnx" >"$out/explain_$m.txt" 2>&1; done
 echo "==== results"
 for k in "${!result[@]}"; do echo "$k: ${result[$k]}"; done | sort

@@ -1,0 +1,301 @@
+// FusedGraph step -> cudnn::FusedGraphSpec.
+#include "runtime/fused_lowering.h"
+
+#include "absl/strings/str_cat.h"
+#include "ops/op_def.h"
+
+namespace exec {
+namespace {
+
+using cudnn::IoType;
+using cudnn::PointwiseOp;
+using cudnn::TensorDesc;
+
+absl::StatusOr<IoType> IoTypeOf(ir::DType dtype) {
+  if (dtype == ir::DType::kFloat32) return IoType::kFloat;
+  if (dtype == ir::DType::kFloat16) return IoType::kHalf;
+  return absl::UnimplementedError(absl::StrCat("fused graph on ", ir::DTypeName(dtype)));
+}
+
+class Lowerer {
+ public:
+  Lowerer(const Plan& plan, const Step& step, const std::map<ir::ValueId, std::vector<int64_t>>& dims)
+      : plan_(plan), graph_(plan.graph), step_(step), dims_(dims) {}
+
+  absl::StatusOr<LoweredStep> Lower(bool allow_tf32);
+
+ private:
+  absl::StatusOr<std::vector<int64_t>> DimsOf(ir::ValueId id) const;
+  absl::StatusOr<std::vector<int64_t>> InferOutputDims(const ir::Node& node) const;
+  absl::Status LowerConv(const ir::Node& conv);
+  absl::Status LowerMatMul(const ir::Node& node);
+  absl::Status LowerEpilogueNode(const ir::Node& node, bool last);
+  // UID of the running value or of an external operand, aligned to the anchor output's rank.
+  absl::StatusOr<int64_t> Operand(ir::ValueId id);
+  int64_t Scalar(double value);
+  int64_t Virtual();
+  // Appends `mode` on (in0, in1) writing a new virtual tensor (or the output when `out` >= 0).
+  int64_t Emit(const std::string& mode, int64_t in0, int64_t in1, double alpha = 0, int64_t out = -1);
+  std::vector<int64_t> StridesFor(const std::vector<int64_t>& dims) const {
+    return conv_ ? cudnn::ChannelsLastStrides(dims) : cudnn::RowMajorStrides(dims);
+  }
+
+  const Plan& plan_;
+  const ir::Graph& graph_;
+  const Step& step_;
+  const std::map<ir::ValueId, std::vector<int64_t>>& dims_;
+  LoweredStep out_;
+  std::map<ir::ValueId, int64_t> region_uid_;  // values computed inside the step
+  std::vector<int64_t> y_dims_;                // anchor output dims as cuDNN sees them
+  bool conv_ = true;
+  IoType io_ = IoType::kFloat;
+  int64_t next_uid_ = 1;
+};
+
+absl::StatusOr<std::vector<int64_t>> Lowerer::DimsOf(ir::ValueId id) const {
+  const ir::Value& v = graph_.value(id);
+  if (v.constant) return v.constant->shape();
+  auto it = dims_.find(id);
+  if (it == dims_.end()) return absl::InternalError(absl::StrCat("no dims for '", v.name, "'"));
+  return it->second;
+}
+
+absl::StatusOr<std::vector<int64_t>> Lowerer::InferOutputDims(const ir::Node& node) const {
+  std::vector<ir::TensorType> types(node.inputs.size());
+  ops::InferContext ctx{node, {}, {}};
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ir::ValueId id = node.inputs[i];
+    if (id == ir::kNoValue) {
+      ctx.input_types.push_back(nullptr);
+      ctx.input_values.push_back(nullptr);
+      continue;
+    }
+    std::vector<int64_t> d;
+    if (auto it = dims_.find(id); it != dims_.end()) {
+      d = it->second;
+    } else if (graph_.value(id).constant) {
+      d = graph_.value(id).constant->shape();
+    } else {
+      return absl::InternalError(absl::StrCat("no dims for '", graph_.value(id).name, "'"));
+    }
+    types[i] = {graph_.value(id).type.dtype, ir::ShapeFromInts(d)};
+    ctx.input_types.push_back(&types[i]);
+    ctx.input_values.push_back(graph_.value(id).constant ? &*graph_.value(id).constant : nullptr);
+  }
+  absl::StatusOr<std::vector<ir::TensorType>> out = ops::FindOpDef(node.op_type)->infer(ctx);
+  if (!out.ok()) return out.status();
+  std::optional<std::vector<int64_t>> d = (*out)[0].shape ? ir::ShapeToInts(*(*out)[0].shape) : std::nullopt;
+  if (!d) return absl::InternalError("output dims not concrete");
+  return *d;
+}
+
+int64_t Lowerer::Scalar(double value) {
+  TensorDesc t;
+  t.uid = next_uid_++;
+  t.dims.assign(y_dims_.size(), 1);
+  t.strides.assign(y_dims_.size(), 1);
+  t.type = IoType::kFloat;
+  t.by_value = true;
+  t.value = value;
+  out_.spec.extra.push_back(t);
+  return t.uid;
+}
+
+int64_t Lowerer::Virtual() {
+  TensorDesc t;
+  t.uid = next_uid_++;
+  t.dims = y_dims_;
+  t.strides = StridesFor(y_dims_);
+  t.type = IoType::kFloat;
+  t.is_virtual = true;
+  out_.spec.extra.push_back(t);
+  return t.uid;
+}
+
+int64_t Lowerer::Emit(const std::string& mode, int64_t in0, int64_t in1, double alpha, int64_t out) {
+  if (out < 0) out = Virtual();
+  out_.spec.epilogue.push_back(PointwiseOp{mode, in0, in1, out, alpha});
+  return out;
+}
+
+absl::StatusOr<int64_t> Lowerer::Operand(ir::ValueId id) {
+  if (auto it = region_uid_.find(id); it != region_uid_.end()) return it->second;
+  const ir::Value& v = graph_.value(id);
+  absl::StatusOr<std::vector<int64_t>> d = DimsOf(id);
+  if (!d.ok()) return d.status();
+  int64_t elements = 1;
+  for (int64_t x : *d) elements *= x;
+  if (elements == 1 && v.constant) return Scalar(v.constant->GetAsDouble(0));
+  std::vector<int64_t> aligned(y_dims_.size() - std::min(y_dims_.size(), d->size()), 1);
+  aligned.insert(aligned.end(), d->begin(), d->end());
+  if (aligned.size() != y_dims_.size()) return absl::UnimplementedError("operand rank above the output's");
+  absl::StatusOr<IoType> type = IoTypeOf(v.type.dtype);
+  if (!type.ok()) return type.status();
+  TensorDesc t;
+  t.uid = next_uid_++;
+  t.dims = aligned;
+  // A full-size operand is stored like the output (NHWC for a conv); a broadcast one is packed,
+  // and its packed strides equal the channels-last ones (only one dim differs from 1).
+  t.strides = StridesFor(aligned);
+  t.type = *type;
+  out_.spec.extra.push_back(t);
+  const bool full = aligned == y_dims_;
+  out_.bindings[t.uid] = {id, conv_ && full, *d};
+  return t.uid;
+}
+
+absl::Status Lowerer::LowerConv(const ir::Node& conv) {
+  absl::StatusOr<std::vector<int64_t>> x = DimsOf(conv.inputs[0]), w = DimsOf(conv.inputs[1]);
+  if (!x.ok()) return x.status();
+  if (!w.ok()) return w.status();
+  if (x->size() != 4 || w->size() != 4) return absl::UnimplementedError("only 2-D convs");
+  absl::StatusOr<std::vector<int64_t>> y = InferOutputDims(conv);
+  if (!y.ok()) return y.status();
+  y_dims_ = *y;
+  cudnn::FusedGraphSpec& spec = out_.spec;
+  spec.anchor = cudnn::FusedGraphSpec::kConv;
+  const std::vector<int64_t> pads = conv.attrs.GetInts("pads", {0, 0, 0, 0});
+  if (conv.attrs.GetString("auto_pad", "NOTSET") != "NOTSET") return absl::UnimplementedError("auto_pad");
+  spec.conv.pads_begin = {pads[0], pads[1]};
+  spec.conv.pads_end = {pads[2], pads[3]};
+  spec.conv.strides = conv.attrs.GetInts("strides", {1, 1});
+  spec.conv.dilations = conv.attrs.GetInts("dilations", {1, 1});
+  spec.x = {next_uid_++, *x, cudnn::ChannelsLastStrides(*x), io_};
+  spec.w = {next_uid_++, *w, cudnn::ChannelsLastStrides(*w), io_};
+  out_.bindings[spec.x.uid] = {conv.inputs[0], true, *x};
+  out_.bindings[spec.w.uid] = {conv.inputs[1], true, *w};
+  const bool has_epilogue = step_.nodes.size() > 1 || conv.input(2) != ir::kNoValue;
+  spec.y = {next_uid_++, y_dims_, cudnn::ChannelsLastStrides(y_dims_), has_epilogue ? IoType::kFloat : io_,
+            has_epilogue};
+  int64_t running = spec.y.uid;
+  if (conv.input(2) != ir::kNoValue) {  // bias [K] -> [1,K,1,1]
+    absl::StatusOr<std::vector<int64_t>> b = DimsOf(conv.input(2));
+    if (!b.ok()) return b.status();
+    TensorDesc bias{next_uid_++, {1, (*b)[0], 1, 1}, cudnn::ChannelsLastStrides({1, (*b)[0], 1, 1}), io_};
+    spec.extra.push_back(bias);
+    out_.bindings[bias.uid] = {conv.input(2), false, *b};
+    running = Emit("ADD", running, bias.uid, 0, step_.nodes.size() > 1 ? -1 : 0);
+  }
+  region_uid_[conv.outputs[0]] = running;
+  return absl::OkStatus();
+}
+
+absl::Status Lowerer::LowerMatMul(const ir::Node& node) {
+  conv_ = false;
+  absl::StatusOr<std::vector<int64_t>> a = DimsOf(node.inputs[0]), b = DimsOf(node.inputs[1]);
+  if (!a.ok()) return a.status();
+  if (!b.ok()) return b.status();
+  if (a->size() != 2 || b->size() != 2) return absl::UnimplementedError("only 2-D matmuls are lowered");
+  const bool gemm = node.op_type == "Gemm";
+  const bool ta = gemm && node.attrs.GetInt("transA", 0), tb = gemm && node.attrs.GetInt("transB", 0);
+  const int64_t m = ta ? (*a)[1] : (*a)[0], k = ta ? (*a)[0] : (*a)[1], n = tb ? (*b)[0] : (*b)[1];
+  y_dims_ = {1, m, n};
+  cudnn::FusedGraphSpec& spec = out_.spec;
+  spec.anchor = cudnn::FusedGraphSpec::kMatMul;
+  // Logical [1,M,K] / [1,K,N] over the row-major stored A / B (transposed through strides).
+  spec.x = {next_uid_++, {1, m, k}, ta ? std::vector<int64_t>{m * k, 1, m} : std::vector<int64_t>{m * k, k, 1}, io_};
+  spec.w = {next_uid_++, {1, k, n}, tb ? std::vector<int64_t>{k * n, 1, k} : std::vector<int64_t>{k * n, n, 1}, io_};
+  out_.bindings[spec.x.uid] = {node.inputs[0], false, *a};
+  out_.bindings[spec.w.uid] = {node.inputs[1], false, *b};
+  const bool has_epilogue = step_.nodes.size() > 1 || node.input(2) != ir::kNoValue;
+  spec.y = {next_uid_++, y_dims_, cudnn::RowMajorStrides(y_dims_), has_epilogue ? IoType::kFloat : io_, has_epilogue};
+  int64_t running = spec.y.uid;
+  if (gemm && node.input(2) != ir::kNoValue) {
+    absl::StatusOr<int64_t> c = Operand(node.input(2));
+    if (!c.ok()) return c.status();
+    running = Emit("ADD", running, *c, 0, step_.nodes.size() > 1 ? -1 : 0);
+  }
+  region_uid_[node.outputs[0]] = running;
+  return absl::OkStatus();
+}
+
+absl::Status Lowerer::LowerEpilogueNode(const ir::Node& node, bool last) {
+  const int64_t out = last ? 0 : -1;  // 0: placeholder for the output UID, patched at the end
+  auto in = [&](size_t i) { return Operand(node.inputs[i]); };
+  absl::StatusOr<int64_t> x = in(0);
+  const std::string& op = node.op_type;
+  int64_t result;
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    absl::StatusOr<int64_t> y = in(1);
+    if (!x.ok()) return x.status();
+    if (!y.ok()) return y.status();
+    int64_t a = *x, b = *y;
+    const bool region_second = region_uid_.count(node.inputs[1]) && !region_uid_.count(node.inputs[0]);
+    if (region_second && (op == "Add" || op == "Mul")) std::swap(a, b);
+    static const std::map<std::string, std::string> kModes = {{"Add", "ADD"}, {"Sub", "SUB"}, {"Mul", "MUL"}, {"Div", "DIV"}};
+    result = Emit(kModes.at(op), a, b, 0, out);
+  } else if (!x.ok()) {
+    return x.status();
+  } else if (op == "Relu") {
+    result = Emit("MAX", *x, Scalar(0.0), 0, out);
+  } else if (op == "Clip") {
+    int64_t v = *x;
+    const bool has_lo = node.input(1) != ir::kNoValue, has_hi = node.input(2) != ir::kNoValue;
+    if (has_lo) v = Emit("MAX", v, Scalar(graph_.value(node.input(1)).constant->GetAsDouble(0)), 0, has_hi ? -1 : out);
+    if (has_hi) v = Emit("MIN", v, Scalar(graph_.value(node.input(2)).constant->GetAsDouble(0)), 0, out);
+    if (!has_lo && !has_hi) v = Emit("IDENTITY", v, -1, 0, out);
+    result = v;
+  } else if (op == "Sigmoid" || op == "Tanh" || op == "Gelu" || op == "Erf") {
+    static const std::map<std::string, std::string> kModes = {
+        {"Sigmoid", "SIGMOID_FWD"}, {"Tanh", "TANH_FWD"}, {"Gelu", "GELU_FWD"}, {"Erf", "ERF"}};
+    result = Emit(kModes.at(op), *x, -1, 0, out);
+  } else if (op == "Elu") {
+    result = Emit("ELU_FWD", *x, -1, node.attrs.GetFloat("alpha", 1.0f), out);
+  } else if (op == "LeakyRelu") {
+    const int64_t scaled = Emit("MUL", *x, Scalar(node.attrs.GetFloat("alpha", 0.01f)));
+    result = Emit("MAX", *x, scaled, 0, out);
+  } else if (op == "HardSigmoid" || op == "HardSwish") {
+    const double alpha = op == "HardSwish" ? 1.0 / 6 : node.attrs.GetFloat("alpha", 0.2f);
+    const double beta = op == "HardSwish" ? 0.5 : node.attrs.GetFloat("beta", 0.5f);
+    int64_t t = Emit("MUL", *x, Scalar(alpha));
+    t = Emit("ADD", t, Scalar(beta));
+    t = Emit("MAX", t, Scalar(0.0));
+    t = Emit("MIN", t, Scalar(1.0), 0, op == "HardSigmoid" ? out : -1);
+    result = op == "HardSwish" ? Emit("MUL", *x, t, 0, out) : t;
+  } else {
+    return absl::UnimplementedError(absl::StrCat(op, " is not lowered to cuDNN pointwise modes"));
+  }
+  region_uid_[node.outputs[0]] = result;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LoweredStep> Lowerer::Lower(bool allow_tf32) {
+  const ir::Node& anchor = graph_.node(step_.nodes[0]);
+  if (step_.outputs.size() != 1) return absl::UnimplementedError("fused step with several outputs");
+  const ir::ValueId output = step_.outputs[0];
+  absl::StatusOr<IoType> io = IoTypeOf(graph_.value(output).type.dtype);
+  if (!io.ok()) return io.status();
+  io_ = *io;
+  out_.spec.allow_tf32 = allow_tf32 || io_ == IoType::kHalf;
+  absl::Status status = anchor.op_type == "Conv" ? LowerConv(anchor) : LowerMatMul(anchor);
+  if (!status.ok()) return status;
+  for (size_t i = 1; i < step_.nodes.size(); ++i) {
+    status = LowerEpilogueNode(graph_.node(step_.nodes[i]), i + 1 == step_.nodes.size());
+    if (!status.ok()) return status;
+  }
+  // The step's output: the anchor's y when there is no epilogue, else a new non-virtual tensor that
+  // the last op (written with the placeholder UID 0) stores.
+  out_.output_dims = conv_ ? y_dims_ : std::vector<int64_t>(y_dims_.begin() + 1, y_dims_.end());
+  if (out_.spec.epilogue.empty()) {
+    out_.output_uid = out_.spec.y.uid;
+  } else {
+    TensorDesc o{next_uid_++, y_dims_, StridesFor(y_dims_), io_};
+    out_.spec.extra.push_back(o);
+    out_.output_uid = o.uid;
+    for (PointwiseOp& p : out_.spec.epilogue) {
+      if (p.out == 0) p.out = o.uid;
+    }
+  }
+  out_.bindings[out_.output_uid] = {output, conv_, out_.output_dims};
+  return out_;
+}
+
+}  // namespace
+
+absl::StatusOr<LoweredStep> LowerFusedStep(const Plan& plan, const Step& step,
+                                           const std::map<ir::ValueId, std::vector<int64_t>>& dims,
+                                           bool allow_tf32) {
+  return Lowerer(plan, step, dims).Lower(allow_tf32);
+}
+
+}  // namespace exec
