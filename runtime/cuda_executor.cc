@@ -1,6 +1,7 @@
 // CUDA execution of a Plan (see cuda_executor.h for what runs where).
 #include "runtime/cuda_executor.h"
 
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -56,6 +57,9 @@ void UnaryParams(const ir::Graph& graph, const ir::Node& node, float& alpha, flo
 // and Clip with constant bounds; Gelu by its approximation attribute.
 bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1 || node.inputs.empty() || node.inputs[0] == ir::kNoValue) return false;
+  if (node.op_type == "Cast") {
+    return IsFloatType(graph.value(node.inputs[0]).type.dtype) && IsFloatType(graph.value(node.outputs[0]).type.dtype);
+  }
   if (!IsFloatType(graph.value(node.inputs[0]).type.dtype)) return false;
   if (UnaryOps().count(node.op_type) || node.op_type == "Gelu") return node.inputs.size() == 1;
   if (node.op_type == "Clip") {
@@ -69,6 +73,37 @@ bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
            graph.value(node.inputs[1]).type.dtype == graph.value(node.inputs[0]).type.dtype;
   }
   return false;
+}
+
+// Concat and Pad (constant, non-negative constant pads) run as strided copies on the device.
+bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.size() != 1) return false;
+  if (node.op_type == "Concat") {
+    for (ir::ValueId in : node.inputs) {
+      if (in == ir::kNoValue || graph.value(in).type.rank() > kernels::cuda::kMaxRank) return false;
+    }
+    return !node.inputs.empty();
+  }
+  if (node.op_type != "Pad" || node.attrs.GetString("mode", "constant") != "constant") return false;
+  const ir::ValueId pads = node.input(1), value = node.input(2);
+  if (pads == ir::kNoValue || !graph.value(pads).constant || node.input(3) != ir::kNoValue) return false;
+  for (int64_t p : graph.value(pads).constant->ToInt64Vector()) {
+    if (p < 0) return false;
+  }
+  return value == ir::kNoValue || graph.value(value).constant.has_value();
+}
+
+// Fills `shape` for copying `src` (logical dims, its own strides) into `dst_strides`.
+kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64_t>& dst_strides) {
+  kernels::cuda::CopyShape shape;
+  shape.rank = static_cast<int>(src.dims.size());
+  const std::vector<int64_t> s = src.strides();
+  for (int d = 0; d < shape.rank; ++d) {
+    shape.dims[d] = src.dims[d];
+    shape.src_strides[d] = s[d];
+    shape.dst_strides[d] = dst_strides[d];
+  }
+  return shape;
 }
 
 // Strides of `dims` broadcast to `out` (numpy alignment), 0 on broadcast dims.
@@ -160,7 +195,8 @@ absl::Status CudaExecutor::Init() {
       note = "legacy cuDNN call (made at first run for the input dims)";
     } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
-    } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && RunsOnDevicePointwise(g, first)) {
+    } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
+               (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first))) {
       note = "own CUDA kernel";
     } else {
       note = "host reference kernel (no GPU path yet): inputs copied to the host and outputs back";
@@ -255,6 +291,19 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   if (!a.ok()) return a.status();
   const auto type = a->dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16
                                                     : kernels::cuda::FloatType::kFloat32;
+  if (node.op_type == "Cast") {
+    const ir::DType to = plan_.graph.value(out_id).type.dtype;
+    absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, a->dims, a->nhwc, stream_);
+    if (!out.ok()) return out.status();
+    const auto to_type = to == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16
+                                                   : kernels::cuda::FloatType::kFloat32;
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::ConvertFloat(type, to_type, a->data(), out->data(), a->num_elements(), stream_));
+    absl::StatusOr<DeviceTensor> stored = ToLayout(*out, nhwc, stream_);
+    if (!stored.ok()) return stored.status();
+    values[out_id] = *std::move(stored);
+    return absl::OkStatus();
+  }
   if (node.inputs.size() == 1 || node.op_type == "Clip") {
     absl::StatusOr<DeviceTensor> src = ToLayout(*a, nhwc, stream_);
     if (!src.ok()) return src.status();
@@ -512,7 +561,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
         const std::vector<int64_t> pads = node.attrs.GetInts("pads", {0, 0, 0, 0});
         const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
         if (k.size() != 2 || !SymmetricPads(pads) || node.attrs.GetInt("ceil_mode", 0) != 0 ||
-            node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET" || node.attrs.Has("dilations") ||
+            node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET" ||
+            node.attrs.GetInts("dilations", {1, 1}) != std::vector<int64_t>{1, 1} ||
             (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue)) {
           return absl::UnimplementedError("pooling form (ceil_mode, dilations, asymmetric pads, indices)");
         }
@@ -575,14 +625,78 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
   return absl::OkStatus();
 }
 
+absl::Status CudaExecutor::RunConcat(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Node& node = plan_.graph.node(step.nodes[0]);
+  std::vector<DeviceTensor> inputs;
+  for (ir::ValueId in : node.inputs) {
+    absl::StatusOr<DeviceTensor> t = Input(in, values);
+    if (!t.ok()) return t.status();
+    inputs.push_back(*std::move(t));
+  }
+  const int64_t rank = static_cast<int64_t>(inputs[0].dims.size());
+  int64_t axis = node.attrs.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> dims = inputs[0].dims;
+  dims[axis] = 0;
+  for (const DeviceTensor& t : inputs) dims[axis] += t.dims[axis];
+  const bool nhwc = WantsNhwc(node.outputs[0]);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(inputs[0].dtype, dims, nhwc, stream_);
+  if (!out.ok()) return out.status();
+  const std::vector<int64_t> out_strides = out->strides();
+  const size_t element = ir::DTypeSize(out->dtype);
+  int64_t offset = 0;
+  for (const DeviceTensor& t : inputs) {
+    absl::StatusOr<DeviceTensor> src = ToLayout(t, nhwc, stream_);
+    if (!src.ok()) return src.status();
+    char* dst = static_cast<char*>(out->data()) + offset * out_strides[axis] * element;
+    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides),
+                                                            static_cast<int>(element), stream_));
+    offset += t.dims[axis];
+  }
+  values[node.outputs[0]] = *std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunPad(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node& node = g.node(step.nodes[0]);
+  absl::StatusOr<DeviceTensor> x = Input(node.inputs[0], values);
+  if (!x.ok()) return x.status();
+  const std::vector<int64_t> pads = g.value(node.input(1)).constant->ToInt64Vector();
+  const size_t rank = x->dims.size();
+  if (pads.size() != 2 * rank) return RunOnHost(step, values);
+  std::vector<int64_t> dims = x->dims;
+  for (size_t d = 0; d < rank; ++d) dims[d] += pads[d] + pads[d + rank];
+  const bool nhwc = WantsNhwc(node.outputs[0]);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, dims, nhwc, stream_);
+  if (!out.ok()) return out.status();
+  const size_t element = ir::DTypeSize(x->dtype);
+  uint64_t bits = 0;
+  if (node.input(2) != ir::kNoValue) std::memcpy(&bits, g.value(node.input(2)).constant->raw_data(), element);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::Fill(out->data(), out->num_elements(), static_cast<int>(element), bits, stream_));
+  absl::StatusOr<DeviceTensor> src = ToLayout(*x, nhwc, stream_);
+  if (!src.ok()) return src.status();
+  const std::vector<int64_t> out_strides = out->strides();
+  int64_t offset = 0;
+  for (size_t d = 0; d < rank; ++d) offset += pads[d] * out_strides[d];
+  char* dst = static_cast<char*>(out->data()) + offset * element;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides),
+                                                          static_cast<int>(element), stream_));
+  values[node.outputs[0]] = *std::move(out);
+  return absl::OkStatus();
+}
+
 absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& values) {
   const Step& step = plan_.steps[index];
   const ir::Graph& g = plan_.graph;
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);
-  if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && RunsOnDevicePointwise(g, g.node(step.nodes[0]))) {
-    return RunPointwise(step, values);
+  if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
+    const ir::Node& node = g.node(step.nodes[0]);
+    if (RunsOnDevicePointwise(g, node)) return RunPointwise(step, values);
+    if (RunsOnDeviceCopy(g, node)) return node.op_type == "Concat" ? RunConcat(step, values) : RunPad(step, values);
   }
   return RunOnHost(step, values);
 }

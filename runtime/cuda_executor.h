@@ -59,6 +59,9 @@ class CudaExecutor {
   absl::Status RunOnHost(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunAlias(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunPointwise(const Step& step, std::vector<DeviceTensor>& values);
+  // Concat and constant Pad with the strided-copy kernel, in the output's layout.
+  absl::Status RunConcat(const Step& step, std::vector<DeviceTensor>& values);
+  absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
   // A FusedGraph step as one cuDNN operation graph, built on first use for the step's input dims
   // and cached. NotFound/Unimplemented when cuDNN offers nothing (the caller then falls back).
   absl::Status RunFused(size_t index, std::vector<DeviceTensor>& values);

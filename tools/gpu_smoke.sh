@@ -1,32 +1,53 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool), from the repo root, with a bundle in .gpu/ made by
 #   ../shared/tools/gpu-bundle .gpu bazel-bin/cli/onnxrun bazel-bin/kernels/cuda/cuda_kernels_test \
-#       [bazel-bin/kernels/cudnn/*_test] -- models/tiny_cnn
-# Exports zoo models with the machine's PyTorch, runs the GPU unit tests and `onnxrun --check`
-# (GPU vs CPU) on each model, writes logs under $OUT and prints a table last.
+#       bazel-bin/kernels/cudnn/cudnn_gpu_test -- models/tiny_cnn
+# Exports zoo models with the machine's PyTorch, runs the GPU unit tests, `onnxrun --check` (GPU vs
+# CPU) per model and precision, compute-sanitizer memcheck, and (BENCH=1) bench/bench_vs_torch.py.
+# Logs go to $OUT (tests.log, checks.log, explain_*.txt, memcheck.log, bench.md); a table last.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 repo=$(pwd)
 zoo=/tmp/zoo
 models=${MODELS:-"resnet50 mobilenet_v2 densenet121"}
+precisions=${PRECISIONS:-"fp32 tf32 fp16"}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-python3 models/export_zoo.py "$zoo" $models >"$out/export.log" 2>&1 || tail -5 "$out/export.log"
-declare -A result
+python3 models/export_zoo.py "$zoo" $models >/tmp/export.log 2>&1 || tail -5 /tmp/export.log
+summary=()
 for t in .gpu/bin/*_test; do
   name=$(basename "$t")
-  .gpu/run "bin/$name" --gtest_brief=1 >"$out/$name.log" 2>&1
-  result[$name]="rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$name.log" | tr '\n' ' ')"
+  .gpu/run "bin/$name" --gtest_brief=1 >>"$out/tests.log" 2>&1
+  summary+=("$name: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.log" | tail -3 | tr '\n' ' ')")
 done
-for p in fp32 tf32 fp16; do
+for p in $precisions; do
   for m in tiny_cnn $models; do
     dir=$zoo/$m
     [[ $m == tiny_cnn ]] && dir=$repo/models/tiny_cnn
-    log="$out/check_${m}_$p.log"
-    .gpu/run bin/onnxrun --device cuda --precision "$p" --check --input-dir "$dir/test_data_set_0" "$dir/model.onnx" >"$log" 2>&1
-    result["check $m $p"]="rc=$? $(grep -E '^check|first divergence|error' "$log" | head -3 | tr '\n' ' ')"
+    echo "== $m $p" >>"$out/checks.log"
+    start=$SECONDS
+    .gpu/run bin/onnxrun --device cuda --precision "$p" --check --input-dir "$dir/test_data_set_0" \
+      "$dir/model.onnx" >/tmp/check.log 2>&1
+    rc=$?
+    cat /tmp/check.log >>"$out/checks.log"
+    summary+=("check $m $p: rc=$rc $(grep -E '^check|first divergence|error' /tmp/check.log | head -2 | tr '\n' ' ') ($((SECONDS - start)) s)")
   done
 done
-for m in resnet50 mobilenet_v2; do .gpu/run bin/onnxrun --device cuda --explain "$zoo/$m/model.onnx" >"$out/explain_$m.txt" 2>&1; done
+for m in ${EXPLAIN:-resnet50 mobilenet_v2}; do
+  .gpu/run bin/onnxrun --device cuda --precision fp16 --explain "$zoo/$m/model.onnx" >"$out/explain_$m.txt" 2>&1
+done
+if [[ -n ${MEMCHECK:-} ]] && command -v /usr/local/cuda/bin/compute-sanitizer >/dev/null; then
+  for m in $MEMCHECK; do
+    dir=$zoo/$m
+    [[ $m == tiny_cnn ]] && dir=$repo/models/tiny_cnn
+    /usr/local/cuda/bin/compute-sanitizer --tool memcheck --target-processes all .gpu/run bin/onnxrun \
+      --device cuda --input-dir "$dir/test_data_set_0" "$dir/model.onnx" >>"$out/memcheck.log" 2>&1
+    summary+=("memcheck $m: rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
+  done
+fi
+if [[ -n ${BENCH:-} ]]; then
+  python3 bench/bench_vs_torch.py ${BENCH_ARGS:-} --out "$out" >/tmp/bench.log 2>&1 || tail -5 /tmp/bench.log
+fi
 echo "==== results"
-for k in "${!result[@]}"; do echo "$k: ${result[$k]}"; done | sort
+printf '%s\n' "${summary[@]}"
+[[ -f $out/bench.md ]] && cat "$out/bench.md"

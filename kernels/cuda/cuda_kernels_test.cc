@@ -128,5 +128,20 @@ TEST_F(CudaKernelsTest, BroadcastAddOfPerChannelBiasInFloat16) {
   }
 }
 
+TEST_F(CudaKernelsTest, ConvertFloatRoundTripsThroughHalfLikeTheHost) {
+  const std::vector<float> x = Random(1000, 5);
+  float* dx = ToDevice(x);
+  uint16_t* dh = ToDevice(std::vector<uint16_t>(x.size()));
+  float* dy = ToDevice(std::vector<float>(x.size()));
+  ASSERT_EQ(ConvertFloat(FloatType::kFloat32, FloatType::kFloat16, dx, dh, x.size(), nullptr), cudaSuccess);
+  ASSERT_EQ(ConvertFloat(FloatType::kFloat16, FloatType::kFloat32, dh, dy, x.size(), nullptr), cudaSuccess);
+  const std::vector<uint16_t> h = ToHost(dh, x.size());
+  const std::vector<float> y = ToHost(dy, x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(h[i], ir::FloatToHalfBits(x[i])) << i;  // IEEE round to nearest even on both sides
+    ASSERT_EQ(y[i], ir::HalfBitsToFloat(h[i])) << i;
+  }
+}
+
 }  // namespace
 }  // namespace kernels::cuda

@@ -85,7 +85,28 @@ int Blocks(int64_t total) {
   return static_cast<int>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
 }
 
+template <typename From, typename To>
+__global__ void ConvertKernel(const From* in, To* out, int64_t count) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Store(out, i, Load(in, i));
+  }
+}
+
 }  // namespace
+
+cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count,
+                         cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  if (from == FloatType::kFloat32 && to == FloatType::kFloat16) {
+    ConvertKernel<<<Blocks(count), 256, 0, stream>>>(static_cast<const float*>(in), static_cast<__half*>(out), count);
+  } else if (from == FloatType::kFloat16 && to == FloatType::kFloat32) {
+    ConvertKernel<<<Blocks(count), 256, 0, stream>>>(static_cast<const __half*>(in), static_cast<float*>(out), count);
+  } else {
+    return cudaMemcpyAsync(out, in, count * (from == FloatType::kFloat32 ? 4 : 2), cudaMemcpyDeviceToDevice, stream);
+  }
+  return cudaGetLastError();
+}
 
 cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha,
                   float beta, cudaStream_t stream) {

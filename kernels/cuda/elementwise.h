@@ -28,6 +28,10 @@ cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t
 cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out,
                    const CopyShape& shape, const int64_t* b_strides, cudaStream_t stream);
 
+// out[i] = in[i] converted between float32 and float16 (round to nearest even).
+cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count,
+                         cudaStream_t stream);
+
 }  // namespace kernels::cuda
 
 #endif  // ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
