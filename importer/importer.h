@@ -1,7 +1,7 @@
 // The ONNX importer: ModelProto -> ir::Graph in canonical form (ops/CANONICAL.md), with every value
-// typed (symbolic dims allowed). Fails with one Status naming what is wrong: a malformed file, every
-// unsupported op with its nodes, a cycle, a dangling input, a type or shape that does not fit (with
-// the node), external data outside the model's folder.
+// typed (symbolic dims allowed). Fails with one Status naming what is wrong: a malformed file,
+// every unsupported op with its nodes, a cycle, a dangling input, a type or shape that does not fit
+// (with the node), external data outside the model's folder.
 #ifndef ONNXRUN_IMPORTER_IMPORTER_H_
 #define ONNXRUN_IMPORTER_IMPORTER_H_
 
@@ -14,10 +14,18 @@
 
 namespace importer {
 
+// Caps on what a model may ask for; each is checked before the memory is allocated, and going past
+// one is a ResourceExhausted (sizes) or InvalidArgument (ranks, dims) Status naming the value.
 struct ImportLimits {
-  int64_t max_model_bytes = int64_t{2} << 30;  // protobuf's own limit is 2 GiB
-  int64_t max_nodes = 1'000'000;
-  int64_t max_rank = 16;
+  int64_t max_model_bytes = int64_t{2}
+                            << 30;  // the serialized model; protobuf's own limit is 2 GiB
+  int64_t max_nodes = 1'000'000;    // nodes in the graph
+  int64_t max_rank = 16;            // rank of any value info, initializer or inferred value
+  // Bytes of any one tensor: initializers, constants, and every value whose inferred shape is known
+  // (symbolic dims count as 1). The runtime's hard cap (ir::kMaxTensorBytes) is 64 GiB.
+  int64_t max_tensor_bytes = int64_t{16} << 30;
+  // Bytes of all initializers and Constant nodes together (external data included).
+  int64_t max_total_initializer_bytes = int64_t{32} << 30;
 };
 
 // Opsets 6-21 are the target; older models load too when their ops have the same form (the

@@ -140,6 +140,9 @@ absl::StatusOr<ir::Shape> OutputShape(const std::optional<ir::Shape>& in_shape, 
       if (!sizes.values) continue;
       const double size = (*sizes.values)[d];
       if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative size ", size));
+      if (size > static_cast<double>(int64_t{1} << 50)) {  // the bound ScaledDim uses
+        return absl::InvalidArgumentError(absl::StrCat("size ", size, " is too large"));
+      }
       if (in_shape && (*in_shape)[d].known() && (*in_shape)[d].value == 0 && size > 0) {
         return absl::InvalidArgumentError("cannot resize an empty dimension to a non-empty one");
       }

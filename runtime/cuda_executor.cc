@@ -68,6 +68,7 @@ bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
     }
     return true;
   }
+  if (node.op_type == "PRelu" && node.opset < 7) return false;  // opset 6: slope per channel, not numpy
   if (BinaryOps().count(node.op_type)) {
     return node.inputs.size() == 2 && node.inputs[1] != ir::kNoValue &&
            graph.value(node.inputs[1]).type.dtype == graph.value(node.inputs[0]).type.dtype;
@@ -510,6 +511,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
       const cudnn::Layout layout = e.nhwc ? cudnn::Layout::kNHWC : cudnn::Layout::kNCHW;
       const cudnn::Shape4 shape = ToShape4(x->dims);
       if (op == "BatchNormalization") {
+        for (int i = 1; i <= 4; ++i) {
+          if (!g.value(node.inputs[i]).constant) return absl::UnimplementedError("BN parameters are not constants");
+        }
         CUDNN_ASSIGN_OR_RETURN(cudnn::BatchNormInference bn,
                                cudnn::BatchNormInference::Create(shape, layout, io,
                                                                  node.attrs.GetFloat("epsilon", 1e-5f), *act));
@@ -522,7 +526,10 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
         if (!SymmetricPads(pads) || node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET") {
           return absl::UnimplementedError("asymmetric or auto pads");
         }
-        const std::vector<int64_t> w = g.value(node.inputs[1]).constant->shape();
+        absl::StatusOr<DeviceTensor> weights = Input(node.inputs[1], values);
+        if (!weights.ok()) return weights.status();
+        const std::vector<int64_t> w = weights->dims;
+        if (w.size() != 4) return absl::UnimplementedError("weights not 4-D");
         const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
         const std::vector<int64_t> dilations = node.attrs.GetInts("dilations", {1, 1});
         cudnn::LegacyConvSpec spec;

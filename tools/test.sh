@@ -1,29 +1,77 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds everything, runs every test (unit, conformance, examples, CLI), and
-# ends with the plain line "N passed, N failed, N skipped" (gtest cases; a shell test counts as one).
+# Installs dependencies, builds everything and runs every suite, then ends with the plain line
+# "N passed, N failed, N skipped" over all of them (gtest cases; a shell test or a fuzz run counts
+# as one):
+#   1. bazel test //...                               the whole suite, optimised
+#   2. --config=asan (ASan + UBSan, fatal)            the CPU path: unit, conformance, bad_input,
+#                                                     cli, fuzz regressions (all but the zoo, which
+#                                                     is slow, and the CUDA/cuDNN kernel tests,
+#                                                     whose vendor libraries leak by design)
+#   3. --config=tsan                                  //tests/concurrency
+#   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target
+# Extra arguments go to every bazel test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh || exit 1
 trap 'bazel shutdown >/dev/null 2>&1 || true' EXIT
 
-bazel test //... --test_output=errors "$@"
-rc=$?
+passed=0 failed=0 skipped=0 rc=0
 
-# Count test cases from the XML of the test targets that exist now (bazel-testlogs keeps stale XML
-# of deleted targets, so do not glob it).
-xmls=()
-for t in $(bazel query 'tests(//...)' 2>/dev/null); do
-  t=${t#//}
-  f="bazel-testlogs/${t/://}/test.xml"
-  [[ -f $f ]] && xmls+=("$f")
-done
-awk '
-  function done_case() { if (cur != "") { n[cur]++; cur = "" } }
-  /<testcase/ { done_case(); cur = ($0 ~ /result="skipped"/ || $0 ~ /status="notrun"/) ? "skip" : "pass";
-                if ($0 ~ /\/>[[:space:]]*$/) done_case() }
-  /<skipped/ { if (cur != "") cur = "skip" }
-  /<failure|<error/ { if (cur != "") cur = "fail" }
-  /<\/testcase>/ { done_case() }
-  END { done_case(); printf "%d passed, %d failed, %d skipped\n", n["pass"], n["fail"], n["skip"] }' \
-  "${xmls[@]}" /dev/null
+# run_suite NAME BAZEL_FLAGS TARGETS...: runs the targets and adds their cases to the totals. Counts
+# come from this invocation's test.xml files (removed first, so a stale file from an earlier run or
+# another config never counts); a target that leaves no test.xml counts as one failure.
+run_suite() {
+  local name=$1 flags=$2 start=$SECONDS
+  shift 2
+  local logs
+  logs=$(bazel info $flags bazel-testlogs 2>/dev/null)
+  local t xmls=()
+  for t in "$@"; do
+    t=${t#//}
+    rm -f "$logs/${t/://}/test.xml"
+  done
+  echo "=== $name: bazel test $flags ($# targets)"
+  bazel test $flags --test_output=errors "${EXTRA_FLAGS[@]}" -- "$@" || rc=1
+  local missing=0
+  for t in "$@"; do
+    t=${t#//}
+    if [[ -f $logs/${t/://}/test.xml ]]; then xmls+=("$logs/${t/://}/test.xml"); else missing=$((missing + 1)); fi
+  done
+  local counts
+  counts=$(awk '
+    function done_case() { if (cur != "") { n[cur]++; cur = "" } }
+    /<testcase/ { done_case(); cur = ($0 ~ /result="skipped"/ || $0 ~ /status="notrun"/) ? "skip" : "pass";
+                  if ($0 ~ /\/>[[:space:]]*$/) done_case() }
+    /<skipped/ { if (cur != "") cur = "skip" }
+    /<failure|<error/ { if (cur != "") cur = "fail" }
+    /<\/testcase>/ { done_case() }
+    END { done_case(); printf "%d %d %d\n", n["pass"], n["fail"], n["skip"] }' "${xmls[@]}" /dev/null)
+  read -r p f s <<<"$counts"
+  f=$((f + missing))
+  ((f == 0)) || rc=1
+  echo "=== $name: $p passed, $f failed, $s skipped ($((SECONDS - start)) s)"
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+EXTRA_FLAGS=("$@")
+all_tests=$(bazel query 'tests(//...)' 2>/dev/null)
+# The zoo (0.7 GB of models, minutes of CPU) runs in the optimised suite only; so do the CUDA and
+# cuDNN kernel tests (cuBLAS/cuDNN keep allocations LeakSanitizer reports).
+cpu_path_tests=$(bazel query 'tests(//...) except rdeps(//..., //models:zoo)
+                              except tests(//kernels/cuda/... + //kernels/cudnn/...)' 2>/dev/null)
+
+run_suite "all" "" $all_tests
+run_suite "asan" "--config=asan" $cpu_path_tests
+run_suite "tsan" "--config=tsan" //tests/concurrency:concurrent_run_test
+
+echo "=== fuzz: tools/fuzz.sh ${FUZZ_SECONDS:-120}"
+start=$SECONDS
+if tools/fuzz.sh "${FUZZ_SECONDS:-120}" 2>&1 | tail -n 25; [[ ${PIPESTATUS[0]} == 0 ]]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)) rc=1
+fi
+echo "=== fuzz: $((SECONDS - start)) s; all suites: $SECONDS s"
+
+echo "$passed passed, $failed failed, $skipped skipped"
 exit $rc

@@ -2,6 +2,7 @@
 // exponent dtypes), the variadic Min, Max and Sum, and PRelu. Float16 computes through float.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -67,16 +68,27 @@ absl::Status SameTypeBinary(KernelContext& ctx, Op op) {
   });
 }
 
+// x op y; integers wrap modulo 2^bits (as in ONNX Runtime), computed in uint64 so that signed
+// overflow is never undefined behaviour. Floats compute in their own type (Half through float).
+template <typename T, typename Op>
+T Arithmetic(T x, T y, Op op) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(op(static_cast<uint64_t>(x), static_cast<uint64_t>(y)));
+  } else {
+    return Convert<T>(op(x, y));
+  }
+}
+
 absl::Status Add(KernelContext& ctx) {
-  return SameTypeBinary(ctx, [](auto x, auto y) { return Convert<decltype(x)>(x + y); });
+  return SameTypeBinary(ctx, [](auto x, auto y) { return Arithmetic(x, y, std::plus<>()); });
 }
 
 absl::Status Sub(KernelContext& ctx) {
-  return SameTypeBinary(ctx, [](auto x, auto y) { return Convert<decltype(x)>(x - y); });
+  return SameTypeBinary(ctx, [](auto x, auto y) { return Arithmetic(x, y, std::minus<>()); });
 }
 
 absl::Status Mul(KernelContext& ctx) {
-  return SameTypeBinary(ctx, [](auto x, auto y) { return Convert<decltype(x)>(x * y); });
+  return SameTypeBinary(ctx, [](auto x, auto y) { return Arithmetic(x, y, std::multiplies<>()); });
 }
 
 absl::Status Div(KernelContext& ctx) {
@@ -246,7 +258,7 @@ absl::Status Max(KernelContext& ctx) {
 }
 
 absl::Status Sum(KernelContext& ctx) {
-  return Variadic(ctx, [](auto a, auto b) { return Convert<decltype(a)>(a + b); });
+  return Variadic(ctx, [](auto a, auto b) { return Arithmetic(a, b, std::plus<>()); });
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 #ifndef ONNXRUN_KERNELS_CPU_ELEMENTWISE_UTIL_H_
 #define ONNXRUN_KERNELS_CPU_ELEMENTWISE_UTIL_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -30,10 +32,30 @@ using ComputeType = std::conditional_t<std::is_same_v<T, double>, double, float>
 template <typename T>
 inline constexpr bool kIsHalfLike = std::is_same_v<T, ir::Half> || std::is_same_v<T, ir::BFloat16>;
 
+// Floating point to an integer type: truncates toward zero; NaN gives 0 and values outside the
+// type's range saturate (a plain static_cast would be undefined behaviour there).
+template <typename To>
+To FloatToInteger(double value) {
+  if (std::isnan(value)) return To{};
+  // min and max as doubles are exact or round up to a power of two, so the bounds are safe.
+  if (value <= static_cast<double>(std::numeric_limits<To>::min()))
+    return std::numeric_limits<To>::min();
+  if (value >= static_cast<double>(std::numeric_limits<To>::max()))
+    return std::numeric_limits<To>::max();
+  return static_cast<To>(value);
+}
+
 template <typename To, typename From>
 To Convert(From value) {
   if constexpr (std::is_same_v<To, From>) {
     return value;
+  } else if constexpr (std::is_integral_v<To> && !std::is_same_v<To, bool> &&
+                       (std::is_floating_point_v<From> || kIsHalfLike<From>)) {
+    if constexpr (kIsHalfLike<From>) {
+      return FloatToInteger<To>(static_cast<float>(value));
+    } else {
+      return FloatToInteger<To>(static_cast<double>(value));
+    }
   } else if constexpr (kIsHalfLike<To>) {
     if constexpr (std::is_same_v<From, double>) {
       return To(value);

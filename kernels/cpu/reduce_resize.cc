@@ -118,6 +118,8 @@ void ReduceInto(const ir::Tensor& in, const std::vector<int64_t>& out_strides, R
     const Acc v = Widen(x[i]);
     if (op == ReduceOp::kMax) {
       if (v > acc[o] || IsNan(v)) acc[o] = v;
+    } else if constexpr (std::is_integral_v<Acc>) {  // wraps modulo 2^64, never signed overflow
+      acc[o] = static_cast<Acc>(static_cast<uint64_t>(acc[o]) + static_cast<uint64_t>(v));
     } else {
       acc[o] += v;
     }
@@ -131,7 +133,9 @@ void ReduceInto(const ir::Tensor& in, const std::vector<int64_t>& out_strides, R
   const double count = n_out == 0 ? 1.0 : static_cast<double>(in.num_elements()) / n_out;
   T* y = out.data<T>();
   for (int64_t k = 0; k < n_out; ++k) {
-    if (op == ReduceOp::kMean) {
+    if (op == ReduceOp::kMean && std::is_integral_v<Acc>) {
+      y[k] = static_cast<T>(acc[k] / static_cast<int64_t>(count));  // truncates, stays in range
+    } else if (op == ReduceOp::kMean) {
       y[k] = static_cast<T>(static_cast<double>(acc[k]) / count);
     } else {
       y[k] = static_cast<T>(acc[k]);

@@ -2,7 +2,8 @@
 // pytorch-operator and simple suites runs through runtime::Session and is compared with ONNX's stored outputs.
 // A case is skipped only when its model uses an op outside onnxrun's op set; cases listed in
 // expected_failures.txt (each with a reason) are skipped, and fail if they start passing.
-// Set ONNX_TESTDATA_DIR to use another copy of the data.
+// Set ONNX_TESTDATA_DIR to use another copy of the data, and ONNXRUN_TEST_DEVICE=cuda to run the
+// same cases on the GPU backend (fp32, no TF32; skipped when no GPU is usable).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -54,7 +55,8 @@ std::vector<Case> DiscoverCases() {
 const std::map<std::string, std::string>& ExpectedFailures() {
   static const auto* table = [] {
     auto* map = new std::map<std::string, std::string>();
-    std::ifstream file("tests/conformance/expected_failures.txt");
+    const char* env = std::getenv("ONNXRUN_EXPECTED_FAILURES");
+    std::ifstream file(env ? env : "tests/conformance/expected_failures.txt");
     std::string line;
     while (std::getline(file, line)) {
       if (line.empty() || line[0] == '#') continue;
@@ -79,10 +81,15 @@ std::vector<fs::path> NumberedFiles(const fs::path& dir, const std::string& pref
   return files;
 }
 
+runtime::Device TestDevice() {
+  const char* env = std::getenv("ONNXRUN_TEST_DEVICE");
+  return env != nullptr && std::string(env) == "cuda" ? runtime::Device::kCuda : runtime::Device::kCpu;
+}
+
 // Runs one case; "" on success, else why it failed. Sets *unsupported_op for op-set skips.
 std::string RunCase(const Case& c, std::string* unsupported_op) {
   runtime::SessionOptions options;
-  options.device = runtime::Device::kCpu;
+  options.device = TestDevice();
   auto session = runtime::Session::Create((c.dir / "model.onnx").string(), options);
   if (!session.ok()) {
     if (absl::IsUnimplemented(session.status()) &&
@@ -130,6 +137,9 @@ class ConformanceTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ConformanceTest, MatchesStoredOutputs) {
   const Case& c = GetParam();
+  if (TestDevice() == runtime::Device::kCuda && !exec::CudaUnavailableReason().empty()) {
+    GTEST_SKIP() << "ONNXRUN_TEST_DEVICE=cuda: " << exec::CudaUnavailableReason();
+  }
   Tally& tally = Tallies()[c.suite];
   std::string unsupported;
   std::string error = RunCase(c, &unsupported);

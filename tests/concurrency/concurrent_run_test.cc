@@ -1,0 +1,62 @@
+// One Session, many threads: 8 threads call Run at once on models/tiny_cnn with different inputs
+// (different data and batch sizes), and each output must equal the output of a single-threaded
+// Run of the same input. Runs under --config=tsan in CI (tools/test.sh).
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+#include "tests/util/compare.h"
+
+namespace {
+
+constexpr int kThreads = 8;
+constexpr int kRunsPerThread = 3;
+
+// A [batch,3,32,32] input, floats in [-1, 1) from `seed`.
+ir::Tensor MakeImage(int64_t batch, uint32_t seed) {
+  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, {batch, 3, 32, 32});
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = real(rng);
+  return t;
+}
+
+TEST(ConcurrentRunTest, EightThreadsMatchSingleThreadedRuns) {
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCpu;
+  auto session = runtime::Session::Create("models/tiny_cnn/model.onnx", options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  const runtime::Session& s = **session;
+  const std::string input_name = s.inputs().at(0).name;
+
+  // Inputs and their single-threaded outputs, one per (thread, run).
+  std::vector<ir::Tensor> inputs;
+  std::vector<ir::Tensor> expected;
+  for (int i = 0; i < kThreads * kRunsPerThread; ++i) {
+    inputs.push_back(MakeImage(1 + i % 3, static_cast<uint32_t>(i)));
+    auto out = s.Run({{input_name, inputs.back()}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    expected.push_back(out->at(0).tensor);
+  }
+
+  std::vector<std::string> errors(inputs.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRunsPerThread; ++r) {
+        const size_t i = static_cast<size_t>(t + r * kThreads);
+        auto out = s.Run({{input_name, inputs[i]}});
+        errors[i] = !out.ok() ? out.status().ToString()
+                              : testing_util::CompareTensors(out->at(0).tensor, expected[i],
+                                                             {.rtol = 1e-6, .atol = 1e-7});
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < errors.size(); ++i) EXPECT_EQ(errors[i], "") << "input " << i;
+}
+
+}  // namespace
