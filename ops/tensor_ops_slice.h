@@ -1,6 +1,5 @@
-// Slice and Pad parameter normalization shared by the tensor-family inference functions.
-// (kernels/cpu/tensor_ops_slice.h holds the same logic for the kernels, which cannot depend on
-// ops.)
+// Slice and Pad parameter normalization shared by the tensor-family inference functions and the
+// CPU kernels (kernels/cpu/tensor_ops_index.cc).
 #ifndef ONNXRUN_OPS_TENSOR_OPS_SLICE_H_
 #define ONNXRUN_OPS_TENSOR_OPS_SLICE_H_
 

@@ -7,10 +7,17 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/tensor_ops_slice.h"
+#include "ops/tensor_ops_slice.h"
 #include "kernels/cpu/tensor_ops_util.h"
 
 namespace kernels::cpu {
+
+using ops::FullPads;
+using ops::IsFullSlice;
+using ops::PlanSlice;
+using ops::SliceAxis;
+using ops::SliceAxisSize;
+using ops::SliceRange;
 namespace {
 
 absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
