@@ -31,7 +31,8 @@ run_suite() {
     rm -f "$logs/${t/://}/test.xml"
   done
   echo "=== $name: bazel test $flags ($# targets)"
-  bazel test $flags --test_output=errors "${EXTRA_FLAGS[@]}" -- "$@" || rc=1
+  # --nocache_test_results: the test.xml files were just removed, so every test must run again.
+  bazel test $flags --nocache_test_results --test_output=errors "${EXTRA_FLAGS[@]}" -- "$@" || rc=1
   local missing=0
   for t in "$@"; do
     t=${t#//}
