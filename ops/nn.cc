@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/infer_util.h"
 #include "ops/op_def.h"
+#include "ops/window_attrs.h"
 
 namespace ops {
 namespace {
@@ -54,44 +55,12 @@ absl::Status ExpectMinRank(const TensorType& t, int64_t min_rank, const char* na
 
 // ---- Sliding-window attributes -----------------------------------------------------------------
 
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
-
-// Bound on kernel dims, strides, dilations and pads, so window arithmetic cannot overflow.
-constexpr int64_t kMaxWindowValue = int64_t{1} << 24;
-
 struct Window {
   AutoPad auto_pad = AutoPad::kNotSet;
   std::optional<std::vector<int64_t>> kernel;  // nullopt when not known yet
   std::vector<int64_t> strides, dilations, pads;
   bool ceil_mode = false;
 };
-
-absl::StatusOr<std::vector<int64_t>> ReadInts(const ir::Attributes& attrs, const std::string& name,
-                                              size_t size, int64_t fill, int64_t min_value) {
-  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
-  std::vector<int64_t> v = attrs.GetInts(name);
-  if (v.size() != size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " has ", v.size(), " entries, expected ", size));
-  }
-  for (int64_t x : v) {
-    if (x < min_value || x > kMaxWindowValue) {
-      return absl::InvalidArgumentError(absl::StrCat(name, " [", absl::StrJoin(v, ","),
-                                                     "] has an entry outside [", min_value, ", ",
-                                                     kMaxWindowValue, "]"));
-    }
-  }
-  return v;
-}
-
-absl::StatusOr<AutoPad> ParseAutoPad(const ir::Attributes& attrs) {
-  const std::string s = attrs.GetString("auto_pad", "NOTSET");
-  if (s == "NOTSET" || s.empty()) return AutoPad::kNotSet;
-  if (s == "SAME_UPPER") return AutoPad::kSameUpper;
-  if (s == "SAME_LOWER") return AutoPad::kSameLower;
-  if (s == "VALID") return AutoPad::kValid;
-  return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad \"", s, "\""));
-}
 
 // The kernel shape the weight implies: W's spatial dims when all are known.
 std::optional<std::vector<int64_t>> KernelFromWeights(const InferContext& ctx) {

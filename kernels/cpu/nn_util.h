@@ -15,13 +15,12 @@
 #include "ir/half.h"
 #include "ir/tensor.h"
 #include "kernels/cpu/kernel.h"
+#include "ops/window_attrs.h"
 
 namespace kernels::cpu::nn {
 
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
-
-// Bound on kernel dims, strides, dilations and pads, so window arithmetic cannot overflow.
-inline constexpr int64_t kMaxWindowValue = int64_t{1} << 24;
+using ops::AutoPad;
+using ops::kMaxWindowValue;
 
 // A scratch buffer of rows * cols elements of T; an error (not a crash) past ir::kMaxTensorBytes.
 template <typename T>
