@@ -124,6 +124,10 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims, const st
 std::string CudaUnavailableReason() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error == cudaErrorInsufficientDriver || error == cudaErrorNoDevice) {
+    return absl::StrCat("no NVIDIA driver or GPU on this machine (cudaGetDeviceCount: ",
+                        cudaGetErrorName(error), ")");
+  }
   if (error != cudaSuccess) return absl::StrCat("no usable CUDA device (", cudaGetErrorString(error), ")");
   if (count == 0) return "no CUDA device";
   return "";
