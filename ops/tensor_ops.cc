@@ -358,6 +358,9 @@ absl::StatusOr<Types> InferSplit(const InferContext& ctx) {
       int64_t sum = 0;
       for (size_t i = 0; i < n; ++i) {
         if ((*split)[i] < 0) return Invalid("split sizes must be non-negative");
+        if ((*split)[i] > std::numeric_limits<int64_t>::max() - sum) {
+          return Invalid(absl::StrCat("split sizes [", absl::StrJoin(*split, ","), "] overflow int64"));
+        }
         sum += (*split)[i];
         sizes[i] = (*split)[i];
       }

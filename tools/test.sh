@@ -8,7 +8,8 @@
 #                                                     is slow, and the CUDA/cuDNN kernel tests,
 #                                                     whose vendor libraries leak by design)
 #   3. --config=tsan                                  //tests/concurrency
-#   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target
+#   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target (seed 1,
+#                                                     at most 150,000 runs: repeatable)
 # Extra arguments go to every bazel test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,7 +68,9 @@ run_suite "tsan" "--config=tsan" //tests/concurrency:concurrent_run_test
 
 echo "=== fuzz: tools/fuzz.sh ${FUZZ_SECONDS:-120}"
 start=$SECONDS
-if tools/fuzz.sh "${FUZZ_SECONDS:-120}" 2>&1 | tail -n 25; [[ ${PIPESTATUS[0]} == 0 ]]; then
+# A fixed seed and run count make CI's fuzz stage repeatable: it replays the same mutations every
+# time (new crashes are for the longer runs by hand, which become regressions).
+if tools/fuzz.sh "${FUZZ_SECONDS:-120}" -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-150000}" 2>&1 | tail -n 25; [[ ${PIPESTATUS[0]} == 0 ]]; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1)) rc=1
