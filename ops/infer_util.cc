@@ -2,6 +2,7 @@
 #include "ops/infer_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace ops {
 
@@ -48,6 +49,24 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
     return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " out of range for rank ", rank));
   }
   return axis < 0 ? axis + rank : axis;
+}
+
+absl::StatusOr<std::vector<int64_t>> ResolvePermutation(const ir::Attributes& attrs, int64_t rank) {
+  std::vector<int64_t> perm = attrs.GetInts("perm");
+  if (!attrs.Has("perm")) {
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  }
+  std::vector<bool> seen(rank, false);
+  bool ok = static_cast<int64_t>(perm.size()) == rank;
+  for (size_t i = 0; ok && i < perm.size(); ++i) {
+    ok = perm[i] >= 0 && perm[i] < rank && !seen[perm[i]];
+    if (ok) seen[perm[i]] = true;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("perm [", absl::StrJoin(perm, ","), "] is not a permutation of rank ", rank));
+  }
+  return perm;
 }
 
 absl::StatusOr<std::vector<ir::TensorType>> SameAsInput0(const InferContext& ctx) {

@@ -15,6 +15,9 @@ absl::StatusOr<ir::Shape> BroadcastShapes(const ir::Shape& a, const ir::Shape& b
 absl::StatusOr<std::optional<ir::Shape>> BroadcastInputs(const InferContext& ctx);
 // axis in [-rank, rank) -> [0, rank); an error otherwise.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+// Transpose's permutation: the `perm` attribute, or reversed dims when absent; an error unless it
+// is a permutation of [0, rank).
+absl::StatusOr<std::vector<int64_t>> ResolvePermutation(const ir::Attributes& attrs, int64_t rank);
 // Output 0 has input 0's type (for unary ops and activations).
 absl::StatusOr<std::vector<ir::TensorType>> SameAsInput0(const InferContext& ctx);
 // An error unless input i is present with one of the given dtypes.

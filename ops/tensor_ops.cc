@@ -269,19 +269,9 @@ absl::StatusOr<Types> InferTranspose(const InferContext& ctx) {
                perm.empty() ? std::nullopt : std::optional<Shape>(UnknownShape(perm.size())));
   }
   const int64_t rank = in.rank();
-  if (!ctx.attrs().Has("perm")) {
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  }
-  std::vector<bool> seen(rank, false);
-  bool ok = static_cast<int64_t>(perm.size()) == rank;
-  for (size_t i = 0; ok && i < perm.size(); ++i) {
-    ok = perm[i] >= 0 && perm[i] < rank && !seen[perm[i]];
-    if (ok) seen[perm[i]] = true;
-  }
-  if (!ok) {
-    return Invalid(
-        absl::StrCat("perm [", absl::StrJoin(perm, ","), "] is not a permutation of rank ", rank));
-  }
+  absl::StatusOr<std::vector<int64_t>> resolved = ResolvePermutation(ctx.attrs(), rank);
+  if (!resolved.ok()) return resolved.status();
+  perm = *resolved;
   Shape out;
   for (int64_t p : perm) out.push_back((*in.shape)[p]);
   return One(in.dtype, std::move(out));

@@ -338,14 +338,12 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   absl::StatusOr<DeviceTensor> la = ToLayout(*a, false, stream_), lb = ToLayout(*b, false, stream_);
   if (!la.ok()) return la.status();
   if (!lb.ok()) return lb.status();
-  const std::optional<ir::Shape>& out_shape = g.value(out_id).type.shape;
   std::vector<int64_t> out_dims = la->dims.size() >= lb->dims.size() ? la->dims : lb->dims;
   for (size_t i = 0; i < out_dims.size(); ++i) {
     const size_t oa = out_dims.size() - la->dims.size(), ob = out_dims.size() - lb->dims.size();
     const int64_t da = i >= oa ? la->dims[i - oa] : 1, db = i >= ob ? lb->dims[i - ob] : 1;
     out_dims[i] = std::max(da, db);
   }
-  (void)out_shape;
   if (out_dims.size() > kernels::cuda::kMaxRank) return RunOnHost(step, values);
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, out_dims, false, stream_);
   if (!out.ok()) return out.status();

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/kernel.h"
 #include "kernels/cpu/tensor_ops_util.h"
+#include "ops/infer_util.h"
 
 namespace kernels::cpu {
 namespace {
@@ -63,20 +64,9 @@ absl::Status TransposeKernel(KernelContext& ctx) {
   if (absl::Status s = RequireInput(ctx, 0); !s.ok()) return s;
   const ir::Tensor& in = *ctx.input(0);
   const int64_t rank = in.rank();
-  std::vector<int64_t> perm = ctx.attrs().GetInts("perm");
-  if (!ctx.attrs().Has("perm")) {
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  }
-  std::vector<bool> seen(rank, false);
-  bool ok = static_cast<int64_t>(perm.size()) == rank;
-  for (size_t i = 0; ok && i < perm.size(); ++i) {
-    ok = perm[i] >= 0 && perm[i] < rank && !seen[perm[i]];
-    if (ok) seen[perm[i]] = true;
-  }
-  if (!ok) {
-    return Invalid(
-        absl::StrCat("perm [", absl::StrJoin(perm, ","), "] is not a permutation of rank ", rank));
-  }
+  absl::StatusOr<std::vector<int64_t>> resolved = ops::ResolvePermutation(ctx.attrs(), rank);
+  if (!resolved.ok()) return resolved.status();
+  const std::vector<int64_t>& perm = *resolved;
   const std::vector<int64_t> in_strides = ContiguousStrides(in.shape());
   std::vector<int64_t> shape(rank), strides(rank);
   for (int64_t i = 0; i < rank; ++i) {
