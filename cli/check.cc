@@ -1,4 +1,5 @@
-// --check (GPU vs CPU, first diverging step) and --benchmark (latency percentiles).
+// --check (GPU vs CPU, first diverging step) and --benchmark (latency
+// percentiles).
 #include "cli/check.h"
 
 #include <algorithm>
@@ -57,9 +58,9 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
     const Error e = Compare(gpu_values[v].second, t);
     if (e.relative() > tolerance) {
       const exec::Step& s = session.plan().steps[step];
-      first_divergence = absl::StrCat("first divergence: step #", step, " ", exec::StepKindName(s.kind), " ",
-                                      s.pattern, ", value '", session.plan().graph.value(v).name,
-                                      "': max abs error ", e.max_abs, ", relative ", e.relative());
+      first_divergence =
+          absl::StrCat("first divergence: step #", step, " ", exec::StepKindName(s.kind), " ", s.pattern, ", value '",
+                       session.plan().graph.value(v).name, "': max abs error ", e.max_abs, ", relative ", e.relative());
     }
   });
   if (!cpu.ok()) return cpu.status();
@@ -68,35 +69,106 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
     const Error e = Compare((*gpu)[i].tensor, (*cpu)[i].tensor);
     const bool ok = e.relative() <= tolerance;
     agree = agree && ok;
-    std::printf("check '%s': max abs error %.3g, relative to max|cpu| %.3g (tolerance %.0e) %s\n",
-                (*cpu)[i].name.c_str(), e.max_abs, e.relative(), tolerance, ok ? "OK" : "DIFFERS");
+    std::printf(
+        "check '%s': max abs error %.3g, relative to max|cpu| %.3g "
+        "(tolerance %.0e) %s\n",
+        (*cpu)[i].name.c_str(), e.max_abs, e.relative(), tolerance, ok ? "OK" : "DIFFERS");
   }
   if (!first_divergence.empty()) std::printf("%s\n", first_divergence.c_str());
+  // Two plain runs more: the first captures a CUDA graph (when the session uses
+  // them), the second replays it; the replayed outputs must agree with the CPU
+  // too.
+  absl::StatusOr<std::vector<runtime::NamedTensor>> replayed = session.Run(inputs);
+  if (replayed.ok()) replayed = session.Run(inputs);
+  if (!replayed.ok()) return replayed.status();
+  for (size_t i = 0; i < cpu->size(); ++i) {
+    const Error e = Compare((*replayed)[i].tensor, (*cpu)[i].tensor);
+    const bool ok = e.relative() <= tolerance;
+    agree = agree && ok;
+    std::printf("check '%s' again (%s): max abs error %.3g, relative %.3g %s\n", (*cpu)[i].name.c_str(),
+                session.gpu()->graph_status().c_str(), e.max_abs, e.relative(), ok ? "OK" : "DIFFERS");
+  }
   if (!agree) return absl::InternalError("GPU and CPU outputs differ beyond the tolerance");
   return absl::OkStatus();
 }
 
-absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs,
-                       int runs, int64_t batch) {
+absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs, int runs,
+                       int64_t batch) {
   const int warmup = std::max(3, runs / 10);
   for (int i = 0; i < warmup; ++i) {
     auto out = session.Run(inputs);
     if (!out.ok()) return out.status();
   }
-  std::vector<double> ms;
+  std::vector<double> ms, compute_ms;
   for (int i = 0; i < runs; ++i) {
     const auto start = std::chrono::steady_clock::now();
     auto out = session.Run(inputs);
     if (!out.ok()) return out.status();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (session.gpu() != nullptr) compute_ms.push_back(session.gpu()->last_compute_ms());
   }
-  std::sort(ms.begin(), ms.end());
-  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(p * ms.size()))]; };
-  std::printf("benchmark: %d runs after %d warm-up on %s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, %.1f items/s\n",
-              runs, warmup, runtime::DeviceName(session.device()), pct(0.5), pct(0.9), pct(0.99),
-              batch * 1000.0 / pct(0.5));
+  auto pct = [](std::vector<double>& v, double p) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+  };
+  std::printf(
+      "benchmark: %d runs after %d warm-up on %s: p50 %.3f ms, p90 "
+      "%.3f ms, p99 %.3f ms, %.1f items/s\n",
+      runs, warmup, runtime::DeviceName(session.device()), pct(ms, 0.5), pct(ms, 0.9), pct(ms, 0.99),
+      batch * 1000.0 / pct(ms, 0.5));
+  if (session.gpu() != nullptr) {
+    std::printf(
+        "gpu compute: p50 %.3f ms, p90 %.3f ms (%.1f items/s; inputs "
+        "and outputs already on the device); "
+        "runs: %s\n",
+        pct(compute_ms, 0.5), pct(compute_ms, 0.9), batch * 1000.0 / pct(compute_ms, 0.5),
+        session.gpu()->graph_status().c_str());
+  }
   const int64_t peak = session.peak_device_bytes();
   if (peak >= 0) std::printf("peak device memory: %.1f MiB\n", peak / (1024.0 * 1024.0));
+  return absl::OkStatus();
+}
+
+absl::Status ProfileSteps(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs) {
+  if (session.gpu() == nullptr) return absl::FailedPreconditionError("--profile needs the GPU");
+  absl::StatusOr<std::vector<runtime::NamedTensor>> checked = session.Run(inputs);  // plans built
+  if (!checked.ok()) return checked.status();
+  std::vector<ir::Tensor> ordered;
+  for (const runtime::TensorInfo& info : session.inputs()) {
+    for (const runtime::NamedTensor& in : inputs) {
+      if (in.name == info.name) ordered.push_back(in.tensor);
+    }
+  }
+  absl::StatusOr<std::vector<double>> step_ms = session.gpu()->ProfileSteps(ordered);
+  if (!step_ms.ok()) return step_ms.status();
+  const exec::Plan& plan = session.plan();
+  const std::vector<std::string> notes = session.gpu_step_notes();
+  std::map<std::string, std::pair<double, int>> by_kind;
+  std::vector<size_t> order(step_ms->size());
+  double total = 0;
+  for (size_t s = 0; s < order.size(); ++s) {
+    order[s] = s;
+    total += (*step_ms)[s];
+    auto& [kind_ms, count] = by_kind[exec::StepKindName(plan.steps[s].kind)];
+    kind_ms += (*step_ms)[s];
+    ++count;
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*step_ms)[a] > (*step_ms)[b]; });
+  std::printf(
+      "profile: one step-by-step run, %.3f ms of GPU time in %zu "
+      "steps; slowest:\n",
+      total, order.size());
+  for (size_t i = 0; i < std::min<size_t>(15, order.size()); ++i) {
+    const size_t s = order[i];
+    const exec::Step& step = plan.steps[s];
+    std::printf("  #%-4zu %8.3f ms %5.1f%%  %s %s '%s': %s\n", s, (*step_ms)[s], 100 * (*step_ms)[s] / total,
+                exec::StepKindName(step.kind), step.pattern.c_str(), plan.graph.node(step.nodes[0]).name.c_str(),
+                s < notes.size() ? notes[s].c_str() : "");
+  }
+  for (const auto& [kind, entry] : by_kind) {
+    std::printf("  %-10s %3d steps %8.3f ms %5.1f%%\n", kind.c_str(), entry.second, entry.first,
+                100 * entry.first / total);
+  }
   return absl::OkStatus();
 }
 

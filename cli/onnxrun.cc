@@ -1,5 +1,5 @@
-// onnxrun: run an ONNX model from the command line (see --help). Exit code 0 only on success;
-// otherwise one line on stderr saying what went wrong.
+// onnxrun: run an ONNX model from the command line (see --help). Exit code 0
+// only on success; otherwise one line on stderr saying what went wrong.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/check.h"
 #include "cli/npy.h"
+#include "cli/startup.h"
 #include "importer/tensor_proto.h"
 #include "ir/half.h"
 #include "ops/op_def.h"
@@ -38,7 +39,16 @@ options:
   --explain[=text|json|dot]  print the plan (steps, what fused and why not) and exit
   --check                  run on the GPU and on the CPU and compare (per output, and the first
                            step whose output diverges); exit 1 when they disagree
-  --benchmark N            warm up, then time N runs: p50/p90/p99 latency, throughput, peak memory
+  --benchmark N            warm up, then time N runs: p50/p90/p99 latency (host to host, and GPU
+                           compute alone), throughput, peak memory
+  --profile                with --benchmark on the GPU: one more run timed step by step; prints
+                           the slowest steps and the time per step kind
+  --no-cuda-graph          GPU: run step by step instead of capturing a CUDA graph and replaying it
+  --plan-cache DIR         GPU: where built cuDNN plans are kept across runs (default
+                           $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun)
+  --no-plan-cache          GPU: build every cuDNN plan, read and write no cache
+  --build-threads N        GPU: threads building cuDNN plans (default: hardware threads, at most 16)
+  --quiet                  no progress lines while cuDNN plans build
   --print-graph            print the plan, one line per step, before running
   --list-ops               print the supported ONNX op types and exit
   -h, --help               this text
@@ -57,6 +67,12 @@ struct Options {
   std::string explain;  // "", "text", "json", "dot"
   bool check = false;
   int benchmark_runs = 0;
+  bool profile = false;
+  bool cuda_graph = true;
+  bool plan_cache = true;
+  std::string plan_cache_dir;
+  int build_threads = 0;
+  bool quiet = false;
   bool list_ops = false;
   bool help = false;
 };
@@ -94,18 +110,29 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       options.check = true;
     } else if (arg == "--no-fuse") {
       options.fuse = false;
+    } else if (arg == "--no-cuda-graph") {
+      options.cuda_graph = false;
+    } else if (arg == "--no-plan-cache") {
+      options.plan_cache = false;
+    } else if (arg == "--quiet") {
+      options.quiet = true;
+    } else if (arg == "--profile") {
+      options.profile = true;
     } else if (arg == "--print-graph") {
       options.print_graph = true;
     } else if (arg == "--device" || arg == "--input" || arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--batch" || arg == "--seed" || arg == "--precision" ||
-               arg == "--benchmark") {
+               arg == "--batch" || arg == "--seed" || arg == "--precision" || arg == "--benchmark") {
       absl::StatusOr<std::string> v = next();
       if (!v.ok()) return v.status();
       if (arg == "--device") {
-        if (*v == "cpu") options.device = runtime::Device::kCpu;
-        else if (*v == "cuda") options.device = runtime::Device::kCuda;
-        else if (*v == "auto") options.device = runtime::Device::kAuto;
-        else return UsageError(absl::StrCat("--device must be cpu, cuda or auto, not '", *v, "'"));
+        if (*v == "cpu")
+          options.device = runtime::Device::kCpu;
+        else if (*v == "cuda")
+          options.device = runtime::Device::kCuda;
+        else if (*v == "auto")
+          options.device = runtime::Device::kAuto;
+        else
+          return UsageError(absl::StrCat("--device must be cpu, cuda or auto, not '", *v, "'"));
       } else if (arg == "--input") {
         const size_t sep = v->find('=');
         if (sep == std::string::npos || sep == 0) return UsageError("--input needs NAME=FILE");
@@ -118,6 +145,13 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       } else if (arg == "--benchmark") {
         if (!absl::SimpleAtoi(*v, &options.benchmark_runs) || options.benchmark_runs < 1) {
           return UsageError("--benchmark needs N >= 1");
+        }
+      } else if (arg == "--plan-cache") {
+        if (v->empty()) return UsageError("--plan-cache needs a folder");
+        options.plan_cache_dir = *v;
+      } else if (arg == "--build-threads") {
+        if (!absl::SimpleAtoi(*v, &options.build_threads) || options.build_threads < 1 || options.build_threads > 256) {
+          return UsageError("--build-threads needs N from 1 to 256");
         }
       } else if (arg == "--input-dir") {
         options.input_dir = *v;
@@ -137,6 +171,7 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
     }
   }
   if (!options.help && !options.list_ops && options.model.empty()) return UsageError("no model given");
+  if (options.profile && options.benchmark_runs == 0) return UsageError("--profile goes with --benchmark N");
   return options;
 }
 
@@ -162,24 +197,38 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
   std::uniform_int_distribution<int> small(0, 3);
   for (int64_t i = 0; i < t->num_elements(); ++i) {
     switch (t->dtype()) {
-      case ir::DType::kFloat32: t->data<float>()[i] = static_cast<float>(real(rng)); break;
-      case ir::DType::kFloat64: t->data<double>()[i] = real(rng); break;
-      case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng))); break;
-      case ir::DType::kInt64: t->data<int64_t>()[i] = small(rng); break;
-      case ir::DType::kInt32: t->data<int32_t>()[i] = small(rng); break;
-      case ir::DType::kBool: t->data<uint8_t>()[i] = small(rng) & 1; break;
-      default: static_cast<uint8_t*>(t->raw_data())[i * ir::DTypeSize(t->dtype())] = small(rng); break;
+      case ir::DType::kFloat32:
+        t->data<float>()[i] = static_cast<float>(real(rng));
+        break;
+      case ir::DType::kFloat64:
+        t->data<double>()[i] = real(rng);
+        break;
+      case ir::DType::kFloat16:
+        t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng)));
+        break;
+      case ir::DType::kInt64:
+        t->data<int64_t>()[i] = small(rng);
+        break;
+      case ir::DType::kInt32:
+        t->data<int32_t>()[i] = small(rng);
+        break;
+      case ir::DType::kBool:
+        t->data<uint8_t>()[i] = small(rng) & 1;
+        break;
+      default:
+        static_cast<uint8_t*>(t->raw_data())[i * ir::DTypeSize(t->dtype())] = small(rng);
+        break;
     }
   }
   return t;
 }
 
-absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options,
-                                                                 const runtime::Session& session,
-                                                                 bool verbose = true) {
+absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options, const runtime::Session& session,
+                                                                bool verbose = true) {
   std::vector<runtime::NamedTensor> inputs;
   auto given = [&](const std::string& name) {
-    for (const auto& in : inputs) if (in.name == name) return true;
+    for (const auto& in : inputs)
+      if (in.name == name) return true;
     return false;
   };
   for (const auto& [name, path] : options.input_files) {
@@ -215,8 +264,8 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
 
 void PrintSummary(const runtime::NamedTensor& out) {
   const ir::Tensor& t = out.tensor;
-  std::string line = absl::StrFormat("output '%s': %s%s", out.name, ir::DTypeName(t.dtype()),
-                                     ir::ShapeToString(t.shape()));
+  std::string line =
+      absl::StrFormat("output '%s': %s%s", out.name, ir::DTypeName(t.dtype()), ir::ShapeToString(t.shape()));
   if (t.num_elements() > 0) {
     double lo = t.GetAsDouble(0), hi = lo, sum = 0;
     for (int64_t i = 0; i < t.num_elements(); ++i) {
@@ -239,15 +288,15 @@ absl::Status WriteOutputs(const std::string& dir, const std::vector<runtime::Nam
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create --output-dir '", dir, "': ", ec.message()));
   for (size_t i = 0; i < outputs.size(); ++i) {
-    absl::Status s = importer::WriteTensorProtoFile(outputs[i].tensor, outputs[i].name,
-                                                    absl::StrCat(dir, "/output_", i, ".pb"));
+    absl::Status s =
+        importer::WriteTensorProtoFile(outputs[i].tensor, outputs[i].name, absl::StrCat(dir, "/output_", i, ".pb"));
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-// Prints the plan; on the GPU, after one run with generated inputs so that every FusedGraph has
-// chosen its cuDNN engine for those shapes.
+// Prints the plan; on the GPU, after one run with generated inputs so that
+// every FusedGraph has chosen its cuDNN engine for those shapes.
 absl::Status Explain(const Options& options, const runtime::Session& session) {
   const exec::Plan& plan = session.plan();
   if (options.explain == "json") {
@@ -277,6 +326,11 @@ absl::Status Main(const Options& options) {
   session_options.device = options.device;
   session_options.precision = options.precision;
   session_options.fuse = options.fuse;
+  session_options.cuda_graph = options.cuda_graph;
+  session_options.plan_cache = options.plan_cache;
+  session_options.plan_cache_dir = options.plan_cache_dir;
+  session_options.build_threads = options.build_threads;
+  if (!options.quiet && options.explain.empty()) session_options.progress = cli::PlanProgressPrinter();
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();
   if (!options.explain.empty()) return Explain(options, **session);
@@ -285,13 +339,18 @@ absl::Status Main(const Options& options) {
   auto inputs = CollectInputs(options, **session);
   if (!inputs.ok()) return inputs.status();
   if (options.check) return cli::CheckGpuAgainstCpu(**session, options.precision, *inputs);
-  if (options.benchmark_runs > 0) return cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch);
+  if (options.benchmark_runs > 0) {
+    absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch);
+    if (!timed.ok() || !options.profile) return timed;
+    return cli::ProfileSteps(**session, *inputs);
+  }
   const auto start = std::chrono::steady_clock::now();
   auto outputs = (*session)->Run(*inputs);
   if (!outputs.ok()) return outputs.status();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (const auto& out : *outputs) PrintSummary(out);
   std::printf("ran in %.2f ms\n", ms);
+  cli::PrintStartup(**session, ms / 1000.0);
   if (!options.output_dir.empty()) {
     absl::Status s = WriteOutputs(options.output_dir, *outputs);
     if (!s.ok()) return s;
@@ -303,6 +362,7 @@ absl::Status Main(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::ProcessStart();
   absl::StatusOr<Options> options = ParseArgs(argc, argv);
   if (!options.ok()) {
     std::fprintf(stderr, "onnxrun: %s\n", std::string(options.status().message()).c_str());

@@ -1,5 +1,5 @@
-// ChannelPadding: zero-pads the input channels C of dense 2-D convolutions up to the alignment
-// cuDNN's NHWC kernels want (16 bytes of channels: 4 for fp32, 8 for fp16). For a Conv with
+// ChannelPadding: zero-pads the input channels C of dense 2-D convolutions up to an alignment
+// cuDNN's NHWC kernels like (the partitioner asks for 4 channels: 16 bytes fp32, 8 bytes fp16). For a Conv with
 // group == 1, a 4-D input whose C is known and not a multiple of the alignment, and a constant
 // 4-D W, it inserts Pad(X, channel axis only, zeros) before the Conv and replaces W by a copy
 // zero-padded along C. Exact: the extra channels are zero in both X and W. Grouped and depthwise

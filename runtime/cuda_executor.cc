@@ -10,6 +10,7 @@
 #include "kernels/cudnn/status.h"
 #include "ops/op_def.h"
 #include "runtime/cpu_executor.h"
+#include "runtime/cuda_kernel_steps.h"
 
 namespace exec {
 namespace {
@@ -18,27 +19,36 @@ using kernels::cuda::BinaryOp;
 using kernels::cuda::UnaryOp;
 
 const std::map<std::string, UnaryOp>& UnaryOps() {
-  static const auto* ops = new std::map<std::string, UnaryOp>{
-      {"Relu", UnaryOp::kRelu},       {"Sigmoid", UnaryOp::kSigmoid},     {"Tanh", UnaryOp::kTanh},
-      {"LeakyRelu", UnaryOp::kLeakyRelu}, {"Elu", UnaryOp::kElu},         {"Selu", UnaryOp::kSelu},
-      {"HardSigmoid", UnaryOp::kHardSigmoid}, {"HardSwish", UnaryOp::kHardSwish},
-      {"Softplus", UnaryOp::kSoftplus}, {"Erf", UnaryOp::kErf},           {"Sqrt", UnaryOp::kSqrt},
-      {"Exp", UnaryOp::kExp},         {"Log", UnaryOp::kLog},             {"Neg", UnaryOp::kNeg},
-      {"Abs", UnaryOp::kAbs},         {"Reciprocal", UnaryOp::kReciprocal}};
+  static const auto* ops = new std::map<std::string, UnaryOp>{{"Relu", UnaryOp::kRelu},
+                                                              {"Sigmoid", UnaryOp::kSigmoid},
+                                                              {"Tanh", UnaryOp::kTanh},
+                                                              {"LeakyRelu", UnaryOp::kLeakyRelu},
+                                                              {"Elu", UnaryOp::kElu},
+                                                              {"Selu", UnaryOp::kSelu},
+                                                              {"HardSigmoid", UnaryOp::kHardSigmoid},
+                                                              {"HardSwish", UnaryOp::kHardSwish},
+                                                              {"Softplus", UnaryOp::kSoftplus},
+                                                              {"Erf", UnaryOp::kErf},
+                                                              {"Sqrt", UnaryOp::kSqrt},
+                                                              {"Exp", UnaryOp::kExp},
+                                                              {"Log", UnaryOp::kLog},
+                                                              {"Neg", UnaryOp::kNeg},
+                                                              {"Abs", UnaryOp::kAbs},
+                                                              {"Reciprocal", UnaryOp::kReciprocal}};
   return *ops;
 }
 
 const std::map<std::string, BinaryOp>& BinaryOps() {
   static const auto* ops = new std::map<std::string, BinaryOp>{
-      {"Add", BinaryOp::kAdd}, {"Sub", BinaryOp::kSub}, {"Mul", BinaryOp::kMul},
-      {"Div", BinaryOp::kDiv}, {"Pow", BinaryOp::kPow}, {"Min", BinaryOp::kMin},
-      {"Max", BinaryOp::kMax}, {"PRelu", BinaryOp::kPRelu}};
+      {"Add", BinaryOp::kAdd}, {"Sub", BinaryOp::kSub}, {"Mul", BinaryOp::kMul}, {"Div", BinaryOp::kDiv},
+      {"Pow", BinaryOp::kPow}, {"Min", BinaryOp::kMin}, {"Max", BinaryOp::kMax}, {"PRelu", BinaryOp::kPRelu}};
   return *ops;
 }
 
 bool IsFloatType(ir::DType d) { return d == ir::DType::kFloat32 || d == ir::DType::kFloat16; }
 
-// The unary op's alpha/beta from the node's attributes (and Clip's constant bounds).
+// The unary op's alpha/beta from the node's attributes (and Clip's constant
+// bounds).
 void UnaryParams(const ir::Graph& graph, const ir::Node& node, float& alpha, float& beta) {
   alpha = 0, beta = 0;
   if (node.op_type == "LeakyRelu") alpha = node.attrs.GetFloat("alpha", 0.01f);
@@ -53,8 +63,9 @@ void UnaryParams(const ir::Graph& graph, const ir::Node& node, float& alpha, flo
   }
 }
 
-// Pointwise ops this executor runs with its own kernels: unary/binary float ops of the maps above
-// and Clip with constant bounds; Gelu by its approximation attribute.
+// Pointwise ops this executor runs with its own kernels: unary/binary float ops
+// of the maps above and Clip with constant bounds; Gelu by its approximation
+// attribute.
 bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1 || node.inputs.empty() || node.inputs[0] == ir::kNoValue) return false;
   if (node.op_type == "Cast") {
@@ -76,7 +87,8 @@ bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
   return false;
 }
 
-// Concat and Pad (constant, non-negative constant pads) run as strided copies on the device.
+// Concat and Pad (constant, non-negative constant pads) run as strided copies
+// on the device.
 bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1) return false;
   if (node.op_type == "Concat") {
@@ -94,7 +106,8 @@ bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node) {
   return value == ir::kNoValue || graph.value(value).constant.has_value();
 }
 
-// Fills `shape` for copying `src` (logical dims, its own strides) into `dst_strides`.
+// Fills `shape` for copying `src` (logical dims, its own strides) into
+// `dst_strides`.
 kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64_t>& dst_strides) {
   kernels::cuda::CopyShape shape;
   shape.rank = static_cast<int>(src.dims.size());
@@ -107,15 +120,13 @@ kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64
   return shape;
 }
 
-// Strides of `dims` broadcast to `out` (numpy alignment), 0 on broadcast dims.
-std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
+// Element strides for reading `t` (in its stored layout) at the logical index
+// of an output with dims `out` (numpy alignment): 0 on broadcast dims.
+std::vector<int64_t> BroadcastStrides(const DeviceTensor& t, const std::vector<int64_t>& out) {
   std::vector<int64_t> strides(out.size(), 0);
-  int64_t stride = 1;
-  for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
-    const size_t o = out.size() - dims.size() + i;
-    strides[o] = dims[i] == 1 ? 0 : stride;
-    stride *= dims[i];
-  }
+  const std::vector<int64_t> own = t.strides();
+  const size_t offset = out.size() - t.dims.size();
+  for (size_t i = 0; i < t.dims.size(); ++i) strides[offset + i] = t.dims[i] == 1 ? 0 : own[i];
   return strides;
 }
 
@@ -125,30 +136,33 @@ std::string CudaUnavailableReason() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error == cudaErrorInsufficientDriver || error == cudaErrorNoDevice) {
-    return absl::StrCat("no NVIDIA driver or GPU on this machine (cudaGetDeviceCount: ",
-                        cudaGetErrorName(error), ")");
+    return absl::StrCat("no NVIDIA driver or GPU on this machine (cudaGetDeviceCount: ", cudaGetErrorName(error), ")");
   }
   if (error != cudaSuccess) return absl::StrCat("no usable CUDA device (", cudaGetErrorString(error), ")");
   if (count == 0) return "no CUDA device";
   return "";
 }
 
-absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(const Plan& plan) {
+absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(const Plan& plan,
+                                                                   const CudaExecutorOptions& options) {
   const std::string unavailable = CudaUnavailableReason();
   if (!unavailable.empty()) return absl::UnavailableError(unavailable);
-  std::unique_ptr<CudaExecutor> executor(new CudaExecutor(plan));
+  std::unique_ptr<CudaExecutor> executor(new CudaExecutor(plan, options));
   absl::Status status = executor->Init();
   if (!status.ok()) return status;
   return executor;
 }
 
 CudaExecutor::~CudaExecutor() {
+  captured_.clear();
   fused_.clear();
   legacy_.clear();
   float_constants_.clear();
   constants_.clear();
   channels_last_constants_.clear();
   if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
+  if (compute_start_ != nullptr) cudaEventDestroy(compute_start_);
+  if (compute_end_ != nullptr) cudaEventDestroy(compute_end_);
   if (stream_ != nullptr) {
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
@@ -157,12 +171,13 @@ CudaExecutor::~CudaExecutor() {
 
 int64_t CudaExecutor::peak_device_bytes() const {
   cudaMemPool_t pool;
-  uint64_t high = 0;
+  uint64_t high = 0, graph_high = 0;
   if (cudaDeviceGetDefaultMemPool(&pool, 0) != cudaSuccess ||
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &high) != cudaSuccess) {
     return -1;
   }
-  return static_cast<int64_t>(high);
+  if (cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &graph_high) != cudaSuccess) graph_high = 0;
+  return static_cast<int64_t>(high + graph_high);
 }
 
 bool CudaExecutor::WantsNhwc(ir::ValueId id) const {
@@ -177,6 +192,8 @@ absl::Status CudaExecutor::Init() {
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   CUDNN_RETURN_IF_ERROR(cudnnCreate(&cudnn_));
   CUDNN_RETURN_IF_ERROR(cudnnSetStream(cudnn_, stream_));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_start_));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_end_));
   const ir::Graph& g = plan_.graph;
   constants_.resize(g.values().size());
   channels_last_constants_.resize(g.values().size());
@@ -191,23 +208,49 @@ absl::Status CudaExecutor::Init() {
       constants_[in] = *std::move(t);
     }
   }
+  if (options_.plan_cache) {
+    cache_ = PlanCache::Open(options_.plan_cache_dir);
+    if (!cache_->open_warning().empty()) cache_warnings_.push_back(cache_->open_warning());
+  }
   for (const Step& step : plan_.steps) {
     const ir::Node& first = g.node(step.nodes[0]);
     std::string note;
     if (step.kind == StepKind::kFusedGraph) {
-      note = "cuDNN operation graph (engine chosen at first run for the input dims)";
+      note =
+          "cuDNN operation graph (engine chosen at first run for the input "
+          "dims)";
     } else if (step.kind == StepKind::kLegacy) {
       note = "legacy cuDNN call (made at first run for the input dims)";
     } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
-               (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first))) {
+               (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first) || CudaKernelSupports(g, first))) {
       note = "own CUDA kernel";
     } else {
-      note = "host reference kernel (no GPU path yet): inputs copied to the host and outputs back";
+      note =
+          "host reference kernel (no GPU path yet): inputs copied to the "
+          "host and outputs back";
     }
     notes_.push_back(note);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PlanBuildSummary> CudaExecutor::Prepare(const std::vector<std::vector<int64_t>>& input_dims) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::Status status = PrepareLocked(input_dims);
+  if (!status.ok()) return status;
+  return last_build_;
+}
+
+absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>& input_dims) {
+  if (!prepared_.insert(input_dims).second) return absl::OkStatus();
+  PlanBuildOptions build;
+  build.threads = options_.build_threads;
+  build.cache = cache_ ? &*cache_ : nullptr;
+  build.progress = options_.progress;
+  std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
+  for (BuiltFusedStep& b : built) InstallFused(std::move(b));
   return absl::OkStatus();
 }
 
@@ -220,6 +263,7 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Input(ir::ValueId id, const std::vect
 }
 
 absl::Status CudaExecutor::RunOnHost(const Step& step, std::vector<DeviceTensor>& values) {
+  ran_on_host_ = true;
   const ir::Graph& g = plan_.graph;
   std::map<ir::ValueId, ir::Tensor> host;
   for (ir::ValueId in : step.inputs) {
@@ -256,8 +300,8 @@ absl::Status CudaExecutor::RunAlias(const Step& step, std::vector<DeviceTensor>&
   const ir::Node& node = g.node(step.nodes[0]);
   absl::StatusOr<DeviceTensor> in = Input(node.inputs[0], values);
   if (!in.ok()) return in.status();
-  // The output's dims come from the op's inference on the concrete input (shape inputs are
-  // constants after folding; otherwise the step runs on the host).
+  // The output's dims come from the op's inference on the concrete input (shape
+  // inputs are constants after folding; otherwise the step runs on the host).
   std::vector<ir::TensorType> types(node.inputs.size());
   ops::InferContext ctx{node, {}, {}};
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -294,14 +338,14 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   const bool nhwc = WantsNhwc(out_id);
   absl::StatusOr<DeviceTensor> a = Input(node.inputs[0], values);
   if (!a.ok()) return a.status();
-  const auto type = a->dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16
-                                                    : kernels::cuda::FloatType::kFloat32;
+  const auto type =
+      a->dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
   if (node.op_type == "Cast") {
     const ir::DType to = plan_.graph.value(out_id).type.dtype;
     absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, a->dims, a->nhwc, stream_);
     if (!out.ok()) return out.status();
-    const auto to_type = to == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16
-                                                   : kernels::cuda::FloatType::kFloat32;
+    const auto to_type =
+        to == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
     ONNXRUN_CUDA_RETURN_IF_ERROR(
         kernels::cuda::ConvertFloat(type, to_type, a->data(), out->data(), a->num_elements(), stream_));
     absl::StatusOr<DeviceTensor> stored = ToLayout(*out, nhwc, stream_);
@@ -334,36 +378,39 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   }
   absl::StatusOr<DeviceTensor> b = Input(node.inputs[1], values);
   if (!b.ok()) return b.status();
-  // Logical broadcast: both operands read in logical order through strides; output logical.
-  absl::StatusOr<DeviceTensor> la = ToLayout(*a, false, stream_), lb = ToLayout(*b, false, stream_);
-  if (!la.ok()) return la.status();
-  if (!lb.ok()) return lb.status();
-  std::vector<int64_t> out_dims = la->dims.size() >= lb->dims.size() ? la->dims : lb->dims;
+  // Both operands are read in place, whatever their layout, through strides in
+  // the output's index space; the output is written in the layout the plan
+  // wants (no conversions).
+  std::vector<int64_t> out_dims = a->dims.size() >= b->dims.size() ? a->dims : b->dims;
   for (size_t i = 0; i < out_dims.size(); ++i) {
-    const size_t oa = out_dims.size() - la->dims.size(), ob = out_dims.size() - lb->dims.size();
-    const int64_t da = i >= oa ? la->dims[i - oa] : 1, db = i >= ob ? lb->dims[i - ob] : 1;
+    const size_t oa = out_dims.size() - a->dims.size(), ob = out_dims.size() - b->dims.size();
+    const int64_t da = i >= oa ? a->dims[i - oa] : 1, db = i >= ob ? b->dims[i - ob] : 1;
     out_dims[i] = std::max(da, db);
   }
   if (out_dims.size() > kernels::cuda::kMaxRank) return RunOnHost(step, values);
-  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, out_dims, false, stream_);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, out_dims, nhwc, stream_);
   if (!out.ok()) return out.status();
+  // The output's dims in storage order (NHWC: N,H,W,C), and each operand's
+  // strides in that order.
+  std::vector<int> order(out_dims.size());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
+  if (out->nhwc) order = {0, 2, 3, 1};
+  const std::vector<int64_t> sa = BroadcastStrides(*a, out_dims), sb = BroadcastStrides(*b, out_dims);
   kernels::cuda::CopyShape shape;
   shape.rank = static_cast<int>(out_dims.size());
-  const std::vector<int64_t> sa = BroadcastStrides(la->dims, out_dims), sb = BroadcastStrides(lb->dims, out_dims);
+  int64_t b_strides[kernels::cuda::kMaxRank] = {};
   for (int d = 0; d < shape.rank; ++d) {
-    shape.dims[d] = out_dims[d];
-    shape.src_strides[d] = sa[d];
+    shape.dims[d] = out_dims[order[d]];
+    shape.src_strides[d] = sa[order[d]];
+    b_strides[d] = sb[order[d]];
   }
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Binary(BinaryOps().at(node.op_type), type, la->data(), lb->data(),
-                                                     out->data(), shape, sb.data(), stream_));
-  absl::StatusOr<DeviceTensor> stored = ToLayout(*out, nhwc, stream_);
-  if (!stored.ok()) return stored.status();
-  values[out_id] = *std::move(stored);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Binary(BinaryOps().at(node.op_type), type, a->data(), b->data(),
+                                                     out->data(), shape, b_strides, stream_));
+  values[out_id] = *std::move(out);
   return absl::OkStatus();
 }
 
-absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding,
-                                                 const std::vector<DeviceTensor>& values) {
+absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding, const std::vector<DeviceTensor>& values) {
   absl::StatusOr<DeviceTensor> t = Input(binding.value, values);
   if (!t.ok()) return t.status();
   const bool want = binding.channels_last && t->dims.size() == 4;
@@ -380,36 +427,31 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding,
   return ToLayout(*t, want, stream_);
 }
 
+void CudaExecutor::InstallFused(BuiltFusedStep built) {
+  FusedEntry& entry = fused_[built.step][built.dims_key];
+  entry.status = built.status;
+  entry.lowered = std::move(built.lowered);
+  entry.plan = std::move(built.plan);
+  if (!built.cache_warning.empty()) cache_warnings_.push_back(built.cache_warning);
+  notes_[built.step] =
+      entry.plan ? absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description(),
+                                built.from_cache ? " (plan from the cache)" : "")
+                 : absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
+}
+
 absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& values) {
   const Step& step = plan_.steps[index];
   std::map<ir::ValueId, std::vector<int64_t>> dims;
-  std::string key;
   for (ir::ValueId in : step.inputs) {
     if (plan_.graph.value(in).constant) continue;
     if (!values[in].valid()) return absl::InternalError("fused step input not on the device");
     dims[in] = values[in].dims;
-    absl::StrAppend(&key, in, ":", ir::ShapeToString(values[in].dims), ";");
   }
-  auto [it, inserted] = fused_[index].try_emplace(key);
-  FusedEntry& entry = it->second;
-  if (inserted) {
-    absl::StatusOr<LoweredStep> lowered = LowerFusedStep(plan_, step, dims, plan_.precision == "tf32");
-    if (!lowered.ok()) {
-      entry.status = lowered.status();
-    } else {
-      entry.lowered = *std::move(lowered);
-      absl::StatusOr<cudnn::FusedGraphPlan> built = cudnn::FusedGraphPlan::Build(cudnn_, entry.lowered.spec, {});
-      if (built.ok()) {
-        entry.plan = std::make_unique<cudnn::FusedGraphPlan>(*std::move(built));
-        notes_[index] = absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description());
-      } else {
-        entry.status = built.status();
-      }
-    }
-    if (!entry.status.ok()) {
-      notes_[index] = absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
-    }
+  const std::string key = *FusedDimsKey(plan_, step, [&](ir::ValueId id) { return &dims.at(id); });
+  if (!fused_[index].count(key)) {
+    InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, GpuSignature()));
   }
+  FusedEntry& entry = fused_[index].at(key);
   if (!entry.status.ok()) return RunOnHost(step, values);
   std::map<int64_t, void*> ptrs;
   std::vector<DeviceTensor> keep_alive;
@@ -446,18 +488,17 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
 namespace {
 
 cudnn::Shape4 ToShape4(const std::vector<int64_t>& d) {
-  return cudnn::Shape4{static_cast<int>(d[0]), static_cast<int>(d[1]), static_cast<int>(d[2]),
-                       static_cast<int>(d[3])};
+  return cudnn::Shape4{static_cast<int>(d[0]), static_cast<int>(d[1]), static_cast<int>(d[2]), static_cast<int>(d[3])};
 }
 
-// The activation a Legacy step absorbed after its first node (Relu, or Clip(0, 6)).
+// The activation a Legacy step absorbed after its first node (Relu, or Clip(0,
+// 6)).
 absl::StatusOr<cudnn::LegacyActivation> AbsorbedActivation(const ir::Graph& g, const Step& step) {
   if (step.nodes.size() == 1) return cudnn::LegacyActivation::kNone;
   const ir::Node& act = g.node(step.nodes[1]);
   if (act.op_type == "Relu") return cudnn::LegacyActivation::kRelu;
   if (act.op_type == "Clip" && act.input(1) != ir::kNoValue && act.input(2) != ir::kNoValue &&
-      g.value(act.input(1)).constant->GetAsDouble(0) == 0.0 &&
-      g.value(act.input(2)).constant->GetAsDouble(0) == 6.0) {
+      g.value(act.input(1)).constant->GetAsDouble(0) == 0.0 && g.value(act.input(2)).constant->GetAsDouble(0) == 6.0) {
     return cudnn::LegacyActivation::kRelu6;
   }
   return absl::UnimplementedError("absorbed activation is not ReLU or ReLU6");
@@ -516,9 +557,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
         for (int i = 1; i <= 4; ++i) {
           if (!g.value(node.inputs[i]).constant) return absl::UnimplementedError("BN parameters are not constants");
         }
-        CUDNN_ASSIGN_OR_RETURN(cudnn::BatchNormInference bn,
-                               cudnn::BatchNormInference::Create(shape, layout, io,
-                                                                 node.attrs.GetFloat("epsilon", 1e-5f), *act));
+        CUDNN_ASSIGN_OR_RETURN(
+            cudnn::BatchNormInference bn,
+            cudnn::BatchNormInference::Create(shape, layout, io, node.attrs.GetFloat("epsilon", 1e-5f), *act));
         e.bn = std::make_unique<cudnn::BatchNormInference>(std::move(bn));
         e.out_dims = x->dims;
         return absl::OkStatus();
@@ -548,7 +589,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
         spec.dilation_w = static_cast<int>(dilations[1]);
         spec.layout = layout;
         spec.type = io;
-        spec.allow_tf32 = false;  // depthwise/grouped convs are memory-bound: TF32 only costs accuracy
+        spec.allow_tf32 = false;  // depthwise/grouped convs are memory-bound:
+                                  // TF32 only costs accuracy
         spec.has_bias = node.input(2) != ir::kNoValue;
         spec.activation = *act;
         CUDNN_ASSIGN_OR_RETURN(cudnn::LegacyConv conv, cudnn::LegacyConv::Create(cudnn_, spec));
@@ -575,7 +617,7 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
             (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue)) {
           return absl::UnimplementedError("pooling form (ceil_mode, dilations, asymmetric pads, indices)");
         }
-        pool.mode = op == "MaxPool" ? cudnn::PoolMode::kMax
+        pool.mode = op == "MaxPool"                             ? cudnn::PoolMode::kMax
                     : node.attrs.GetInt("count_include_pad", 0) ? cudnn::PoolMode::kAverageIncludePad
                                                                 : cudnn::PoolMode::kAverageExcludePad;
         pool.window_h = static_cast<int>(k[0]);
@@ -591,9 +633,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
       e.pool = std::make_unique<cudnn::Pooling>(std::move(p));
       return absl::OkStatus();
     }();
-    notes_[index] = e.status.ok() ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : node.op_type)
-                                  : absl::StrCat("host reference kernels (legacy cuDNN not used: ",
-                                                 e.status.message(), ")");
+    notes_[index] = e.status.ok()
+                        ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : node.op_type)
+                        : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
   }
   if (!e.status.ok()) return RunOnHost(step, values);
   absl::StatusOr<DeviceTensor> in = ToLayout(*x, e.nhwc, stream_);
@@ -623,8 +665,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
       bias = *std::move(b);
     }
     if (e.conv->workspace_bytes() > 0) {
-      absl::StatusOr<DeviceTensor> ws = DeviceTensor::Allocate(
-          ir::DType::kUint8, {static_cast<int64_t>(e.conv->workspace_bytes())}, false, stream_);
+      absl::StatusOr<DeviceTensor> ws =
+          DeviceTensor::Allocate(ir::DType::kUint8, {static_cast<int64_t>(e.conv->workspace_bytes())}, false, stream_);
       if (!ws.ok()) return ws.status();
       workspace = *std::move(ws);
     }
@@ -658,8 +700,8 @@ absl::Status CudaExecutor::RunConcat(const Step& step, std::vector<DeviceTensor>
     absl::StatusOr<DeviceTensor> src = ToLayout(t, nhwc, stream_);
     if (!src.ok()) return src.status();
     char* dst = static_cast<char*>(out->data()) + offset * out_strides[axis] * element;
-    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides),
-                                                            static_cast<int>(element), stream_));
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides), static_cast<int>(element), stream_));
     offset += t.dims[axis];
   }
   values[node.outputs[0]] = *std::move(out);
@@ -690,8 +732,8 @@ absl::Status CudaExecutor::RunPad(const Step& step, std::vector<DeviceTensor>& v
   int64_t offset = 0;
   for (size_t d = 0; d < rank; ++d) offset += pads[d] * out_strides[d];
   char* dst = static_cast<char*>(out->data()) + offset * element;
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides),
-                                                          static_cast<int>(element), stream_));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides), static_cast<int>(element), stream_));
   values[node.outputs[0]] = *std::move(out);
   return absl::OkStatus();
 }
@@ -706,51 +748,34 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
     const ir::Node& node = g.node(step.nodes[0]);
     if (RunsOnDevicePointwise(g, node)) return RunPointwise(step, values);
     if (RunsOnDeviceCopy(g, node)) return node.op_type == "Concat" ? RunConcat(step, values) : RunPad(step, values);
+    if (CudaKernelSupports(g, node)) return RunKernel(step, values);
   }
   return RunOnHost(step, values);
 }
 
-absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor> inputs,
-                                                          const ValueObserver& observer) {
-  std::lock_guard<std::mutex> lock(mu_);
+absl::Status CudaExecutor::RunKernel(const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Graph& g = plan_.graph;
-  if (inputs.size() != g.inputs().size()) {
-    return absl::InvalidArgumentError(absl::StrCat("expected ", g.inputs().size(), " inputs, got ", inputs.size()));
-  }
-  std::vector<DeviceTensor> values(g.values().size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::StatusOr<DeviceTensor> d = Upload(inputs[i], false, stream_);
-    if (!d.ok()) return d.status();
-    values[g.inputs()[i]] = *std::move(d);
-  }
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    const Step& step = plan_.steps[s];
-    absl::Status status = RunStep(s, values);
-    if (!status.ok()) {
-      const ir::Node& node = g.node(step.nodes[0]);
-      return absl::Status(status.code(), absl::StrCat("step #", s, " (", StepKindName(step.kind), " ", step.pattern,
-                                                      ", node '", node.name, "'): ", status.message()));
-    }
-    if (observer) {
-      for (ir::ValueId out : step.outputs) {
-        absl::StatusOr<ir::Tensor> t = Download(values[out], stream_);
-        if (!t.ok()) return t.status();
-        observer(s, out, *t);
-      }
-    }
-    for (ir::ValueId dead : step.release_after) values[dead] = DeviceTensor();
-  }
-  std::vector<ir::Tensor> outputs;
-  for (ir::ValueId id : g.outputs()) {
-    if (g.value(id).constant) {
-      outputs.push_back(*g.value(id).constant);
+  const ir::Node& node = g.node(step.nodes[0]);
+  std::vector<DeviceTensor> inputs;
+  for (ir::ValueId in : node.inputs) {
+    if (in == ir::kNoValue) {
+      inputs.emplace_back();
       continue;
     }
-    absl::StatusOr<ir::Tensor> t = Download(values[id], stream_);
+    absl::StatusOr<DeviceTensor> t = Input(in, values);
     if (!t.ok()) return t.status();
-    outputs.push_back(*std::move(t));
+    inputs.push_back(*std::move(t));
   }
-  return outputs;
+  absl::StatusOr<std::vector<DeviceTensor>> outputs = RunCudaKernel(g, node, inputs, stream_);
+  if (outputs.status().code() == absl::StatusCode::kUnimplemented) return RunOnHost(step, values);
+  if (!outputs.ok()) return outputs.status();
+  for (size_t i = 0; i < node.outputs.size() && i < outputs->size(); ++i) {
+    if (node.outputs[i] == ir::kNoValue) continue;
+    absl::StatusOr<DeviceTensor> stored = ToLayout((*outputs)[i], WantsNhwc(node.outputs[i]), stream_);
+    if (!stored.ok()) return stored.status();
+    values[node.outputs[i]] = *std::move(stored);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace exec

@@ -4,11 +4,15 @@
 //   FusedGraph -> one cuDNN operation graph (engine chosen by heuristics) when kernels/cudnn can
 //                 build it, else the next rung (see step_notes);
 //   Legacy     -> legacy cuDNN calls;
-//   Kernel     -> own CUDA kernels (pointwise ops), else the host reference kernel (the inputs are
-//                 copied to the host and the outputs back: correct, slow, and said so);
+//   Kernel     -> own CUDA kernels (pointwise, concat, pad, and runtime/cuda_kernel_steps: transpose,
+//                 slice, gather, reductions, softmax, norms, resize, ...), else the host reference
+//                 kernel (inputs copied to the host and outputs back: correct, slow, and said so);
 //   Alias      -> the same device bytes with new dims.
-// Run is serialised by a mutex (one stream, one set of buffers), so a Session may call it from
-// several threads.
+// Run (cuda_executor_run.cc): the first run for a set of input dims runs step by step (building
+// plans); the next one is captured into a CUDA graph when every step stayed on the device, and
+// later runs with those dims replay it (inputs and outputs copied once through fixed buffers; the
+// graph's memory nodes reuse memory by liveness). Run is serialised by a mutex (one stream), so a
+// Session may call it from several threads.
 #ifndef ONNXRUN_RUNTIME_CUDA_EXECUTOR_H_
 #define ONNXRUN_RUNTIME_CUDA_EXECUTOR_H_
 
@@ -17,6 +21,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,34 +32,94 @@
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
 #include "runtime/plan.h"
+#include "runtime/plan_builder.h"
+#include "runtime/plan_cache.h"
 
 namespace exec {
 
 // "" when a CUDA device is usable, else why not (no driver, no device, ...).
 std::string CudaUnavailableReason();
 
+struct CudaExecutorOptions {
+  bool cuda_graph = true;      // capture and replay runs with the same input dims
+  bool plan_cache = true;      // keep built cuDNN plans on disk (runtime/plan_cache.h)
+  std::string plan_cache_dir;  // "" : PlanCache::DefaultDir()
+  int build_threads = 0;       // threads building plans; 0: hardware threads, at most 16
+  PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
+};
+
 class CudaExecutor {
  public:
-  static absl::StatusOr<std::unique_ptr<CudaExecutor>> Create(const Plan& plan);
+  static absl::StatusOr<std::unique_ptr<CudaExecutor>> Create(const Plan& plan,
+                                                              const CudaExecutorOptions& options = {});
   ~CudaExecutor();
   CudaExecutor(const CudaExecutor&) = delete;
   CudaExecutor& operator=(const CudaExecutor&) = delete;
 
   // `inputs` in graph-input order, already validated. Outputs in graph-output order, logical.
-  absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs,
-                                              const ValueObserver& observer = nullptr);
+  absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs, const ValueObserver& observer = nullptr);
+  // One step-by-step run with a pair of CUDA events around every step: the GPU time of each step
+  // in milliseconds (host fallbacks included), in plan order.
+  absl::StatusOr<std::vector<double>> ProfileSteps(std::vector<ir::Tensor> inputs);
+  // GPU time of the last Run between the inputs reaching the device and the outputs leaving it.
+  double last_compute_ms() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_compute_ms_;
+  }
+  // Builds (or loads from the plan cache) every FusedGraph plan for these graph-input dims, in
+  // parallel; Run does it by itself for dims it has not seen. Returns the build summary.
+  absl::StatusOr<PlanBuildSummary> Prepare(const std::vector<std::vector<int64_t>>& input_dims);
+  // The last Prepare's summary and the plan-cache warnings so far (entries not trusted, no folder).
+  PlanBuildSummary last_build() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_build_;
+  }
+  std::vector<std::string> cache_warnings() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cache_warnings_;
+  }
+  // How runs with the given input dims execute: "CUDA graph (captured)", or why not.
+  std::string graph_status() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return graph_status_;
+  }
   // One line per step: how it runs on the GPU.
   std::vector<std::string> step_notes() const {
     std::lock_guard<std::mutex> lock(mu_);
     return notes_;
   }
   std::string device_name() const { return device_name_; }
-  // High-water mark of the device memory pool (stream-ordered allocations) in bytes.
+  // High-water mark of device memory: the stream-ordered pool plus CUDA graphs' memory, in bytes.
   int64_t peak_device_bytes() const;
 
  private:
-  explicit CudaExecutor(const Plan& plan) : plan_(plan) {}
+  CudaExecutor(const Plan& plan, const CudaExecutorOptions& options) : plan_(plan), options_(options) {}
   absl::Status Init();
+  absl::Status PrepareLocked(const std::vector<std::vector<int64_t>>& input_dims);
+  // Stores a built step in fused_ and says how it runs in notes_.
+  void InstallFused(BuiltFusedStep built);
+  // What one set of input dims needs for capture: the outputs' dims from a step-by-step run, and
+  // whether every step stayed on the device.
+  struct EagerRecord {
+    bool device_only = false;
+    std::vector<std::pair<ir::DType, std::vector<int64_t>>> outputs;
+  };
+  // A captured CUDA graph with the fixed logical buffers it reads inputs from and writes outputs to
+  // (no buffer for an output that is a constant).
+  struct CapturedRun {
+    cudaGraphExec_t exec = nullptr;
+    std::vector<DeviceTensor> inputs, outputs;
+    ~CapturedRun();
+  };
+  // Step by step; `step_ms` (optional) gets each step's GPU time.
+  absl::StatusOr<std::vector<ir::Tensor>> RunEager(const std::string& key, const std::vector<ir::Tensor>& inputs,
+                                                   const ValueObserver& observer, std::vector<double>* step_ms);
+  // Every step on stream_ from `values` (graph inputs set), freeing values after their last reader.
+  absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
+                        const std::vector<cudaEvent_t>* step_events);
+  absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
+                                                       const std::vector<ir::Tensor>& inputs);
+  absl::StatusOr<std::vector<ir::Tensor>> Replay(const CapturedRun& run, const std::vector<ir::Tensor>& inputs);
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
   absl::Status RunStep(size_t index, std::vector<DeviceTensor>& values);
   absl::Status RunOnHost(const Step& step, std::vector<DeviceTensor>& values);
@@ -62,6 +128,9 @@ class CudaExecutor {
   // Concat and constant Pad with the strided-copy kernel, in the output's layout.
   absl::Status RunConcat(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
+  // Other single-node Kernel steps through runtime/cuda_kernel_steps (transpose, slice, gather,
+  // reductions, softmax, norms, resize, ...); forms it does not cover run on the host.
+  absl::Status RunKernel(const Step& step, std::vector<DeviceTensor>& values);
   // A FusedGraph step as one cuDNN operation graph, built on first use for the step's input dims
   // and cached. NotFound/Unimplemented when cuDNN offers nothing (the caller then falls back).
   absl::Status RunFused(size_t index, std::vector<DeviceTensor>& values);
@@ -90,13 +159,24 @@ class CudaExecutor {
   };
 
   const Plan& plan_;
+  const CudaExecutorOptions options_;
   cudaStream_t stream_ = nullptr;
+  cudaEvent_t compute_start_ = nullptr, compute_end_ = nullptr;
+  bool ran_on_host_ = false;  // set by RunOnHost during a run
+  double last_compute_ms_ = 0;
+  std::string graph_status_ = "not run yet";
+  std::map<std::string, EagerRecord> eager_runs_;                 // by input-dims key
+  std::map<std::string, std::unique_ptr<CapturedRun>> captured_;  // by input-dims key
+  std::optional<PlanCache> cache_;
+  std::set<std::vector<std::vector<int64_t>>> prepared_;  // input dims whose plans were built
+  PlanBuildSummary last_build_;
+  std::vector<std::string> cache_warnings_;
   cudnnHandle_t cudnn_ = nullptr;
-  std::vector<std::map<std::string, FusedEntry>> fused_;  // per step: input-dims key -> plan
-  std::vector<DeviceTensor> channels_last_constants_;   // KRSC / NHWC copies, by value id
-  std::vector<DeviceTensor> float_constants_;           // float32 copies, by value id
+  std::vector<std::map<std::string, FusedEntry>> fused_;    // per step: input-dims key -> plan
+  std::vector<DeviceTensor> channels_last_constants_;       // KRSC / NHWC copies, by value id
+  std::vector<DeviceTensor> float_constants_;               // float32 copies, by value id
   std::vector<std::map<std::string, LegacyEntry>> legacy_;  // per step: input-dims key -> calls
-  std::vector<DeviceTensor> constants_;  // device copies, indexed by value id
+  std::vector<DeviceTensor> constants_;                     // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::string device_name_;
   mutable std::mutex mu_;

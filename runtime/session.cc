@@ -1,7 +1,9 @@
 // Session: import -> partition (passes + cover) -> executor, and the input checks Run does before executing.
 #include "runtime/session.h"
 
+#include <chrono>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "partitioner/partition.h"
@@ -10,12 +12,10 @@
 namespace runtime {
 namespace {
 
-absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor,
-                        std::map<std::string, int64_t>& symbols) {
+absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::map<std::string, int64_t>& symbols) {
   if (tensor.dtype() != info.type.dtype) {
-    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ",
-                                                   ir::DTypeName(tensor.dtype()), ", the model expects ",
-                                                   ir::DTypeName(info.type.dtype)));
+    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ", ir::DTypeName(tensor.dtype()),
+                                                   ", the model expects ", ir::DTypeName(info.type.dtype)));
   }
   if (!info.type.shape) return absl::OkStatus();
   const ir::Shape& want = *info.type.shape;
@@ -32,30 +32,51 @@ absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor,
       auto [it, inserted] = symbols.emplace(want[i].symbol, got);
       if (!inserted && it->second != got) {
         return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' dim ", i, " ('", want[i].symbol,
-                                                       "') is ", got, ", but another input set it to ",
-                                                       it->second));
+                                                       "') is ", got, ", but another input set it to ", it->second));
       }
     }
   }
   return absl::OkStatus();
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The inputs' dims when all are static, else nullopt.
+std::optional<std::vector<std::vector<int64_t>>> StaticInputDims(const std::vector<TensorInfo>& inputs) {
+  std::vector<std::vector<int64_t>> dims;
+  for (const TensorInfo& info : inputs) {
+    if (!info.type.shape) return std::nullopt;
+    std::optional<std::vector<int64_t>> d = ir::ShapeToInts(*info.type.shape);
+    if (!d) return std::nullopt;
+    dims.push_back(*std::move(d));
+  }
+  return dims;
+}
+
 }  // namespace
 
 const char* DeviceName(Device device) {
   switch (device) {
-    case Device::kAuto: return "auto";
-    case Device::kCpu: return "cpu";
-    case Device::kCuda: return "cuda";
+    case Device::kAuto:
+      return "auto";
+    case Device::kCpu:
+      return "cpu";
+    case Device::kCuda:
+      return "cuda";
   }
   return "?";
 }
 
-absl::StatusOr<std::unique_ptr<Session>> Session::Create(const std::string& model_path,
-                                                         const SessionOptions& options) {
+absl::StatusOr<std::unique_ptr<Session>> Session::Create(const std::string& model_path, const SessionOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ir::Graph> graph = importer::ImportModelFile(model_path, options.limits);
   if (!graph.ok()) return graph.status();
-  return FromGraph(*std::move(graph), options);
+  const double import_seconds = SecondsSince(start);
+  absl::StatusOr<std::unique_ptr<Session>> session = FromGraph(*std::move(graph), options);
+  if (session.ok()) (*session)->startup_.import_seconds = import_seconds;
+  return session;
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::CreateFromBytes(std::string_view model_bytes,
@@ -67,8 +88,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::CreateFromBytes(std::string_vi
 
 absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
-  const std::string gpu_unavailable =
-      options.device == Device::kCpu ? std::string() : exec::CudaUnavailableReason();
+  const std::string gpu_unavailable = options.device == Device::kCpu ? std::string() : exec::CudaUnavailableReason();
   if (options.device == Device::kCuda && !gpu_unavailable.empty()) {
     return absl::UnavailableError(absl::StrCat("--device cuda: ", gpu_unavailable));
   }
@@ -80,17 +100,34 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   for (ir::ValueId id : graph.outputs()) {
     session->outputs_.push_back({graph.value(id).name, graph.value(id).type});
   }
+  auto start = std::chrono::steady_clock::now();
   partitioner::PartitionOptions partition_options;
   partition_options.precision = options.precision;
   partition_options.fuse = options.fuse;
   absl::StatusOr<exec::Plan> plan = partitioner::Partition(std::move(graph), partition_options);
   if (!plan.ok()) return plan.status();
   session->plan_ = *std::move(plan);
+  session->startup_.passes_seconds = SecondsSince(start);
   if (session->device_ == Device::kCuda) {
-    absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_);
+    start = std::chrono::steady_clock::now();
+    exec::CudaExecutorOptions gpu;
+    gpu.cuda_graph = options.cuda_graph;
+    gpu.plan_cache = options.plan_cache;
+    gpu.plan_cache_dir = options.plan_cache_dir;
+    gpu.build_threads = options.build_threads;
+    gpu.progress = options.progress;
+    absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_, gpu);
     if (!cuda.ok()) return cuda.status();
     session->cuda_ = *std::move(cuda);
     session->device_reason_ += absl::StrCat(", ", session->cuda_->device_name());
+    session->startup_.gpu_init_seconds = SecondsSince(start);
+    if (std::optional<std::vector<std::vector<int64_t>>> dims = StaticInputDims(session->inputs_)) {
+      start = std::chrono::steady_clock::now();
+      absl::StatusOr<exec::PlanBuildSummary> built = session->cuda_->Prepare(*dims);
+      if (!built.ok()) return built.status();
+      session->startup_.plans = *built;
+      session->startup_.plans_seconds = SecondsSince(start);
+    }
   }
   return session;
 }
@@ -99,8 +136,7 @@ std::vector<std::string> Session::gpu_step_notes() const {
   return cuda_ ? cuda_->step_notes() : std::vector<std::string>();
 }
 
-absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(
-    const std::vector<NamedTensor>& inputs) const {
+absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(const std::vector<NamedTensor>& inputs) const {
   std::map<std::string, const ir::Tensor*> by_name;
   for (const NamedTensor& in : inputs) {
     if (!in.tensor.valid()) {
@@ -123,8 +159,8 @@ absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(
     by_name.erase(it);
   }
   if (!by_name.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown input '", by_name.begin()->first,
-                                                   "': the model has no input of that name"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown input '", by_name.begin()->first, "': the model has no input of that name"));
   }
   return ordered;
 }

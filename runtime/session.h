@@ -31,10 +31,25 @@ enum class Device { kAuto, kCpu, kCuda };
 const char* DeviceName(Device device);
 
 struct SessionOptions {
-  Device device = Device::kAuto;  // kAuto: the GPU when one is usable, else the CPU
-  std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
-  bool fuse = true;                // false: no passes, one Kernel step per node (the reference plan)
+  Device device = Device::kAuto;     // kAuto: the GPU when one is usable, else the CPU
+  std::string precision = "fp32";    // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
+  bool fuse = true;                  // false: no passes, one Kernel step per node (the reference plan)
+  bool cuda_graph = true;            // GPU: capture a run into a CUDA graph and replay it for the same dims
+  bool plan_cache = true;            // GPU: keep built cuDNN plans on disk and reuse them across processes
+  std::string plan_cache_dir;        // "" : $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun
+  int build_threads = 0;             // GPU: threads building cuDNN plans (0: hardware threads, at most 16)
+  exec::PlanBuildProgress progress;  // GPU: called per cuDNN plan built or loaded (from the building thread)
   importer::ImportLimits limits;
+};
+
+// Where Create's time went (seconds). plans_* are set when the model's input dims are static (the
+// GPU plans are then built at Create); otherwise the first Run builds them (see CudaExecutor).
+struct StartupTimes {
+  double import_seconds = 0;    // parse + check + canonicalise
+  double passes_seconds = 0;    // partitioner passes + cover
+  double gpu_init_seconds = 0;  // CUDA context, cuDNN handle, constants uploaded
+  double plans_seconds = 0;     // cuDNN plans: heuristics + compile, or loads from the plan cache
+  exec::PlanBuildSummary plans;
 };
 
 struct NamedTensor {
@@ -49,8 +64,7 @@ struct TensorInfo {
 
 class Session {
  public:
-  static absl::StatusOr<std::unique_ptr<Session>> Create(const std::string& model_path,
-                                                         const SessionOptions& options);
+  static absl::StatusOr<std::unique_ptr<Session>> Create(const std::string& model_path, const SessionOptions& options);
   // From serialized ModelProto bytes; external data is refused (no folder to resolve it in).
   static absl::StatusOr<std::unique_ptr<Session>> CreateFromBytes(std::string_view model_bytes,
                                                                   const SessionOptions& options);
@@ -65,6 +79,8 @@ class Session {
   int64_t peak_device_bytes() const { return cuda_ ? cuda_->peak_device_bytes() : -1; }
   // How each plan step runs on the GPU (empty on the CPU).
   std::vector<std::string> gpu_step_notes() const;
+  // The GPU backend itself (null on the CPU): per-step profiling, CUDA-graph status, compute time.
+  exec::CudaExecutor* gpu() const { return cuda_.get(); }
 
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
@@ -72,6 +88,7 @@ class Session {
   Device device() const { return device_; }
   const std::string& device_reason() const { return device_reason_; }
   const exec::Plan& plan() const { return plan_; }
+  const StartupTimes& startup() const { return startup_; }
 
  private:
   Session() = default;
@@ -85,6 +102,7 @@ class Session {
   std::vector<TensorInfo> outputs_;
   Device device_ = Device::kCpu;
   std::string device_reason_;
+  StartupTimes startup_;
 };
 
 }  // namespace runtime

@@ -17,7 +17,8 @@ python3 models/export_zoo.py "$zoo" $models >/tmp/export.log 2>&1 || tail -5 /tm
 summary=()
 for t in .gpu/bin/*_test; do
   name=$(basename "$t")
-  .gpu/run "bin/$name" --gtest_brief=1 >>"$out/tests.log" 2>&1
+  # From the bundle's data folder, where tests find models/tiny_cnn.
+  .gpu/run bash -c "mkdir -p data/models && ln -sfn ../tiny_cnn data/models/tiny_cnn && cd data && exec ../bin/$name --gtest_brief=1" >>"$out/tests.log" 2>&1
   summary+=("$name: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.log" | tail -3 | tr '\n' ' ')")
 done
 for p in $precisions; do
@@ -45,6 +46,16 @@ if [[ -n ${MEMCHECK:-} ]] && command -v /usr/local/cuda/bin/compute-sanitizer >/
     summary+=("memcheck $m: rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
   done
 fi
+# PROFILE="resnet50:fp16:256 ...": where the GPU time goes, step by step (profiles.txt).
+for spec in ${PROFILE:-}; do
+  IFS=: read -r m p b <<<"$spec"
+  [[ -f /tmp/bench_$m.onnx ]] || python3 -c "import sys; sys.path.insert(0, 'bench'); import bench_vs_torch as b; \
+b.export('$m', '/tmp/bench_$m.onnx')" >/dev/null 2>&1
+  .gpu/run bin/onnxrun --device cuda --precision "$p" --batch "$b" --benchmark 20 --profile "/tmp/bench_$m.onnx" \
+    >/tmp/profile.txt 2>&1
+  { echo "== $m $p batch $b"; cat /tmp/profile.txt; } >>"$out/profiles.txt"
+  summary+=("profile $m $p b$b: $(grep -E '^(gpu compute|benchmark)' /tmp/profile.txt | tr '\n' ' ')")
+done
 if [[ -n ${BENCH:-} ]]; then
   python3 bench/bench_vs_torch.py ${BENCH_ARGS:-} --out "$out" >/tmp/bench.log 2>&1 || tail -5 /tmp/bench.log
 fi

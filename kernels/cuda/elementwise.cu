@@ -1,7 +1,10 @@
-// Unary and broadcasting binary pointwise kernels (float math, float32/float16 storage).
+// Unary and broadcasting binary pointwise kernels (float math, float32/float16
+// storage).
 #include <cuda_fp16.h>
 
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/launch.h"
+#include "kernels/cuda/shape_collapse.h"
 
 namespace kernels::cuda {
 namespace {
@@ -13,41 +16,68 @@ __device__ void Store(__half* p, int64_t i, float v) { p[i] = __float2half_rn(v)
 
 __device__ float ApplyUnary(UnaryOp op, float x, float alpha, float beta) {
   switch (op) {
-    case UnaryOp::kRelu: return x > 0.f ? x : 0.f;
-    case UnaryOp::kSigmoid: return 1.f / (1.f + expf(-x));
-    case UnaryOp::kTanh: return tanhf(x);
-    case UnaryOp::kLeakyRelu: return x >= 0.f ? x : alpha * x;
-    case UnaryOp::kElu: return x >= 0.f ? x : alpha * (expf(x) - 1.f);
-    case UnaryOp::kSelu: return beta * (x > 0.f ? x : alpha * (expf(x) - 1.f));
-    case UnaryOp::kHardSigmoid: return fminf(1.f, fmaxf(0.f, alpha * x + beta));
-    case UnaryOp::kHardSwish: return x * fminf(1.f, fmaxf(0.f, x / 6.f + 0.5f));
-    case UnaryOp::kSoftplus: return x > 20.f ? x : log1pf(expf(x));
-    case UnaryOp::kGelu: return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+    case UnaryOp::kRelu:
+      return x > 0.f ? x : 0.f;
+    case UnaryOp::kSigmoid:
+      return 1.f / (1.f + expf(-x));
+    case UnaryOp::kTanh:
+      return tanhf(x);
+    case UnaryOp::kLeakyRelu:
+      return x >= 0.f ? x : alpha * x;
+    case UnaryOp::kElu:
+      return x >= 0.f ? x : alpha * (expf(x) - 1.f);
+    case UnaryOp::kSelu:
+      return beta * (x > 0.f ? x : alpha * (expf(x) - 1.f));
+    case UnaryOp::kHardSigmoid:
+      return fminf(1.f, fmaxf(0.f, alpha * x + beta));
+    case UnaryOp::kHardSwish:
+      return x * fminf(1.f, fmaxf(0.f, x / 6.f + 0.5f));
+    case UnaryOp::kSoftplus:
+      return x > 20.f ? x : log1pf(expf(x));
+    case UnaryOp::kGelu:
+      return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
     case UnaryOp::kGeluTanh:
       return 0.5f * x * (1.f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-    case UnaryOp::kErf: return erff(x);
-    case UnaryOp::kClip: return fminf(beta, fmaxf(alpha, x));
-    case UnaryOp::kSqrt: return sqrtf(x);
-    case UnaryOp::kExp: return expf(x);
-    case UnaryOp::kLog: return logf(x);
-    case UnaryOp::kNeg: return -x;
-    case UnaryOp::kAbs: return fabsf(x);
-    case UnaryOp::kReciprocal: return 1.f / x;
-    case UnaryOp::kIdentity: return x;
+    case UnaryOp::kErf:
+      return erff(x);
+    case UnaryOp::kClip:
+      return fminf(beta, fmaxf(alpha, x));
+    case UnaryOp::kSqrt:
+      return sqrtf(x);
+    case UnaryOp::kExp:
+      return expf(x);
+    case UnaryOp::kLog:
+      return logf(x);
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kAbs:
+      return fabsf(x);
+    case UnaryOp::kReciprocal:
+      return 1.f / x;
+    case UnaryOp::kIdentity:
+      return x;
   }
   return x;
 }
 
 __device__ float ApplyBinary(BinaryOp op, float a, float b) {
   switch (op) {
-    case BinaryOp::kAdd: return a + b;
-    case BinaryOp::kSub: return a - b;
-    case BinaryOp::kMul: return a * b;
-    case BinaryOp::kDiv: return a / b;
-    case BinaryOp::kPow: return powf(a, b);
-    case BinaryOp::kMin: return (a != a || b != b) ? a + b : fminf(a, b);  // NaN propagates
-    case BinaryOp::kMax: return (a != a || b != b) ? a + b : fmaxf(a, b);
-    case BinaryOp::kPRelu: return a >= 0.f ? a : a * b;
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    case BinaryOp::kDiv:
+      return a / b;
+    case BinaryOp::kPow:
+      return powf(a, b);
+    case BinaryOp::kMin:
+      return (a != a || b != b) ? a + b : fminf(a, b);  // NaN propagates
+    case BinaryOp::kMax:
+      return (a != a || b != b) ? a + b : fmaxf(a, b);
+    case BinaryOp::kPRelu:
+      return a >= 0.f ? a : a * b;
   }
   return a;
 }
@@ -64,25 +94,35 @@ struct Strides {
   int64_t v[kMaxRank];
 };
 
-template <typename T>
+// Index: int32_t when every offset fits (integer division is several times
+// cheaper), else int64_t.
+template <typename T, typename Index>
 __global__ void BinaryKernel(BinaryOp op, const T* a, const T* b, T* out, CopyShape shape, Strides b_strides,
-                             int64_t total) {
-  for (int64_t linear = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; linear < total;
-       linear += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t rest = linear, ia = 0, ib = 0;
+                             Index total) {
+  for (Index linear = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x; linear < total;
+       linear += static_cast<Index>(gridDim.x) * blockDim.x) {
+    Index rest = linear, ia = 0, ib = 0;
     for (int d = shape.rank - 1; d >= 0; --d) {
-      const int64_t i = rest % shape.dims[d];
-      rest /= shape.dims[d];
-      ia += i * shape.src_strides[d];
-      ib += i * b_strides.v[d];
+      const Index dim = static_cast<Index>(shape.dims[d]);
+      const Index i = rest % dim;
+      rest /= dim;
+      ia += i * static_cast<Index>(shape.src_strides[d]);
+      ib += i * static_cast<Index>(b_strides.v[d]);
     }
     Store(out, linear, ApplyBinary(op, Load(a, ia), Load(b, ib)));
   }
 }
 
-int Blocks(int64_t total) {
-  const int64_t blocks = (total + 255) / 256;
-  return static_cast<int>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
+template <typename T, typename Index>
+void LaunchBinary(BinaryOp op, const void* a, const void* b, void* out, const CopyShape& shape, const Strides& bs,
+                  int64_t total, cudaStream_t stream);
+
+template <typename T, typename Index>
+void LaunchBinary(BinaryOp op, const void* a, const void* b, void* out, const CopyShape& shape, const Strides& bs,
+                  int64_t total, cudaStream_t stream) {
+  BinaryKernel<T, Index><<<GridSize(total), kBlockSize, 0, stream>>>(op, static_cast<const T*>(a),
+                                                                     static_cast<const T*>(b), static_cast<T*>(out),
+                                                                     shape, bs, static_cast<Index>(total));
 }
 
 template <typename From, typename To>
@@ -95,50 +135,60 @@ __global__ void ConvertKernel(const From* in, To* out, int64_t count) {
 
 }  // namespace
 
-cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count,
-                         cudaStream_t stream) {
+cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
   if (from == FloatType::kFloat32 && to == FloatType::kFloat16) {
-    ConvertKernel<<<Blocks(count), 256, 0, stream>>>(static_cast<const float*>(in), static_cast<__half*>(out), count);
+    ConvertKernel<<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const float*>(in), static_cast<__half*>(out),
+                                                              count);
   } else if (from == FloatType::kFloat16 && to == FloatType::kFloat32) {
-    ConvertKernel<<<Blocks(count), 256, 0, stream>>>(static_cast<const __half*>(in), static_cast<float*>(out), count);
+    ConvertKernel<<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const __half*>(in), static_cast<float*>(out),
+                                                              count);
   } else {
     return cudaMemcpyAsync(out, in, count * (from == FloatType::kFloat32 ? 4 : 2), cudaMemcpyDeviceToDevice, stream);
   }
   return cudaGetLastError();
 }
 
-cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha,
-                  float beta, cudaStream_t stream) {
+cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha, float beta,
+                  cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
   if (type == FloatType::kFloat32) {
-    UnaryKernel<float><<<Blocks(count), 256, 0, stream>>>(op, static_cast<const float*>(in),
-                                                          static_cast<float*>(out), count, alpha, beta);
+    UnaryKernel<float><<<GridSize(count), kBlockSize, 0, stream>>>(op, static_cast<const float*>(in),
+                                                                   static_cast<float*>(out), count, alpha, beta);
   } else {
-    UnaryKernel<__half><<<Blocks(count), 256, 0, stream>>>(op, static_cast<const __half*>(in),
-                                                           static_cast<__half*>(out), count, alpha, beta);
+    UnaryKernel<__half><<<GridSize(count), kBlockSize, 0, stream>>>(op, static_cast<const __half*>(in),
+                                                                    static_cast<__half*>(out), count, alpha, beta);
   }
   return cudaGetLastError();
 }
 
-cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out,
-                   const CopyShape& shape, const int64_t* b_strides, cudaStream_t stream) {
+cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out, const CopyShape& shape,
+                   const int64_t* b_strides, cudaStream_t stream) {
   if (shape.rank < 0 || shape.rank > kMaxRank) return cudaErrorInvalidValue;
-  int64_t total = 1;
+  CopyShape collapsed = shape;
   Strides bs{};
-  for (int d = 0; d < shape.rank; ++d) {
+  int64_t total = 1;
+  for (int d = shape.rank - 1; d >= 0; --d) {
+    collapsed.dst_strides[d] = total;  // the output is dense in iteration order
     total *= shape.dims[d];
     bs.v[d] = b_strides[d];
   }
   if (total <= 0) return cudaSuccess;
+  int64_t* strides[] = {collapsed.src_strides, bs.v, collapsed.dst_strides};
+  collapsed.rank = CollapseDims(shape.rank, collapsed.dims, strides, 3);
+  // Offsets stay below the element count of the largest operand, itself at most
+  // `total`; the margin keeps the grid-stride increment from overflowing.
+  const bool small = total < (int64_t{1} << 30);
   if (type == FloatType::kFloat32) {
-    BinaryKernel<float><<<Blocks(total), 256, 0, stream>>>(op, static_cast<const float*>(a),
-                                                           static_cast<const float*>(b),
-                                                           static_cast<float*>(out), shape, bs, total);
+    if (small)
+      LaunchBinary<float, int32_t>(op, a, b, out, collapsed, bs, total, stream);
+    else
+      LaunchBinary<float, int64_t>(op, a, b, out, collapsed, bs, total, stream);
   } else {
-    BinaryKernel<__half><<<Blocks(total), 256, 0, stream>>>(op, static_cast<const __half*>(a),
-                                                            static_cast<const __half*>(b),
-                                                            static_cast<__half*>(out), shape, bs, total);
+    if (small)
+      LaunchBinary<__half, int32_t>(op, a, b, out, collapsed, bs, total, stream);
+    else
+      LaunchBinary<__half, int64_t>(op, a, b, out, collapsed, bs, total, stream);
   }
   return cudaGetLastError();
 }

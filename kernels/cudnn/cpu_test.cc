@@ -1,16 +1,21 @@
 // kernels/cudnn/cpu_test.cc: what needs no GPU — status conversion, backend descriptors, spec
 // validation, the operation graph of conv3x3 64→64 NHWC fp16 + bias + MAX(x,0), heuristics and a
-// precompiled plan built from the H100 device-properties JSON (cuDNN >= 9.8). Where this machine's
+// precompiled plan built from the H100 device-properties JSON (cuDNN >= 9.8), that plan serialized
+// and loaded back, and the plan-blob envelope on garbage. Where this machine's
 // cuDNN refuses a step for lack of a device, the test skips with cuDNN's reason.
 #include <cudnn.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "kernels/cudnn/descriptor.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
+#include "kernels/cudnn/plan_serialization.h"
 #include "kernels/cudnn/status.h"
 
 namespace cudnn {
@@ -207,6 +212,137 @@ TEST(FusedGraphCpuTest, StrictFp32SkipsTensorCoreEngines) {
   EXPECT_EQ(plan->engine_description().find("tensor_core"), std::string::npos)
       << plan->engine_description();
   std::cout << "strict fp32: " << plan->engine_description() << "\n";
+}
+
+PlanBlob SampleBlob() {
+  return {static_cast<int64_t>(cudnnGetVersion()), 1, 41, "{\"engine\": 41}"};
+}
+
+TEST(PlanBlobTest, RoundTrips) {
+  const std::string bytes = EncodePlanBlob(SampleBlob());
+  absl::StatusOr<PlanBlob> back = DecodePlanBlob(bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->cudnn_version, SampleBlob().cudnn_version);
+  EXPECT_EQ(back->rung, 1);
+  EXPECT_EQ(back->engine_id, 41);
+  EXPECT_EQ(back->cudnn_text, SampleBlob().cudnn_text);
+  EXPECT_TRUE(CheckPlanBlobVersion(*back).ok());
+}
+
+TEST(PlanBlobTest, RejectsGarbageAndOtherVersions) {
+  const std::string good = EncodePlanBlob(SampleBlob());
+  for (size_t len = 0; len <= good.find('\n') + 1; ++len) {  // every cut up to the text
+    EXPECT_EQ(DecodePlanBlob(good.substr(0, len)).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << len;
+  }
+  for (const char* bad :
+       {"", "\n", "garbage\n{}", "onnxrun-cudnn-plan 2 cudnn=1 rung=0 engine=1\n{}",
+        "onnxrun-cudnn-plan 1 cudnn=x rung=0 engine=1\n{}",
+        "onnxrun-cudnn-plan 1 cudnn=1 rung=7 engine=1\n{}",
+        "onnxrun-cudnn-plan 1 cudnn=1 engine=1 rung=0\n{}"}) {
+    EXPECT_FALSE(DecodePlanBlob(bad).ok()) << bad;
+  }
+  PlanBlob old = SampleBlob();
+  old.cudnn_version -= 100;
+  absl::StatusOr<PlanBlob> decoded = DecodePlanBlob(EncodePlanBlob(old));
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(CheckPlanBlobVersion(*decoded).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, ConvBiasReluFwdSpec(), EncodePlanBlob(old), {})
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(PlanSerializationCpuTest, EmptyOrUnfinalizedDescriptorsFailCleanly) {
+  EXPECT_EQ(SerializeExecutionPlan(BackendDescriptor()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(DeserializeExecutionPlan("", BackendDescriptor()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// The precompiled conv+bias+RELU_FWD plan, serialized and loaded back for the same device.
+TEST(PlanSerializationCpuTest, PrecompiledPlanRoundTripsWithoutGpu) {
+  BuildOptions options;
+  options.device_properties_json_path = kDeviceProps;
+  const FusedGraphSpec spec = ConvBiasReluFwdSpec();
+  absl::StatusOr<FusedGraphPlan> built = FusedGraphPlan::Build(nullptr, spec, options);
+  if (!built.ok() && NeedsDevice(built.status())) GTEST_SKIP() << built.status();
+  ASSERT_TRUE(built.ok()) << built.status();
+  absl::StatusOr<std::string> blob = built->SerializedPlan();
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  std::cout << "plan blob: " << blob->size() << " bytes, header "
+            << blob->substr(0, blob->find('\n')) << "\n";
+
+  absl::StatusOr<FusedGraphPlan> loaded =
+      FusedGraphPlan::FromSerialized(nullptr, spec, *blob, options);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->has_plan());
+  EXPECT_EQ(loaded->engine_description(), built->engine_description());
+  EXPECT_EQ(loaded->rung(), built->rung());
+  EXPECT_EQ(loaded->workspace_bytes(), built->workspace_bytes());
+  EXPECT_EQ(loaded->io_uids(), built->io_uids());
+  ASSERT_EQ(loaded->candidates().size(), 1u);
+  // The loaded plan serializes to the same bytes: nothing was lost on the way.
+  absl::StatusOr<std::string> again = loaded->SerializedPlan();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *blob);
+  EXPECT_FALSE(loaded->Execute(nullptr, {}, nullptr).ok());  // no GPU: fails, does not crash
+
+  // A blob whose header names another engine, and a blob whose cuDNN text is damaged.
+  absl::StatusOr<PlanBlob> decoded = DecodePlanBlob(*blob);
+  ASSERT_TRUE(decoded.ok());
+  PlanBlob wrong_engine = *decoded;
+  wrong_engine.engine_id += 1;
+  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(wrong_engine), options)
+                .status()
+                .code(),
+            absl::StatusCode::kDataLoss);
+  for (size_t cut : {size_t{1}, decoded->cudnn_text.size() / 2, decoded->cudnn_text.size() - 1}) {
+    PlanBlob truncated = *decoded;
+    truncated.cudnn_text.resize(cut);
+    EXPECT_FALSE(
+        FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(truncated), options).ok())
+        << "cut at " << cut;
+  }
+  // No device to load for: refused up front (cuDNN 9.19 would crash in finalize).
+  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, spec, *blob, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  PlanBlob garbage = *decoded;
+  garbage.cudnn_text = "not json at all";
+  EXPECT_FALSE(
+      FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(garbage), options).ok());
+}
+
+// A plan made for the H100 does not load for a device whose properties differ (one SM fewer
+// here): cuDNN compares the plan's GPUProfile with the target device.
+TEST(PlanSerializationCpuTest, PlanForAnotherDeviceIsRefused) {
+  BuildOptions options;
+  options.device_properties_json_path = kDeviceProps;
+  absl::StatusOr<FusedGraphPlan> built =
+      FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
+  if (!built.ok() && NeedsDevice(built.status())) GTEST_SKIP() << built.status();
+  ASSERT_TRUE(built.ok()) << built.status();
+  absl::StatusOr<std::string> blob = built->SerializedPlan();
+  ASSERT_TRUE(blob.ok()) << blob.status();
+
+  std::ifstream in(kDeviceProps, std::ios::binary);
+  std::stringstream json;
+  json << in.rdbuf();
+  std::string other = json.str();
+  const std::string sm_count = "\"multiProcessorCount\":132";
+  const size_t at = other.find(sm_count);
+  ASSERT_NE(at, std::string::npos) << "device properties JSON without the H100's SM count";
+  other.replace(at, sm_count.size(), "\"multiProcessorCount\":131");
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp ? tmp : "/tmp") + "/other_device_properties.json";
+  std::ofstream(path, std::ios::binary) << other;
+  BuildOptions other_device;
+  other_device.device_properties_json_path = path;
+  absl::StatusOr<FusedGraphPlan> loaded =
+      FusedGraphPlan::FromSerialized(nullptr, ConvBiasReluFwdSpec(), *blob, other_device);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("ARCH_MISMATCH"), std::string::npos) << loaded.status();
 }
 
 TEST(LegacyCpuTest, DescriptorsWithoutGpu) {

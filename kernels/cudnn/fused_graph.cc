@@ -9,6 +9,7 @@
 #include "ir/half.h"
 #include "kernels/cudnn/engine.h"
 #include "kernels/cudnn/operation_graph.h"
+#include "kernels/cudnn/plan_serialization.h"
 #include "kernels/cudnn/status.h"
 
 namespace cudnn {
@@ -153,6 +154,31 @@ absl::StatusOr<FusedGraphPlan> FusedGraphPlan::Build(cudnnHandle_t handle,
         "no engine config finalized", strict ? " (strict fp32)" : "", ":\n", state->rejections));
   }
   return FusedGraphPlan(std::move(state));
+}
+
+absl::StatusOr<FusedGraphPlan> FusedGraphPlan::FromSerialized(cudnnHandle_t handle,
+                                                              const FusedGraphSpec& spec,
+                                                              std::string_view blob,
+                                                              const BuildOptions& options) {
+  CUDNN_RETURN_IF_NOT_OK(ValidateSpec(spec));
+  CUDNN_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanBlob(handle, blob, options));
+  auto state = std::make_unique<State>();
+  CollectTensorUses(spec, *state);
+  state->device_props = std::move(loaded.device_props);
+  state->config = std::move(loaded.config);
+  state->plan = std::move(loaded.plan);
+  state->workspace = loaded.workspace;
+  state->candidates.push_back(std::move(loaded.candidate));
+  state->chosen = 0;
+  return FusedGraphPlan(std::move(state));
+}
+
+absl::StatusOr<std::string> FusedGraphPlan::SerializedPlan() const {
+  if (!has_plan()) return absl::FailedPreconditionError("FusedGraphPlan has no execution plan");
+  CUDNN_ASSIGN_OR_RETURN(std::string text, SerializeExecutionPlan(state_->plan));
+  const EngineCandidate& chosen = state_->candidates[state_->chosen];
+  return EncodePlanBlob(
+      {static_cast<int64_t>(cudnnGetVersion()), chosen.rung, chosen.engine_id, std::move(text)});
 }
 
 FusedGraphPlan::FusedGraphPlan(std::unique_ptr<State> state) : state_(std::move(state)) {}

@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -100,6 +101,17 @@ class FusedGraphPlan {
   // message holds the rejection log); cuDNN failures otherwise.
   static absl::StatusOr<FusedGraphPlan> Build(cudnnHandle_t handle, const FusedGraphSpec& spec,
                                               const BuildOptions& options);
+  // Rebuilds an executable plan from SerializedPlan()'s bytes: no heuristics, no compilation.
+  // `spec` must be the spec the plan was built from (its UIDs and by-value scalars make the variant
+  // pack; the blob cannot be checked against it). Device: options' device properties, else the
+  // handle's GPU (one of them is required). candidates() holds the one loaded config (its knobs may
+  // include ones heuristics left unset). Errors: InvalidArgument for a malformed spec or blob;
+  // FailedPrecondition for a blob of another cuDNN version; DataLoss when the plan runs another
+  // engine than the blob claims; cuDNN's error when it refuses the plan (see plan_serialization.h).
+  static absl::StatusOr<FusedGraphPlan> FromSerialized(cudnnHandle_t handle,
+                                                       const FusedGraphSpec& spec,
+                                                       std::string_view blob,
+                                                       const BuildOptions& options);
 
   FusedGraphPlan(FusedGraphPlan&&) noexcept;
   FusedGraphPlan& operator=(FusedGraphPlan&&) noexcept;
@@ -118,6 +130,9 @@ class FusedGraphPlan {
   std::string rejection_log() const;       // one line per rejected/skipped config, with the reason
   const std::vector<EngineCandidate>& candidates() const;  // every config heuristics offered
   std::vector<int64_t> io_uids() const;  // UIDs Execute needs a device pointer for
+  // The chosen plan as a plan blob (plan_serialization.h) for FromSerialized. FailedPrecondition
+  // without a plan; cuDNN's error when its engine cannot be serialized.
+  absl::StatusOr<std::string> SerializedPlan() const;
 
   struct State;  // implementation detail (fused_graph.cc)
 

@@ -1,10 +1,17 @@
 // kernels/cudnn/gpu_test.cc: GPU tests — fused graphs (conv+bias+relu at fp16/fp32/tf32,
-// conv+bias+residual+relu, conv+bias+ReLU6 as MAX/MIN, matmul+bias+GELU) and the legacy calls
+// conv+bias+residual+relu, conv+bias+ReLU6 as MAX/MIN, matmul+bias+GELU), a runtime-compiled plan
+// serialized and loaded back (FusedGraphPlan::FromSerialized), and the legacy calls
 // (depthwise/grouped conv, BN inference, pooling, softmax), each compared on every element with a
 // CPU reference. Every test skips when cudaGetDeviceCount fails or reports no device.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <sstream>
 
 #include "gtest/gtest.h"
 #include "kernels/cudnn/fused_graph.h"
@@ -130,7 +137,8 @@ TEST_F(FusedGraphGpuTest, ConvBiasResidualAddRelu) {
   EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
 }
 
-TEST_F(FusedGraphGpuTest, ConvBiasRelu6AsMaxMin) {
+// conv → +bias → MAX(x,0) → MIN(x,6): served by runtime-compiled engines (CUDNN_FACTS lesson 1).
+FusedGraphSpec ConvBiasRelu6Spec() {
   const IoType t = IoType::kHalf;
   FusedGraphSpec spec = ConvBiasSpec(Precision::kFp16);
   spec.extra.push_back(Scalar(10, 4, 0.0));
@@ -139,6 +147,11 @@ TEST_F(FusedGraphGpuTest, ConvBiasRelu6AsMaxMin) {
   spec.extra.push_back(Nhwc(7, {kN, kK, kH, kW}, t));
   spec.epilogue.push_back({"MAX", 5, 10, 11});
   spec.epilogue.push_back({"MIN", 11, 12, 7});
+  return spec;
+}
+
+ConvData ConvBiasRelu6Data() {
+  const IoType t = IoType::kHalf;
   ConvData d = MakeConvData(t);
   // Spread the pre-activation over [-8, 8] so both clips are exercised.
   for (float& b : d.bias) b = RoundTo(t, b * 16.0f);
@@ -147,9 +160,81 @@ TEST_F(FusedGraphGpuTest, ConvBiasRelu6AsMaxMin) {
   const View4 yv{{kN, kK, kH, kW}, ChannelsLastStrides({kN, kK, kH, kW})};
   d.ref = ConvRef(d.x, xv, d.w, wv, yv, {1, 1, 1, 1, 1}, &d.bias);
   for (double& v : d.ref) v = std::min(std::max(v, 0.0), 6.0);
+  return d;
+}
+
+TEST_F(FusedGraphGpuTest, ConvBiasRelu6AsMaxMin) {
+  const IoType t = IoType::kHalf;
+  ConvData d = ConvBiasRelu6Data();
   DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t);
-  std::vector<float> got =
-      BuildAndRun(handle_, spec, {{1, x.get()}, {2, w.get()}, {4, b.get()}}, 7, d.ref.size(), t);
+  std::vector<float> got = BuildAndRun(
+      handle_, ConvBiasRelu6Spec(), {{1, x.get()}, {2, w.get()}, {4, b.get()}}, 7, d.ref.size(), t);
+  EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The runtime-compiled ReLU6 plan, serialized and loaded back with the handle: the loaded plan
+// runs the same engine and computes the right output. ONNXRUN_PLAN_BLOB=<file> splits this over
+// two processes: when the file does not exist the test builds and writes the blob there; when it
+// does, it only loads — the load time of a fresh process, i.e. whether loading compiles again.
+TEST_F(FusedGraphGpuTest, RuntimeCompiledPlanLoadsFromSerialized) {
+  const IoType t = IoType::kHalf;
+  const FusedGraphSpec spec = ConvBiasRelu6Spec();
+  const char* path = std::getenv("ONNXRUN_PLAN_BLOB");
+  std::string blob;
+  std::optional<EngineCandidate> built_config;
+  if (std::ifstream in(path ? path : "", std::ios::binary); path != nullptr && in) {
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    blob = bytes.str();
+    std::cout << "  loading the blob of another process: " << path << "\n";
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<FusedGraphPlan> built = FusedGraphPlan::Build(handle_, spec, {});
+    ASSERT_TRUE(built.ok()) << built.status();
+    std::cout << "  build " << MsSince(start) << " ms: " << built->engine_description() << "\n";
+    absl::StatusOr<std::string> serialized = built->SerializedPlan();
+    ASSERT_TRUE(serialized.ok()) << serialized.status();
+    blob = *serialized;
+    for (const EngineCandidate& c : built->candidates()) {
+      if (c.ToString() == built->engine_description()) built_config = c;
+    }
+    if (path != nullptr) std::ofstream(path, std::ios::binary) << blob;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<FusedGraphPlan> loaded = FusedGraphPlan::FromSerialized(handle_, spec, blob, {});
+  const double load_ms = MsSince(start);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->candidates().size(), 1u);
+  const EngineCandidate& got_config = loaded->candidates()[0];
+  EXPECT_TRUE(got_config.runtime_compiled()) << loaded->engine_description();
+  if (built_config.has_value()) {
+    // Same engine and every knob heuristics chose; the loaded config may add knobs left unset.
+    EXPECT_EQ(got_config.engine_id, built_config->engine_id);
+    EXPECT_EQ(got_config.rung, built_config->rung);
+    for (const auto& knob : built_config->knobs) {
+      EXPECT_NE(std::find(got_config.knobs.begin(), got_config.knobs.end(), knob),
+                got_config.knobs.end())
+          << "knob " << knob.first << " of " << built_config->ToString();
+    }
+  }
+
+  ConvData d = ConvBiasRelu6Data();
+  DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t);
+  DeviceBuffer y(d.ref.size() * ElementBytes(t)), ws(loaded->workspace_bytes());
+  const auto run_start = std::chrono::steady_clock::now();
+  absl::Status run =
+      loaded->Execute(handle_, {{1, x.get()}, {2, w.get()}, {4, b.get()}, {7, y.get()}}, ws.get());
+  ASSERT_TRUE(run.ok()) << run;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double run_ms = MsSince(run_start);
+  std::vector<float> got = Download(y, d.ref.size(), t);
+  std::cout << "  load " << load_ms << " ms, first execute (synchronized) " << run_ms
+            << " ms, blob " << blob.size() << " bytes: " << loaded->engine_description() << "\n";
   EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
 }
 

@@ -1,6 +1,7 @@
-// One Session, many threads: 8 threads call Run at once on models/tiny_cnn with different inputs
-// (different data and batch sizes), and each output must equal the output of a single-threaded
-// Run of the same input. Runs under --config=tsan in CI (tools/test.sh).
+// One Session, many threads: 8 threads call Run at once on models/tiny_cnn with
+// different inputs (different data and batch sizes), and each output must equal
+// the output of a single-threaded Run of the same input. Runs under
+// --config=tsan in CI (tools/test.sh).
 #include <cstdint>
 #include <random>
 #include <thread>
@@ -49,9 +50,9 @@ TEST(ConcurrentRunTest, EightThreadsMatchSingleThreadedRuns) {
       for (int r = 0; r < kRunsPerThread; ++r) {
         const size_t i = static_cast<size_t>(t + r * kThreads);
         auto out = s.Run({{input_name, inputs[i]}});
-        errors[i] = !out.ok() ? out.status().ToString()
-                              : testing_util::CompareTensors(out->at(0).tensor, expected[i],
-                                                             {.rtol = 1e-6, .atol = 1e-7});
+        errors[i] = !out.ok()
+                        ? out.status().ToString()
+                        : testing_util::CompareTensors(out->at(0).tensor, expected[i], {.rtol = 1e-6, .atol = 1e-7});
       }
     });
   }
@@ -60,3 +61,49 @@ TEST(ConcurrentRunTest, EightThreadsMatchSingleThreadedRuns) {
 }
 
 }  // namespace
+
+// The GPU backend under the same load: runs with dims seen before are captured
+// into CUDA graphs and replayed, from several threads, with batch sizes 1-3
+// (three graphs); every output must match the CPU backend's (fp32, rtol 1e-4).
+// Skipped without a GPU.
+TEST(ConcurrentRunTest, GpuCudaGraphReplaysMatchTheCpuFromEightThreads) {
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  auto session = runtime::Session::Create("models/tiny_cnn/model.onnx", options);
+  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+    GTEST_SKIP() << session.status().message();
+  }
+  ASSERT_TRUE(session.ok()) << session.status();
+  const runtime::Session& s = **session;
+  const std::string input_name = s.inputs().at(0).name;
+  std::vector<ir::Tensor> inputs, expected;
+  for (int i = 0; i < kThreads * kRunsPerThread; ++i) {
+    inputs.push_back(MakeImage(1 + i % 3, static_cast<uint32_t>(100 + i)));
+    auto out = s.RunOn(runtime::Device::kCpu, {{input_name, inputs.back()}}, nullptr);
+    ASSERT_TRUE(out.ok()) << out.status();
+    expected.push_back(out->at(0).tensor);
+  }
+  // Sequentially first: run 1 builds the plans, run 2 captures, run 3 replays.
+  for (int r = 0; r < 3; ++r) {
+    auto out = s.Run({{input_name, inputs[0]}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(testing_util::CompareTensors(out->at(0).tensor, expected[0], {.rtol = 1e-4, .atol = 1e-5}), "")
+        << "run " << r;
+  }
+  EXPECT_EQ(s.gpu()->graph_status(), "CUDA graph replay");
+  std::vector<std::string> errors(inputs.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRunsPerThread; ++r) {
+        const size_t i = static_cast<size_t>(t + r * kThreads);
+        auto out = s.Run({{input_name, inputs[i]}});
+        errors[i] = !out.ok()
+                        ? out.status().ToString()
+                        : testing_util::CompareTensors(out->at(0).tensor, expected[i], {.rtol = 1e-4, .atol = 1e-5});
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < errors.size(); ++i) EXPECT_EQ(errors[i], "") << "input " << i;
+}

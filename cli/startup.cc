@@ -1,0 +1,55 @@
+// Start-up progress and summary lines (see startup.h).
+#include "cli/startup.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_format.h"
+
+namespace cli {
+
+std::chrono::steady_clock::time_point& ProcessStart() {
+  static std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  return start;
+}
+
+exec::PlanBuildProgress PlanProgressPrinter() {
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  return [terminal](const exec::PlanBuildEvent& e) {
+    const std::string line = absl::StrFormat("[%zu/%zu] step #%zu %s: %s %.2f s", e.done, e.total, e.step, e.what,
+                                             e.source == "cache" ? "loaded from the plan cache" : e.source, e.seconds);
+    if (terminal) {
+      std::fprintf(stderr, "\r%s\033[K%s", line.c_str(), e.done == e.total ? "\n" : "");
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::fflush(stderr);
+  };
+}
+
+void PrintStartup(const runtime::Session& session, double first_run_seconds) {
+  const runtime::StartupTimes& t = session.startup();
+  std::string line = absl::StrFormat("start-up: import %.2f s, passes %.2f s", t.import_seconds, t.passes_seconds);
+  if (session.gpu() != nullptr) {
+    // Plans are built at Create for static input dims, else during the first run.
+    const exec::PlanBuildSummary p = t.plans.steps > 0 ? t.plans : session.gpu()->last_build();
+    absl::StrAppendFormat(&line, ", GPU init %.2f s, cuDNN plans %.2f s%s (%d: %d built, %d from the plan cache",
+                          t.gpu_init_seconds, p.wall_seconds, t.plans.steps > 0 ? "" : " in the first run", p.steps,
+                          p.built, p.from_cache);
+    if (p.failed > 0) absl::StrAppendFormat(&line, ", %d not built", p.failed);
+    absl::StrAppendFormat(&line, "; %.1f s of build work)", p.step_seconds);
+    for (const std::string& warning : session.gpu()->cache_warnings()) {
+      std::fprintf(stderr, "onnxrun: warning: %s\n", warning.c_str());
+    }
+  }
+  if (first_run_seconds >= 0) {
+    const double since_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - ProcessStart()).count();
+    absl::StrAppendFormat(&line, ", first run %.2f s; first result %.2f s after process start", first_run_seconds,
+                          since_start);
+  }
+  std::printf("%s\n", line.c_str());
+}
+
+}  // namespace cli

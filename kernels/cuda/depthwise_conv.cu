@@ -1,0 +1,381 @@
+// Depthwise 2-D convolution kernels on NHWC: the register-tiled kernel (fixed square filters, stride_w 1 or
+// 2) and the generic one-thread-per-output kernel, the choice between them, and the support rules.
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cuda/depthwise_conv.h"
+#include "kernels/cuda/device_math.h"
+#include "kernels/cuda/launch.h"
+
+namespace kernels::cuda {
+namespace {
+
+using Activation = DepthwiseConvParams::Activation;
+
+// Output columns one thread of the tiled kernel computes.
+constexpr int kTileW = 4;
+
+__device__ __forceinline__ float Activate(Activation act, float v) {
+  switch (act) {
+    case DepthwiseConvParams::kNone:
+      return v;
+    case DepthwiseConvParams::kRelu:
+      return v > 0.f ? v : 0.f;
+    case DepthwiseConvParams::kRelu6:
+      return fminf(fmaxf(v, 0.f), 6.f);
+    case DepthwiseConvParams::kSilu:
+      return __fdividef(v, 1.f + expf(-v));  // 0 once exp(-v) > 2^126
+  }
+  return v;
+}
+
+__device__ __forceinline__ float2 Half2BitsToFloat2(uint32_t bits) {
+  __half2 h;
+  memcpy(&h, &bits, sizeof(h));
+  return __half22float2(h);
+}
+__device__ __forceinline__ uint32_t Float2ToHalf2Bits(float a, float b) {
+  const __half2 h = __floats2half2_rn(a, b);
+  uint32_t bits;
+  memcpy(&bits, &h, sizeof(bits));
+  return bits;
+}
+
+// V elements of T as one register-sized vector: what one load of V input channels brings.
+template <typename T, int V>
+struct Packed;
+template <>
+struct Packed<float, 1> {
+  using Type = float;
+};
+template <>
+struct Packed<float, 2> {
+  using Type = float2;
+};
+template <>
+struct Packed<__half, 1> {
+  using Type = unsigned short;
+};
+template <>
+struct Packed<__half, 2> {
+  using Type = unsigned int;
+};
+template <>
+struct Packed<__half, 4> {
+  using Type = uint2;
+};
+
+// p[0..V) as one aligned vector load (p is aligned to V elements).
+template <typename T, int V>
+__device__ __forceinline__ typename Packed<T, V>::Type LoadPacked(const T* p) {
+  return __ldg(reinterpret_cast<const typename Packed<T, V>::Type*>(p));
+}
+
+// v[0..V) = the packed elements as float.
+__device__ __forceinline__ void Unpack(float q, float* v) { v[0] = q; }
+__device__ __forceinline__ void Unpack(float2 q, float* v) { v[0] = q.x, v[1] = q.y; }
+__device__ __forceinline__ void Unpack(unsigned short q, float* v) { v[0] = __half2float(__ushort_as_half(q)); }
+__device__ __forceinline__ void Unpack(unsigned int q, float* v) {
+  const float2 f = Half2BitsToFloat2(q);
+  v[0] = f.x, v[1] = f.y;
+}
+__device__ __forceinline__ void Unpack(uint2 q, float* v) {
+  const float2 lo = Half2BitsToFloat2(q.x), hi = Half2BitsToFloat2(q.y);
+  v[0] = lo.x, v[1] = lo.y, v[2] = hi.x, v[3] = hi.y;
+}
+
+// p[0..V) = v[0..V) in T (round to nearest even), one aligned vector store.
+template <typename T, int V>
+__device__ __forceinline__ void StoreVec(T* p, const float* v) {
+  if constexpr (std::is_same_v<T, float>) {
+    if constexpr (V == 2) {
+      *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
+    } else {
+      *p = v[0];
+    }
+  } else {
+    if constexpr (V == 4) {
+      *reinterpret_cast<uint2*>(p) = make_uint2(Float2ToHalf2Bits(v[0], v[1]), Float2ToHalf2Bits(v[2], v[3]));
+    } else if constexpr (V == 2) {
+      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v[0], v[1]);
+    } else {
+      *p = __float2half_rn(v[0]);
+    }
+  }
+}
+
+// The tiled kernel's geometry. A lane is (channel vector, column tile, row group), channel vector
+// fastest; a lane computes rows row_group, row_group + row_groups, ... of the n * out_h output rows.
+struct TiledArgs {
+  int c, h, w, out_h, out_w;
+  int stride_h, dilation_h, pad_top, pad_left;
+  int channel_vectors, column_tiles, row_groups, rows, lanes;
+  int row_step_n, row_step_oh;  // row_groups / out_h and row_groups % out_h
+  Activation activation;
+};
+
+// One thread: channels [c0, c0 + V) of output columns [ow0, ow0 + kTileW) of its rows. Its R x S x V
+// weights and V biases stay in registers; per filter row it loads the NC input columns its kTileW
+// outputs need once (as V-wide vectors, zero outside the image) and accumulates in float.
+template <typename T, int V, int R, int S, int SW>
+__global__ void __launch_bounds__(kBlockSize)
+    DepthwiseTiledKernel(TiledArgs a, const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                         T* __restrict__ y) {
+  constexpr int NC = (kTileW - 1) * SW + S;
+  const int lane = blockIdx.x * blockDim.x + threadIdx.x;
+  if (lane >= a.lanes) return;
+  const int cv = lane % a.channel_vectors;
+  const int rest = lane / a.channel_vectors;
+  const int tile = rest % a.column_tiles;
+  const int row_group = rest / a.column_tiles;
+  const int c0 = cv * V;
+  const int ow0 = tile * kTileW;
+  const int iw0 = ow0 * SW - a.pad_left;
+
+  float wr[R][S][V];
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int s = 0; s < S; ++s) wr[r][s][v] = ToFloat(w[((c0 + v) * R + r) * S + s]);
+  float b[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) b[v] = bias != nullptr ? ToFloat(bias[c0 + v]) : 0.f;
+
+  // Loop-invariant: which of the NC input columns lie inside the image (the others are padding).
+  bool column_inside[NC];
+#pragma unroll
+  for (int j = 0; j < NC; ++j) column_inside[j] = static_cast<unsigned>(iw0 + j) < static_cast<unsigned>(a.w);
+
+  const unsigned column_bytes = a.c * sizeof(T);
+  const int in_image = a.h * a.w * a.c;
+  const int out_image = a.out_h * a.out_w * a.c;
+  int n = row_group / a.out_h;
+  int oh = row_group % a.out_h;
+  for (unsigned row = row_group; row < static_cast<unsigned>(a.rows); row += a.row_groups) {
+    // Issue the loads of all R rows before any math (predicated, zeros in the padding), so a thread
+    // has R * NC loads in flight rather than NC; the filters whose rows would not fit in registers
+    // (7x7) load row by row.
+    constexpr int kBatchRows = R * NC * ((sizeof(typename Packed<T, V>::Type) + 3) / 4) <= 64 ? R : 1;  // registers
+    const T* xn = x + static_cast<int64_t>(n) * in_image;
+    const int ih0 = oh * a.stride_h - a.pad_top;
+    float acc[kTileW][V];
+#pragma unroll
+    for (int t = 0; t < kTileW; ++t)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[t][v] = b[v];
+#pragma unroll
+    for (int r0 = 0; r0 < R; r0 += kBatchRows) {
+      typename Packed<T, V>::Type raw[kBatchRows][NC];
+#pragma unroll
+      for (int i = 0; i < kBatchRows; ++i) {
+        const int ih = ih0 + (r0 + i) * a.dilation_h;
+        const bool row_inside = static_cast<unsigned>(ih) < static_cast<unsigned>(a.h);
+        // Byte address of (ih, iw0), which may lie in the padding (then never dereferenced); columns
+        // are column_bytes apart (one IMAD.WIDE per load).
+        const uint64_t in_row =
+            reinterpret_cast<uint64_t>(xn) + static_cast<int64_t>((ih * a.w + iw0) * a.c + c0) * sizeof(T);
+#pragma unroll
+        for (int j = 0; j < NC; ++j) {
+          raw[i][j] = {};
+          if (row_inside && column_inside[j])
+            raw[i][j] = LoadPacked<T, V>(
+                reinterpret_cast<const T*>(in_row + static_cast<uint64_t>(static_cast<unsigned>(j) * column_bytes)));
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kBatchRows; ++i) {
+        const int r = r0 + i;
+#pragma unroll
+        for (int j = 0; j < NC; ++j) {
+          float in[V];
+          Unpack(raw[i][j], in);
+#pragma unroll
+          for (int t = 0; t < kTileW; ++t) {
+            const int s = j - t * SW;  // the filter column that input column j meets at output t
+            if (s < 0 || s >= S) continue;
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[t][v] = fmaf(in[v], wr[r][s][v], acc[t][v]);
+          }
+        }
+      }
+    }
+    T* yrow = y + static_cast<int64_t>(n) * out_image + (oh * a.out_w + ow0) * a.c + c0;
+#pragma unroll
+    for (int t = 0; t < kTileW; ++t) {
+      if (ow0 + t >= a.out_w) break;
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[t][v] = Activate(a.activation, acc[t][v]);
+      StoreVec<T, V>(yrow + t * a.c, acc[t]);
+    }
+    n += a.row_step_n;
+    oh += a.row_step_oh;
+    if (oh >= a.out_h) oh -= a.out_h, ++n;
+  }
+}
+
+// One thread per output element (channel fastest) of images blockIdx.y, blockIdx.y + gridDim.y, ...;
+// any filter size, stride, dilation. Weights are read per tap (cached).
+template <typename T>
+__global__ void DepthwiseGenericKernel(DepthwiseConvParams p, const T* __restrict__ x, const T* __restrict__ w,
+                                       const T* __restrict__ bias, T* __restrict__ y) {
+  const int in_image = p.h * p.w * p.c;
+  const int out_image = p.out_h * p.out_w * p.c;
+  for (int n = blockIdx.y; n < p.n; n += gridDim.y) {
+    const T* xn = x + static_cast<int64_t>(n) * in_image;
+    T* yn = y + static_cast<int64_t>(n) * out_image;
+    for (unsigned e = blockIdx.x * blockDim.x + threadIdx.x; e < static_cast<unsigned>(out_image);
+         e += gridDim.x * blockDim.x) {
+      const int c = static_cast<int>(e % p.c);
+      const int pixel = static_cast<int>(e / p.c);
+      const int ow = pixel % p.out_w;
+      const int oh = pixel / p.out_w;
+      const T* wc = w + c * p.r * p.s;
+      float acc = bias != nullptr ? ToFloat(bias[c]) : 0.f;
+      for (int r = 0; r < p.r; ++r) {
+        const int ih = oh * p.stride_h - p.pad_top + r * p.dilation_h;
+        if (static_cast<unsigned>(ih) >= static_cast<unsigned>(p.h)) continue;
+        for (int s = 0; s < p.s; ++s) {
+          const int iw = ow * p.stride_w - p.pad_left + s * p.dilation_w;
+          if (static_cast<unsigned>(iw) >= static_cast<unsigned>(p.w)) continue;
+          acc = fmaf(ToFloat(xn[(ih * p.w + iw) * p.c + c]), ToFloat(wc[r * p.s + s]), acc);
+        }
+      }
+      yn[e] = FromFloat<T>(Activate(p.activation, acc));
+    }
+  }
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Threads that fill the current device once at full occupancy (SMs x max threads per SM).
+cudaError_t ResidentThreads(int* threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device); e != cudaSuccess)
+    return e;
+  *threads = sms * per_sm;
+  return cudaSuccess;
+}
+
+template <typename T, int V, int K, int SW>
+cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, const T* bias, T* y,
+                        cudaStream_t stream) {
+  int resident = 0;
+  if (cudaError_t e = ResidentThreads(&resident); e != cudaSuccess) return e;
+  TiledArgs a;
+  a.c = p.c, a.h = p.h, a.w = p.w, a.out_h = p.out_h, a.out_w = p.out_w;
+  a.stride_h = p.stride_h, a.dilation_h = p.dilation_h, a.pad_top = p.pad_top, a.pad_left = p.pad_left;
+  a.channel_vectors = p.c / V;
+  a.column_tiles = static_cast<int>(CeilDiv(p.out_w, kTileW));
+  a.rows = p.n * p.out_h;
+  // As many row groups as fill the GPU once, then evened out so every lane loops equally often.
+  const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
+  const int64_t wanted = resident / per_row > 1 ? resident / per_row : 1;
+  const int64_t iterations = CeilDiv(a.rows, wanted < a.rows ? wanted : a.rows);
+  a.row_groups = static_cast<int>(CeilDiv(a.rows, iterations));
+  a.row_step_n = a.row_groups / p.out_h;
+  a.row_step_oh = a.row_groups % p.out_h;
+  const int64_t lanes = per_row * a.row_groups;
+  a.lanes = static_cast<int>(lanes);
+  a.activation = p.activation;
+  DepthwiseTiledKernel<T, V, K, K, SW>
+      <<<static_cast<unsigned>(CeilDiv(lanes, kBlockSize)), kBlockSize, 0, stream>>>(a, x, w, bias, y);
+  return cudaGetLastError();
+}
+
+// The widest vector (<= max_v elements) that divides C and to which x and y are aligned.
+int VectorWidth(const DepthwiseConvParams& p, int max_v, const void* x, const void* y, int element_size) {
+  for (int v = max_v; v > 1; v /= 2) {
+    const uintptr_t bytes = static_cast<uintptr_t>(v) * element_size;
+    if (p.c % v == 0 && reinterpret_cast<uintptr_t>(x) % bytes == 0 && reinterpret_cast<uintptr_t>(y) % bytes == 0)
+      return v;
+  }
+  return 1;
+}
+
+// The widest channel vector of the tiled kernel: 8 bytes for 3x3, 4 bytes for the larger filters, whose
+// R x S x V weights would not fit in registers otherwise.
+template <typename T>
+constexpr int MaxVector(int k) {
+  return (k == 3 ? 8 : 4) / static_cast<int>(sizeof(T));
+}
+
+template <typename T, int K, int SW>
+cudaError_t LaunchTiledVector(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
+                              cudaStream_t stream) {
+  if constexpr (MaxVector<T>(K) >= 4) {
+    if (v == 4) return LaunchTiled<T, 4, K, SW>(p, x, w, bias, y, stream);
+  }
+  if constexpr (MaxVector<T>(K) >= 2) {
+    if (v == 2) return LaunchTiled<T, 2, K, SW>(p, x, w, bias, y, stream);
+  }
+  return LaunchTiled<T, 1, K, SW>(p, x, w, bias, y, stream);
+}
+
+template <typename T, int K>
+cudaError_t LaunchTiledStride(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
+                              cudaStream_t stream) {
+  if (p.stride_w == 1) return LaunchTiledVector<T, K, 1>(p, v, x, w, bias, y, stream);
+  return LaunchTiledVector<T, K, 2>(p, v, x, w, bias, y, stream);
+}
+
+template <typename T>
+cudaError_t Launch(const DepthwiseConvParams& p, const void* x_bytes, const void* w_bytes, const void* bias_bytes,
+                   void* y_bytes, cudaStream_t stream) {
+  const T* x = static_cast<const T*>(x_bytes);
+  const T* w = static_cast<const T*>(w_bytes);
+  const T* bias = static_cast<const T*>(bias_bytes);
+  T* y = static_cast<T*>(y_bytes);
+  const bool tiled =
+      p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7) && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
+  if (tiled) {
+    const int v = VectorWidth(p, MaxVector<T>(p.r), x, y, sizeof(T));
+    if (p.r == 3) return LaunchTiledStride<T, 3>(p, v, x, w, bias, y, stream);
+    if (p.r == 5) return LaunchTiledStride<T, 5>(p, v, x, w, bias, y, stream);
+    return LaunchTiledStride<T, 7>(p, v, x, w, bias, y, stream);
+  }
+  const int per_image = p.out_h * p.out_w * p.c;
+  const dim3 grid(GridSize(per_image), p.n < 65535 ? p.n : 65535);
+  DepthwiseGenericKernel<T><<<grid, kBlockSize, 0, stream>>>(p, x, w, bias, y);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason) {
+  const auto fail = [reason](const char* why) {
+    if (reason != nullptr) *reason = why;
+    return false;
+  };
+  if (p.n < 1 || p.c < 1 || p.h < 1 || p.w < 1 || p.r < 1 || p.s < 1 || p.out_h < 1 || p.out_w < 1)
+    return fail("a dimension is < 1");
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1)
+    return fail("a stride or dilation is < 1");
+  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0) return fail("a pad is negative");
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  const int64_t padded_h = int64_t{p.h} + p.pad_top + p.pad_bottom, padded_w = int64_t{p.w} + p.pad_left + p.pad_right;
+  if (padded_h >= kLimit / 4 || padded_w >= kLimit / 4) return fail("padded height or width >= 2^29");
+  const int64_t extent_h = int64_t{p.r - 1} * p.dilation_h + 1, extent_w = int64_t{p.s - 1} * p.dilation_w + 1;
+  if (extent_h > padded_h || extent_w > padded_w) return fail("the dilated filter is larger than the padded input");
+  if (p.out_h != (padded_h - extent_h) / p.stride_h + 1 || p.out_w != (padded_w - extent_w) / p.stride_w + 1)
+    return fail("out_h / out_w do not match the convolution's output size");
+  if (padded_h * padded_w >= kLimit || padded_h * padded_w * p.c >= kLimit ||
+      int64_t{p.out_h} * p.out_w * p.c >= kLimit || int64_t{p.c} * p.r * p.s >= kLimit ||
+      int64_t{p.n} * p.out_h >= kLimit)
+    return fail("a padded image, an output image, the weights or n * out_h has >= 2^31 elements");
+  return true;
+}
+
+cudaError_t DepthwiseConvNhwc(const DepthwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
+                              cudaStream_t stream) {
+  if (!DepthwiseConvSupported(p) || x == nullptr || w == nullptr || y == nullptr) return cudaErrorInvalidValue;
+  return p.fp16 ? Launch<__half>(p, x, w, bias, y, stream) : Launch<float>(p, x, w, bias, y, stream);
+}
+
+}  // namespace kernels::cuda

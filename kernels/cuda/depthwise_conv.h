@@ -1,0 +1,55 @@
+// Own CUDA kernel: depthwise 2-D convolution (ONNX Conv with group == C == K) on NHWC tensors, float32
+// or float16 storage with float accumulation, with an optional bias and a fused activation. Replaces
+// cuDNN's legacy depthwise path, which is memory-bound at a fraction of the bandwidth.
+// Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
+//
+// Paths (chosen inside DepthwiseConvNhwc, invisible to the caller):
+//  - tiled: R x S in {3x3, 5x5, 7x7}, stride_w in {1, 2}, dilation_w == 1 (stride_h, dilation_h any).
+//    One thread computes 4 adjacent output columns of one output row for V adjacent channels
+//    (V = 4 for 3x3, 2 for 5x5 / 7x7; smaller when C or the x / y addresses do not allow it), with
+//    its weights in registers, so loads and stores are vectors coalesced along C and the input
+//    columns shared by the 4 outputs are read once.
+//  - generic: every other valid shape; one thread per output element, weights read from cache.
+//
+// Usage:
+//   DepthwiseConvParams p;
+//   p.n = 256; p.c = 32; p.h = p.w = 112; p.r = p.s = 3;
+//   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+//   p.out_h = p.out_w = 112; p.activation = DepthwiseConvParams::kRelu6; p.fp16 = true;
+//   if (DepthwiseConvSupported(p)) ONNXRUN_CUDA_RETURN_IF_ERROR(DepthwiseConvNhwc(p, x, w, bias, y, stream));
+#ifndef ONNXRUN_KERNELS_CUDA_DEPTHWISE_CONV_H_
+#define ONNXRUN_KERNELS_CUDA_DEPTHWISE_CONV_H_
+
+#include <cuda_runtime_api.h>
+
+namespace kernels::cuda {
+
+struct DepthwiseConvParams {
+  enum Activation { kNone, kRelu, kRelu6, kSilu };
+
+  int n = 0, c = 0, h = 0, w = 0;  // input [n, h, w, c]
+  int r = 0, s = 0;                // filter height, width
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  int out_h = 0, out_w = 0;       // must equal (h + pads - ((r - 1) * dilation_h + 1)) / stride_h + 1
+  Activation activation = kNone;  // applied after the bias; kRelu6 is min(max(v, 0), 6), kSilu v * sigmoid(v)
+  bool fp16 = false;              // storage of x, w, bias and y: float16 if true, else float32
+};
+
+// Whether DepthwiseConvNhwc computes p: every dimension, stride and dilation >= 1, pads >= 0, out_h /
+// out_w as the formula above, and per-image tensors (and n * out_h rows) under 2^31 elements. On false,
+// `*reason` (if given) points to a static string saying why; the caller keeps its cuDNN path then.
+bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason = nullptr);
+
+// y = activation(depthwise_conv(x, w) + bias) on `stream`.
+// x [n, h, w, c] and y [n, out_h, out_w, c] dense NHWC; w [c, r, s] dense (ONNX's [C, 1, R, S] weights
+// as given); bias [c] or nullptr. All in the storage type of p.fp16, device memory, naturally aligned;
+// y must not overlap x, w or bias. Returns cudaErrorInvalidValue when !DepthwiseConvSupported(p), else
+// the launch's error.
+cudaError_t DepthwiseConvNhwc(const DepthwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
+                              cudaStream_t stream);
+
+}  // namespace kernels::cuda
+
+#endif  // ONNXRUN_KERNELS_CUDA_DEPTHWISE_CONV_H_

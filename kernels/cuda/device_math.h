@@ -1,0 +1,45 @@
+// Device helpers shared by the own CUDA kernels' .cu files (nvcc only): float16/float32 element
+// loads and stores with the math in float, and the shared-memory tree reduction of one block.
+#ifndef ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_
+#define ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace kernels::cuda {
+
+__device__ __forceinline__ float ToFloat(float v) { return v; }
+__device__ __forceinline__ float ToFloat(__half v) { return __half2float(v); }
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float v);
+template <>
+__device__ __forceinline__ float FromFloat<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half FromFloat<__half>(float v) {
+  return __float2half_rn(v);
+}
+
+// Reduces one value per thread with `op` across the block; every thread gets the result.
+// Preconditions: blockDim.x is a power of two; `shared` has blockDim.x entries; every thread of the
+// block calls it (it synchronises).
+template <typename T, typename Op>
+__device__ T BlockReduce(T value, Op op, T* shared) {
+  const unsigned tid = threadIdx.x;
+  shared[tid] = value;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) shared[tid] = op(shared[tid], shared[tid + s]);
+    __syncthreads();
+  }
+  const T result = shared[0];
+  __syncthreads();  // `shared` may be reused right after
+  return result;
+}
+
+}  // namespace kernels::cuda
+
+#endif  // ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_

@@ -1,0 +1,40 @@
+// Launch geometry shared by the own CUDA kernels: the block size of element-wise kernels, the grid
+// of a grid-stride loop, the block size of one-block-per-row kernels, and the thread's place in a
+// grid-stride loop. Included by .cu files only (the __device__ helpers need nvcc).
+#ifndef ONNXRUN_KERNELS_CUDA_LAUNCH_H_
+#define ONNXRUN_KERNELS_CUDA_LAUNCH_H_
+
+#include <cstdint>
+
+namespace kernels::cuda {
+
+// Threads per block of the one-thread-per-element kernels.
+inline constexpr int kBlockSize = 256;
+// Grid limit of a grid-stride loop: more work than this many blocks loops.
+inline constexpr int64_t kMaxBlocks = 65535;
+
+// Blocks covering `items` work items of `per_block` each: at least 1, at most kMaxBlocks.
+inline int GridSize(int64_t items, int64_t per_block = kBlockSize) {
+  const int64_t blocks = (items + per_block - 1) / per_block;
+  return static_cast<int>(blocks < 1 ? 1 : (blocks > kMaxBlocks ? kMaxBlocks : blocks));
+}
+
+// Threads of a one-block-per-row kernel reducing `row` elements: the smallest power of two >= row,
+// clamped to [32, kBlockSize] (a whole warp at least; block reductions need a power of two).
+inline int RowBlockSize(int64_t row) {
+  int threads = 32;
+  while (threads < kBlockSize && threads < row) threads *= 2;
+  return threads;
+}
+
+#ifdef __CUDACC__
+// The first index and the stride of a grid-stride loop over a 1-D index space.
+__device__ __forceinline__ int64_t GlobalThreadIndex() {
+  return blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+}
+__device__ __forceinline__ int64_t GlobalThreadCount() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+#endif  // __CUDACC__
+
+}  // namespace kernels::cuda
+
+#endif  // ONNXRUN_KERNELS_CUDA_LAUNCH_H_

@@ -1,0 +1,163 @@
+// Reduction kernels: one block per output element (grid-stride over outputs) whose threads stride
+// over the reduced elements, then a shared-memory tree combines them; or, when few elements are
+// reduced into each output, one thread per output element.
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/cuda/device_math.h"
+#include "kernels/cuda/launch.h"
+#include "kernels/cuda/reduce.h"
+
+namespace kernels::cuda {
+namespace {
+
+// Widened element: double for floating point, int64 for integers.
+__device__ __forceinline__ double Widen(float v) { return v; }
+__device__ __forceinline__ double Widen(__half v) { return __half2float(v); }
+__device__ __forceinline__ int64_t Widen(int32_t v) { return v; }
+__device__ __forceinline__ int64_t Widen(int64_t v) { return v; }
+
+__device__ __forceinline__ void Narrow(double v, float* out) { *out = static_cast<float>(v); }
+__device__ __forceinline__ void Narrow(double v, __half* out) { *out = __float2half_rn(static_cast<float>(v)); }
+__device__ __forceinline__ void Narrow(int64_t v, int32_t* out) { *out = static_cast<int32_t>(v); }
+__device__ __forceinline__ void Narrow(int64_t v, int64_t* out) { *out = v; }
+
+__device__ double Init(ReduceOp op, double) {
+  switch (op) {
+    case ReduceOp::kMax: return -INFINITY;
+    case ReduceOp::kMin: return INFINITY;
+    case ReduceOp::kProd: return 1.0;
+    default: return 0.0;
+  }
+}
+__device__ int64_t Init(ReduceOp op, int64_t) {
+  switch (op) {
+    case ReduceOp::kMax: return INT64_MIN;
+    case ReduceOp::kMin: return INT64_MAX;
+    case ReduceOp::kProd: return 1;
+    default: return 0;
+  }
+}
+
+__device__ double Combine(ReduceOp op, double a, double b) {
+  switch (op) {
+    case ReduceOp::kMax: return (isnan(a) || isnan(b)) ? a + b : fmax(a, b);
+    case ReduceOp::kMin: return (isnan(a) || isnan(b)) ? a + b : fmin(a, b);
+    case ReduceOp::kProd: return a * b;
+    default: return a + b;
+  }
+}
+// Integer sums and products wrap modulo 2^64 (never signed overflow).
+__device__ int64_t Combine(ReduceOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case ReduceOp::kMax: return a > b ? a : b;
+    case ReduceOp::kMin: return a < b ? a : b;
+    case ReduceOp::kProd: return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    default: return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  }
+}
+
+__device__ double Map(ReduceOp op, double v) { return op == ReduceOp::kL2 ? v * v : v; }
+__device__ int64_t Map(ReduceOp op, int64_t v) {
+  return op == ReduceOp::kL2 ? static_cast<int64_t>(static_cast<uint64_t>(v) * static_cast<uint64_t>(v)) : v;
+}
+
+__device__ double Finish(ReduceOp op, double acc, int64_t count) {
+  if (op == ReduceOp::kMean) return acc / static_cast<double>(count);
+  if (op == ReduceOp::kL2) return sqrt(acc);
+  return acc;
+}
+__device__ int64_t Finish(ReduceOp op, int64_t acc, int64_t count) {
+  if (op == ReduceOp::kMean) return count == 0 ? 0 : acc / count;  // truncates, like the host
+  if (op == ReduceOp::kL2) return static_cast<int64_t>(sqrt(static_cast<double>(acc)));
+  return acc;
+}
+
+template <typename T, typename Acc>
+__global__ void ReduceBlockPerOutput(ReduceOp op, const T* __restrict__ in, T* __restrict__ out, ReduceShape s,
+                                     int64_t n_out, int64_t n_reduced) {
+  __shared__ Acc shared[kBlockSize];
+  const auto combine = [op](Acc a, Acc b) { return Combine(op, a, b); };
+  for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
+    int64_t rest = o, base = 0;
+    for (int d = s.kept_rank - 1; d >= 0; --d) {
+      base += (rest % s.kept_dims[d]) * s.kept_strides[d];
+      rest /= s.kept_dims[d];
+    }
+    Acc acc = Init(op, Acc{});
+    for (int64_t r = threadIdx.x; r < n_reduced; r += blockDim.x) {
+      int64_t rr = r, offset = base;
+      for (int d = s.reduced_rank - 1; d >= 0; --d) {
+        offset += (rr % s.reduced_dims[d]) * s.reduced_strides[d];
+        rr /= s.reduced_dims[d];
+      }
+      acc = Combine(op, acc, Map(op, Widen(in[offset])));
+    }
+    acc = BlockReduce(acc, combine, shared);
+    if (threadIdx.x == 0) Narrow(Finish(op, acc, n_reduced), &out[o]);
+  }
+}
+
+// Below this many reduced elements per output, a thread per output beats a block per output.
+constexpr int64_t kMinReducedForBlockPerOutput = 32;
+
+template <typename T, typename Acc>
+__global__ void ReduceThreadPerOutput(ReduceOp op, const T* __restrict__ in, T* __restrict__ out, ReduceShape s,
+                                      int64_t n_out, int64_t n_reduced) {
+  for (int64_t o = GlobalThreadIndex(); o < n_out; o += GlobalThreadCount()) {
+    int64_t rest = o, base = 0;
+    for (int d = s.kept_rank - 1; d >= 0; --d) {
+      base += (rest % s.kept_dims[d]) * s.kept_strides[d];
+      rest /= s.kept_dims[d];
+    }
+    Acc acc = Init(op, Acc{});
+    for (int64_t r = 0; r < n_reduced; ++r) {
+      int64_t rr = r, offset = base;
+      for (int d = s.reduced_rank - 1; d >= 0; --d) {
+        offset += (rr % s.reduced_dims[d]) * s.reduced_strides[d];
+        rr /= s.reduced_dims[d];
+      }
+      acc = Combine(op, acc, Map(op, Widen(in[offset])));
+    }
+    Narrow(Finish(op, acc, n_reduced), &out[o]);
+  }
+}
+
+template <typename T, typename Acc>
+cudaError_t Launch(ReduceOp op, const void* in, void* out, const ReduceShape& shape, int64_t n_out, int64_t n_reduced,
+                   cudaStream_t stream) {
+  if (n_reduced < kMinReducedForBlockPerOutput) {
+    ReduceThreadPerOutput<T, Acc><<<GridSize(n_out), kBlockSize, 0, stream>>>(
+        op, static_cast<const T*>(in), static_cast<T*>(out), shape, n_out, n_reduced);
+    return cudaGetLastError();
+  }
+  const int blocks = static_cast<int>(n_out < kMaxBlocks ? n_out : kMaxBlocks);
+  ReduceBlockPerOutput<T, Acc><<<blocks, RowBlockSize(n_reduced), 0, stream>>>(
+      op, static_cast<const T*>(in), static_cast<T*>(out), shape, n_out, n_reduced);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, const ReduceShape& shape,
+                   cudaStream_t stream) {
+  if (shape.kept_rank < 0 || shape.kept_rank > kMaxRank || shape.reduced_rank < 0 || shape.reduced_rank > kMaxRank) {
+    return cudaErrorInvalidValue;
+  }
+  int64_t n_out = 1, n_reduced = 1;
+  for (int d = 0; d < shape.kept_rank; ++d) n_out *= shape.kept_dims[d];
+  for (int d = 0; d < shape.reduced_rank; ++d) n_reduced *= shape.reduced_dims[d];
+  if (n_out < 0 || n_reduced < 0) return cudaErrorInvalidValue;
+  if (n_out == 0) return cudaSuccess;
+  switch (type) {
+    case ReduceType::kFloat32: return Launch<float, double>(op, in, out, shape, n_out, n_reduced, stream);
+    case ReduceType::kFloat16: return Launch<__half, double>(op, in, out, shape, n_out, n_reduced, stream);
+    case ReduceType::kInt32: return Launch<int32_t, int64_t>(op, in, out, shape, n_out, n_reduced, stream);
+    case ReduceType::kInt64: return Launch<int64_t, int64_t>(op, in, out, shape, n_out, n_reduced, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace kernels::cuda

@@ -1,0 +1,37 @@
+// Own CUDA kernel: reductions (Sum, Mean, Max, Min, Prod, L2) over any set of axes of a tensor of
+// rank <= kMaxRank read through strides (any stored layout), in float32, float16 (accumulated in
+// double, like the host reference), int32 or int64 (accumulated in int64, wrapping).
+// Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
+#ifndef ONNXRUN_KERNELS_CUDA_REDUCE_H_
+#define ONNXRUN_KERNELS_CUDA_REDUCE_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/strided_copy.h"
+
+namespace kernels::cuda {
+
+enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL2 };
+enum class ReduceType { kFloat32, kFloat16, kInt32, kInt64 };
+
+// The input's dims split into kept and reduced ones, each with the input's element strides. The
+// output is dense row-major over the kept dims (keepdims only inserts 1s, which change nothing).
+struct ReduceShape {
+  int kept_rank = 0;
+  int64_t kept_dims[kMaxRank] = {};
+  int64_t kept_strides[kMaxRank] = {};
+  int reduced_rank = 0;
+  int64_t reduced_dims[kMaxRank] = {};
+  int64_t reduced_strides[kMaxRank] = {};
+};
+
+// One output per kept index. Max/Min propagate NaN; Mean of nothing is NaN (0 for integers);
+// L2 = sqrt(sum of squares). Returns cudaErrorInvalidValue for a bad rank.
+cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, const ReduceShape& shape,
+                   cudaStream_t stream);
+
+}  // namespace kernels::cuda
+
+#endif  // ONNXRUN_KERNELS_CUDA_REDUCE_H_

@@ -1,0 +1,833 @@
+// Tests of runtime/cuda_kernel_steps: every op form runs through RunCudaKernel and through the host
+// reference (exec::RunNodeOnCpu) on the same seeded inputs, and every output element is compared
+// (float32 1e-5 relative, float16 1e-2, integers and moved bytes exactly); some inputs arrive NHWC.
+// Also: steps capture into a CUDA graph (no host synchronisation), the kernels of ops the op set
+// lacks yet (Tile, ReduceMin/Prod/L2) against host loops, and the support rule's cases (those run
+// without a GPU; the others skip when no GPU is usable).
+#include "runtime/cuda_kernel_steps.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ir/half.h"
+#include "kernels/cuda/reduce.h"
+#include "kernels/cuda/tile.h"
+#include "ops/op_def.h"
+#include "runtime/cpu_executor.h"
+#include "runtime/device_tensor.h"
+
+namespace exec {
+namespace {
+
+using ir::DType;
+using ir::Tensor;
+
+// ---- Inputs ---------------------------------------------------------------------------------------
+
+Tensor Random(DType dtype, std::vector<int64_t> dims, uint32_t seed) {
+  Tensor t = *Tensor::Create(dtype, std::move(dims));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> real(-3.f, 3.f);
+  std::uniform_int_distribution<int> integer(-50, 50);
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    switch (dtype) {
+      case DType::kFloat32: t.data<float>()[i] = real(gen); break;
+      case DType::kFloat16: t.data<uint16_t>()[i] = ir::FloatToHalfBits(real(gen)); break;
+      case DType::kInt32: t.data<int32_t>()[i] = integer(gen); break;
+      case DType::kInt64: t.data<int64_t>()[i] = integer(gen) * (int64_t{1} << 33); break;
+      case DType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(integer(gen)); break;
+      case DType::kUint8: t.data<uint8_t>()[i] = static_cast<uint8_t>(integer(gen) + 50); break;
+      case DType::kBool: t.data<uint8_t>()[i] = integer(gen) > 0 ? 1 : 0; break;
+      default: ADD_FAILURE() << "no generator for " << ir::DTypeName(dtype);
+    }
+  }
+  return t;
+}
+
+Tensor Ints(std::vector<int64_t> values, DType dtype = DType::kInt64) {
+  Tensor t = *Tensor::Create(dtype, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DType::kInt32) {
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    } else {
+      t.data<int64_t>()[i] = values[i];
+    }
+  }
+  return t;
+}
+
+Tensor Floats(std::vector<float> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return Tensor::FromFloats(std::move(values), {n});
+}
+
+// ---- A single-node graph --------------------------------------------------------------------------
+
+class Case {
+ public:
+  explicit Case(std::string op, int opset = 17) {
+    node_.op_type = std::move(op);
+    node_.name = node_.op_type;
+    node_.opset = opset;
+  }
+  // A graph input (not constant): the value both backends get; stored NHWC on the device when asked.
+  Case& In(Tensor t, bool nhwc = false) {
+    const ir::ValueId id = graph_.AddValue(Name(), {t.dtype(), ir::ShapeFromInts(t.shape())});
+    graph_.inputs().push_back(id);
+    return Add(id, std::move(t), nhwc);
+  }
+  Case& Const(Tensor t) {
+    const ir::ValueId id = graph_.AddConstant(Name(), t);
+    return Add(id, std::move(t), false);
+  }
+  Case& None() { return Add(ir::kNoValue, Tensor(), false); }
+  Case& Attr(const std::string& name, ir::AttributeValue value) {
+    node_.attrs.Set(name, std::move(value));
+    return *this;
+  }
+  // Outputs: true for present, false for absent optional ones (default: one output).
+  Case& Outs(std::vector<bool> present) {
+    outputs_ = std::move(present);
+    return *this;
+  }
+  const ir::Node& node() {
+    if (id_ < 0) {
+      for (bool present : outputs_) {
+        node_.outputs.push_back(present ? graph_.AddValue(Name()) : ir::kNoValue);
+      }
+      id_ = graph_.AddNode(node_);
+    }
+    return graph_.node(id_);
+  }
+  const ir::Graph& graph() {
+    node();
+    return graph_;
+  }
+  const std::vector<Tensor>& values() const { return values_; }
+  const std::vector<bool>& nhwc() const { return nhwc_; }
+  const std::string& label() const { return label_; }
+  Case& Label(std::string label) {
+    label_ = std::move(label);
+    return *this;
+  }
+
+ private:
+  std::string Name() { return "v" + std::to_string(graph_.values().size()); }
+  Case& Add(ir::ValueId id, Tensor t, bool nhwc) {
+    node_.inputs.push_back(id);
+    values_.push_back(std::move(t));
+    nhwc_.push_back(nhwc);
+    return *this;
+  }
+
+  ir::Graph graph_;
+  ir::Node node_;
+  ir::NodeId id_ = -1;
+  std::vector<Tensor> values_;
+  std::vector<bool> nhwc_;
+  std::vector<bool> outputs_ = {true};
+  std::string label_;
+};
+
+// ---- Comparison -----------------------------------------------------------------------------------
+
+void ExpectMatches(const Tensor& got, const Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  const bool fp16 = want.dtype() == DType::kFloat16;
+  const bool real = want.dtype() == DType::kFloat32 || fp16 || want.dtype() == DType::kFloat64;
+  const double rtol = fp16 ? 1e-2 : 1e-5, atol = fp16 ? 1e-3 : 1e-6;
+  const size_t es = ir::DTypeSize(want.dtype());
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    if (!real) {
+      ASSERT_EQ(std::memcmp(static_cast<const char*>(got.raw_data()) + i * es,
+                            static_cast<const char*>(want.raw_data()) + i * es, es),
+                0)
+          << what << " element " << i << ": got " << got.GetAsDouble(i) << ", want " << want.GetAsDouble(i);
+      continue;
+    }
+    const double a = got.GetAsDouble(i), b = want.GetAsDouble(i);
+    if (std::isnan(b) || std::isinf(b)) {
+      ASSERT_TRUE(std::isnan(b) ? std::isnan(a) : a == b)
+          << what << " element " << i << ": got " << a << ", want " << b;
+      continue;
+    }
+    ASSERT_LE(std::fabs(a - b), atol + rtol * std::fabs(b))
+        << what << " element " << i << ": got " << a << ", want " << b;
+  }
+}
+
+bool GpuUsable() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+class CudaKernelStepsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!GpuUsable()) GTEST_SKIP() << "no usable GPU";
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) {
+      cudaStreamSynchronize(stream_);
+      cudaStreamDestroy(stream_);
+    }
+  }
+
+  std::vector<DeviceTensor> UploadInputs(Case& c) {
+    std::vector<DeviceTensor> device;
+    for (size_t i = 0; i < c.values().size(); ++i) {
+      if (!c.values()[i].valid()) {
+        device.emplace_back();
+        continue;
+      }
+      absl::StatusOr<DeviceTensor> t = Upload(c.values()[i], c.nhwc()[i], stream_);
+      EXPECT_TRUE(t.ok()) << t.status();
+      device.push_back(t.ok() ? *std::move(t) : DeviceTensor());
+    }
+    return device;
+  }
+
+  // The host reference's outputs compared with `got`, every element.
+  void CompareWithHost(Case& c, const std::vector<DeviceTensor>& got) {
+    const ir::Node& node = c.node();
+    std::vector<const Tensor*> host;
+    for (const Tensor& t : c.values()) host.push_back(t.valid() ? &t : nullptr);
+    absl::StatusOr<std::vector<Tensor>> want = RunNodeOnCpu(node, host);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_EQ(got.size(), want->size());
+    for (size_t o = 0; o < got.size(); ++o) {
+      const std::string what = c.label() + " output " + std::to_string(o);
+      if (node.outputs[o] == ir::kNoValue) {
+        EXPECT_FALSE(got[o].valid()) << what;
+        continue;
+      }
+      ASSERT_FALSE(got[o].nhwc) << what;
+      absl::StatusOr<Tensor> downloaded = Download(got[o], stream_);
+      ASSERT_TRUE(downloaded.ok()) << downloaded.status();
+      ExpectMatches(*downloaded, (*want)[o], what);
+    }
+  }
+
+  void Check(Case& c) {
+    SCOPED_TRACE(c.label());
+    ASSERT_TRUE(CudaKernelSupports(c.graph(), c.node())) << c.label();
+    std::vector<DeviceTensor> inputs = UploadInputs(c);
+    absl::StatusOr<std::vector<DeviceTensor>> got = RunCudaKernel(c.graph(), c.node(), inputs, stream_);
+    ASSERT_TRUE(got.ok()) << c.label() << ": " << got.status();
+    CompareWithHost(c, *got);
+  }
+
+  // Like Check, but RunCudaKernel runs inside a stream capture and the captured graph is launched:
+  // any host synchronisation or non-capturable call fails the capture.
+  void CheckCaptured(Case& c) {
+    SCOPED_TRACE(c.label());
+    ASSERT_TRUE(CudaKernelSupports(c.graph(), c.node()));
+    std::vector<DeviceTensor> inputs = UploadInputs(c);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
+    absl::StatusOr<std::vector<DeviceTensor>> got = RunCudaKernel(c.graph(), c.node(), inputs, stream_);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(end, cudaSuccess) << cudaGetErrorString(end);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream_), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    CompareWithHost(c, *got);
+    got->clear();  // frees the graph's allocations on the stream
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+
+  cudaStream_t stream_ = nullptr;
+};
+
+// ---- Data movement --------------------------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, Transpose) {
+  Case a("Transpose");
+  a.In(Random(DType::kFloat32, {2, 3, 4, 5}, 1))
+      .Attr("perm", std::vector<int64_t>{0, 2, 3, 1})
+      .Label("fp32 NCHW->NHWC");
+  Check(a);
+  Case b("Transpose");
+  b.In(Random(DType::kInt64, {3, 4, 5}, 2)).Label("int64 default perm");
+  Check(b);
+  Case c("Transpose");
+  c.In(Random(DType::kFloat16, {2, 3, 1, 4, 2, 3}, 3))
+      .Attr("perm", std::vector<int64_t>{5, 1, 3, 0, 4, 2})
+      .Label("fp16 rank 6");
+  Check(c);
+  Case d("Transpose");
+  d.In(Random(DType::kFloat32, {2, 3, 4, 5}, 4), /*nhwc=*/true)
+      .Attr("perm", std::vector<int64_t>{0, 3, 1, 2})
+      .Label("NHWC input");
+  Check(d);
+  Case e("Transpose");
+  e.In(Random(DType::kBool, {7, 9}, 5)).Label("bool 2-D");
+  Check(e);
+}
+
+TEST_F(CudaKernelStepsTest, Slice) {
+  Case a("Slice");
+  a.In(Random(DType::kFloat32, {5, 6, 7}, 1))
+      .Const(Ints({1, -1}))
+      .Const(Ints({4, -100}))
+      .Const(Ints({0, -1}))
+      .Const(Ints({1, -2}))
+      .Label("negative axis and step");
+  Check(a);
+  Case b("Slice");
+  b.In(Random(DType::kInt32, {4, 10}, 2))
+      .Const(Ints({0, 2}, DType::kInt32))
+      .Const(Ints({std::numeric_limits<int32_t>::max(), 9}, DType::kInt32))
+      .None()
+      .Const(Ints({2, 3}, DType::kInt32))
+      .Label("int32 params, no axes");
+  Check(b);
+  Case c("Slice");
+  c.In(Random(DType::kFloat16, {2, 3, 8, 8}, 3), /*nhwc=*/true)
+      .Const(Ints({7, 1}))
+      .Const(Ints({std::numeric_limits<int64_t>::min(), 6}))
+      .Const(Ints({2, 3}))
+      .Const(Ints({-3, 2}))
+      .Label("fp16 NHWC input, reversed");
+  Check(c);
+  Case d("Slice");
+  d.In(Random(DType::kFloat32, {4, 5}, 4)).Const(Ints({3})).Const(Ints({1})).Label("empty result");
+  Check(d);
+}
+
+TEST_F(CudaKernelStepsTest, Gather) {
+  Case a("Gather");
+  a.In(Random(DType::kFloat32, {5, 4, 3}, 1)).Const(Ints({0, -1, 3, -5, 2})).Label("axis 0, negative constant indices");
+  Check(a);
+  Case b("Gather");
+  Tensor idx = *Tensor::Create(DType::kInt32, {2, 3});
+  const int32_t values[] = {0, 3, -2, 1, 1, -4};
+  std::memcpy(idx.raw_data(), values, sizeof(values));
+  b.In(Random(DType::kInt64, {3, 2, 4}, 2)).In(idx).Attr("axis", int64_t{-1}).Label("axis -1, int32 runtime indices");
+  Check(b);
+  Case c("Gather");
+  c.In(Random(DType::kFloat16, {2, 6, 3, 2}, 3), /*nhwc=*/true)
+      .In(Ints({5, 0, -6}))
+      .Attr("axis", int64_t{1})
+      .Label("fp16 NHWC, axis 1");
+  Check(c);
+  Case d("Gather");
+  Tensor scalar = *Tensor::Create(DType::kInt64, {});
+  scalar.data<int64_t>()[0] = -2;
+  d.In(Random(DType::kUint8, {4, 7}, 4)).Const(scalar).Attr("axis", int64_t{1}).Label("scalar index");
+  Check(d);
+}
+
+TEST_F(CudaKernelStepsTest, GatherConstantIndexOutOfRangeIsLeftToTheHost) {
+  Case c("Gather");
+  c.In(Random(DType::kFloat32, {3, 2}, 1)).Const(Ints({0, 3}));
+  std::vector<DeviceTensor> inputs = UploadInputs(c);
+  absl::StatusOr<std::vector<DeviceTensor>> got = RunCudaKernel(c.graph(), c.node(), inputs, stream_);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented) << got.status();
+}
+
+TEST_F(CudaKernelStepsTest, ExpandAndWhere) {
+  Case a("Expand");
+  a.In(Random(DType::kFloat32, {3, 1}, 1)).Const(Ints({2, 3, 4})).Label("expand [3,1] to [2,3,4]");
+  Check(a);
+  Case b("Expand");
+  b.In(Random(DType::kFloat16, {2, 1, 4, 1}, 2), /*nhwc=*/true).Const(Ints({1, 3, 1, 5})).Label("fp16 NHWC");
+  Check(b);
+  Case c("Expand");
+  c.In(Random(DType::kInt64, {2, 3, 4}, 3)).Const(Ints({1, 1})).Label("shape of lower rank");
+  Check(c);
+  Case d("Where");
+  d.In(Random(DType::kBool, {2, 1, 4}, 4))
+      .In(Random(DType::kFloat32, {3, 1}, 5))
+      .In(Random(DType::kFloat32, {2, 3, 4}, 6));
+  d.Label("fp32 broadcast all three");
+  Check(d);
+  Case e("Where");
+  e.In(Random(DType::kBool, {5}, 7)).In(Random(DType::kInt64, {}, 8)).In(Random(DType::kInt64, {4, 5}, 9));
+  e.Label("int64 scalar x");
+  Check(e);
+  Case f("Where");
+  f.In(Random(DType::kBool, {1, 3, 1, 1}, 10))
+      .In(Random(DType::kFloat16, {2, 3, 4, 5}, 11), /*nhwc=*/true)
+      .In(Random(DType::kFloat16, {1}, 12))
+      .Label("fp16 NHWC x");
+  Check(f);
+}
+
+// ---- Reductions -----------------------------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, Reductions) {
+  Case a("ReduceMean");
+  a.In(Random(DType::kFloat32, {3, 4, 5}, 1)).Const(Ints({1})).Label("mean axis 1 keepdims");
+  Check(a);
+  Case b("ReduceSum", 13);
+  b.In(Random(DType::kFloat32, {3, 4, 500}, 2)).Const(Ints({-1, 0})).Attr("keepdims", int64_t{0});
+  b.Label("sum axes -1,0");
+  Check(b);
+  Case c("ReduceMax");
+  c.In(Random(DType::kFloat16, {6, 7, 8}, 3)).Label("max of all, fp16");
+  Check(c);
+  Case d("ReduceMean");
+  d.In(Random(DType::kFloat16, {2, 16, 7, 7}, 4), /*nhwc=*/true).Const(Ints({2, 3})).Label("global average, NHWC");
+  Check(d);
+  Case e("ReduceSum");
+  e.In(Random(DType::kInt64, {4, 3000}, 5)).Const(Ints({1})).Label("int64 sum");
+  Check(e);
+  Case f("ReduceMean");
+  f.In(Random(DType::kInt32, {5, 7}, 6)).Const(Ints({0})).Label("int32 mean truncates");
+  Check(f);
+  Case g("ReduceSum");
+  g.In(Random(DType::kFloat32, {3, 4}, 7)).Const(Tensor::FromInt64s({})).Attr("noop_with_empty_axes", int64_t{1});
+  g.Label("noop with empty axes");
+  Check(g);
+  Case h("ReduceMax");
+  Tensor nan = Random(DType::kFloat32, {4, 9}, 8);
+  nan.data<float>()[11] = std::numeric_limits<float>::quiet_NaN();
+  h.In(nan).Const(Ints({1})).Attr("keepdims", int64_t{0}).Label("max propagates NaN");
+  Check(h);
+  Case i("ReduceSum");
+  i.In(Random(DType::kFloat32, {2, 3}, 9)).None().Label("no axes: all");
+  Check(i);
+}
+
+// Ops the op set has no definition for yet: the kernels against host loops.
+TEST_F(CudaKernelStepsTest, ReduceMinProdL2Kernels) {
+  using kernels::cuda::ReduceOp;
+  const int64_t rows = 5, n = 300;
+  Tensor x = Random(DType::kFloat32, {rows, n}, 1);
+  for (int64_t i = 0; i < x.num_elements(); ++i) x.data<float>()[i] = 1.f + x.data<float>()[i] / 1000.f;
+  absl::StatusOr<DeviceTensor> dx = Upload(x, false, stream_);
+  ASSERT_TRUE(dx.ok());
+  absl::StatusOr<DeviceTensor> dy = DeviceTensor::Allocate(DType::kFloat32, {rows}, false, stream_);
+  ASSERT_TRUE(dy.ok());
+  kernels::cuda::ReduceShape shape;
+  shape.kept_rank = 1;
+  shape.kept_dims[0] = rows;
+  shape.kept_strides[0] = n;
+  shape.reduced_rank = 1;
+  shape.reduced_dims[0] = n;
+  shape.reduced_strides[0] = 1;
+  for (ReduceOp op : {ReduceOp::kMin, ReduceOp::kProd, ReduceOp::kL2}) {
+    ASSERT_EQ(kernels::cuda::Reduce(op, kernels::cuda::ReduceType::kFloat32, dx->data(), dy->data(), shape, stream_),
+              cudaSuccess);
+    absl::StatusOr<Tensor> y = Download(*dy, stream_);
+    ASSERT_TRUE(y.ok());
+    for (int64_t r = 0; r < rows; ++r) {
+      double want = op == ReduceOp::kMin ? INFINITY : (op == ReduceOp::kProd ? 1.0 : 0.0);
+      for (int64_t k = 0; k < n; ++k) {
+        const double v = x.data<float>()[r * n + k];
+        want = op == ReduceOp::kMin ? std::min(want, v) : (op == ReduceOp::kProd ? want * v : want + v * v);
+      }
+      if (op == ReduceOp::kL2) want = std::sqrt(want);
+      EXPECT_NEAR(y->data<float>()[r], want, 1e-5 * std::fabs(want)) << static_cast<int>(op) << " row " << r;
+    }
+  }
+}
+
+TEST_F(CudaKernelStepsTest, TileKernel) {
+  Tensor x = Random(DType::kInt32, {2, 3, 4}, 1);
+  absl::StatusOr<DeviceTensor> dx = Upload(x, false, stream_);
+  ASSERT_TRUE(dx.ok());
+  const int64_t reps[3] = {2, 1, 3};
+  absl::StatusOr<DeviceTensor> dy = DeviceTensor::Allocate(DType::kInt32, {4, 3, 12}, false, stream_);
+  ASSERT_TRUE(dy.ok());
+  kernels::cuda::TileShape shape;
+  shape.rank = 3;
+  const int64_t strides[3] = {12, 4, 1};
+  for (int d = 0; d < 3; ++d) {
+    shape.in_dims[d] = x.shape()[d];
+    shape.out_dims[d] = x.shape()[d] * reps[d];
+    shape.in_strides[d] = strides[d];
+  }
+  ASSERT_EQ(kernels::cuda::Tile(dx->data(), dy->data(), shape, 4, stream_), cudaSuccess);
+  absl::StatusOr<Tensor> y = Download(*dy, stream_);
+  ASSERT_TRUE(y.ok());
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 12; ++k)
+        ASSERT_EQ(y->data<int32_t>()[(i * 3 + j) * 12 + k], x.data<int32_t>()[((i % 2) * 3 + j) * 4 + k % 4]);
+}
+
+// ---- Softmax and normalisations -------------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, Softmax) {
+  Case a("Softmax", 13);
+  a.In(Random(DType::kFloat32, {4, 37}, 1)).Label("last axis");
+  Check(a);
+  Case b("Softmax", 13);
+  b.In(Random(DType::kFloat32, {3, 5, 7}, 2)).Attr("axis", int64_t{1}).Label("middle axis, few rows");
+  Check(b);
+  Case c("LogSoftmax", 13);
+  c.In(Random(DType::kFloat32, {2, 8, 1030}, 3)).Attr("axis", int64_t{-2}).Label("middle axis, thread per row");
+  Check(c);
+  Case d("Softmax", 11);
+  d.In(Random(DType::kFloat32, {2, 3, 4}, 4)).Label("opset 11 flattens at axis 1");
+  Check(d);
+  Case e("LogSoftmax", 11);
+  e.In(Random(DType::kFloat16, {2, 3, 4, 5}, 5), /*nhwc=*/true).Attr("axis", int64_t{-2}).Label("opset 11 fp16 NHWC");
+  Check(e);
+  Case f("Softmax", 13);
+  f.In(Random(DType::kFloat16, {3, 3000}, 6)).Label("fp16 long rows");
+  Check(f);
+  Case g("LogSoftmax", 13);
+  g.In(Random(DType::kFloat32, {2, 2, 3}, 7)).Attr("axis", int64_t{0}).Label("axis 0");
+  Check(g);
+}
+
+TEST_F(CudaKernelStepsTest, LayerNormalization) {
+  Case a("LayerNormalization");
+  a.In(Random(DType::kFloat32, {4, 64}, 1)).In(Random(DType::kFloat32, {64}, 2)).In(Random(DType::kFloat32, {64}, 3));
+  a.Label("last axis");
+  Check(a);
+  Case b("LayerNormalization");
+  b.In(Random(DType::kFloat32, {2, 3, 4, 5}, 4))
+      .Const(Random(DType::kFloat32, {4, 5}, 5))
+      .Const(Random(DType::kFloat32, {5}, 6))
+      .Attr("axis", int64_t{-2})
+      .Attr("epsilon", 1e-3f)
+      .Outs({true, true, true})
+      .Label("axis -2, broadcast bias, Mean and InvStdDev");
+  Check(b);
+  Case c("LayerNormalization");
+  c.In(Random(DType::kFloat16, {3, 700}, 7)).In(Random(DType::kFloat16, {700}, 8)).None().Outs({true, false, true});
+  c.Label("fp16, no bias, InvStdDev only");
+  Check(c);
+  Case d("LayerNormalization");
+  d.In(Random(DType::kFloat32, {2, 3, 4, 5}, 9), /*nhwc=*/true)
+      .In(Random(DType::kFloat32, {1, 4, 5}, 10))
+      .Attr("axis", int64_t{1})
+      .Label("NHWC input, axis 1, scale [1,4,5]");
+  Check(d);
+}
+
+TEST_F(CudaKernelStepsTest, InstanceNormalization) {
+  Case a("InstanceNormalization");
+  a.In(Random(DType::kFloat32, {2, 3, 5, 7}, 1))
+      .Const(Random(DType::kFloat32, {3}, 2))
+      .Const(Random(DType::kFloat32, {3}, 3));
+  a.Label("fp32 4-D");
+  Check(a);
+  Case b("InstanceNormalization");
+  b.In(Random(DType::kFloat16, {1, 4, 333}, 4)).In(Random(DType::kFloat16, {4}, 5)).In(Random(DType::kFloat16, {4}, 6));
+  b.Label("fp16 3-D");
+  Check(b);
+  Case c("InstanceNormalization");
+  c.In(Random(DType::kFloat32, {2, 6, 4, 4}, 7), /*nhwc=*/true)
+      .In(Random(DType::kFloat32, {6}, 8))
+      .In(Random(DType::kFloat32, {6}, 9))
+      .Attr("epsilon", 1e-2f)
+      .Label("NHWC input");
+  Check(c);
+}
+
+// ---- Resize ---------------------------------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, ResizeNearest) {
+  Case a("Resize");
+  a.In(Random(DType::kFloat32, {1, 2, 3, 4}, 1))
+      .None()
+      .Const(Floats({1, 1, 2, 2}))
+      .Attr("coordinate_transformation_mode", std::string("asymmetric"))
+      .Attr("nearest_mode", std::string("floor"))
+      .Label("upsample x2 (Upsample form)");
+  Check(a);
+  Case b("Resize");
+  b.In(Random(DType::kInt8, {2, 3, 7, 5}, 2), /*nhwc=*/true)
+      .None()
+      .None()
+      .Const(Ints({2, 3, 4, 9}))
+      .Attr("nearest_mode", std::string("round_prefer_ceil"))
+      .Label("int8 sizes, half_pixel, NHWC");
+  Check(b);
+  Case c("Resize");
+  c.In(Random(DType::kFloat16, {1, 1, 5, 6}, 3))
+      .None()
+      .Const(Floats({1, 1, 0.6f, 1.7f}))
+      .Attr("coordinate_transformation_mode", std::string("half_pixel_symmetric"))
+      .Attr("nearest_mode", std::string("ceil"))
+      .Label("fp16 half_pixel_symmetric ceil");
+  Check(c);
+  Case d("Resize");
+  d.In(Random(DType::kInt64, {3, 8}, 4))
+      .Const(Floats({0.2f, 0.1f, 0.9f, 0.8f}))
+      .Const(Floats({1.5f, 1.25f}))
+      .Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
+      .Attr("extrapolation_value", 7.f)
+      .Label("int64 tf_crop_and_resize");
+  Check(d);
+  Case e("Resize");
+  e.In(Random(DType::kFloat32, {2, 9}, 5))
+      .None()
+      .Const(Floats({1, 0.5f}))
+      .Attr("coordinate_transformation_mode", std::string("tf_half_pixel_for_nn"))
+      .Label("tf_half_pixel_for_nn downscale");
+  Check(e);
+}
+
+TEST_F(CudaKernelStepsTest, ResizeLinearAndCubic) {
+  Case a("Resize");
+  a.In(Random(DType::kFloat32, {1, 2, 6, 5}, 1))
+      .None()
+      .Const(Floats({1, 1, 0.6f, 1.7f}))
+      .Attr("mode", std::string("linear"))
+      .Label("linear half_pixel");
+  Check(a);
+  Case b("Resize");
+  b.In(Random(DType::kFloat16, {2, 3, 4, 4}, 2), /*nhwc=*/true)
+      .None()
+      .None()
+      .Const(Ints({2, 3, 7, 9}))
+      .Attr("mode", std::string("linear"))
+      .Attr("coordinate_transformation_mode", std::string("align_corners"))
+      .Label("fp16 linear align_corners NHWC");
+  Check(b);
+  Case c("Resize");
+  c.In(Random(DType::kFloat32, {1, 1, 7, 8}, 3))
+      .None()
+      .Const(Floats({1, 1, 1.5f, 0.75f}))
+      .Attr("mode", std::string("cubic"))
+      .Attr("coordinate_transformation_mode", std::string("pytorch_half_pixel"))
+      .Attr("exclude_outside", int64_t{1})
+      .Label("cubic pytorch_half_pixel exclude_outside");
+  Check(c);
+  Case d("Resize");
+  d.In(Random(DType::kFloat32, {1, 1, 4, 4}, 4))
+      .Const(Floats({0, 0, 0.4f, 0.6f, 1, 1, 0.6f, 0.8f}))
+      .Const(Floats({1, 1, 2, 2}))
+      .Attr("mode", std::string("linear"))
+      .Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
+      .Attr("extrapolation_value", 10.f)
+      .Label("linear tf_crop_and_resize with extrapolation");
+  Check(d);
+  Case e("Resize");
+  e.In(Random(DType::kFloat32, {3, 10}, 5))
+      .None()
+      .Const(Floats({1, 0.35f}))
+      .Attr("mode", std::string("cubic"))
+      .Attr("cubic_coeff_a", -0.5f)
+      .Attr("coordinate_transformation_mode", std::string("asymmetric"))
+      .Label("cubic asymmetric a=-0.5 downscale");
+  Check(e);
+  Case f("Resize");
+  f.In(Random(DType::kFloat16, {1, 2, 3, 4, 5}, 6))
+      .None()
+      .Const(Floats({1, 1, 2, 1.5f, 0.5f}))
+      .Attr("mode", std::string("linear"))
+      .Label("fp16 trilinear");
+  Check(f);
+}
+
+// ---- Sweeps over attribute forms -----------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, ReduceSweepOverAxisSetsAndLayouts) {
+  uint32_t seed = 100;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax"}) {
+    for (int mask = 0; mask < 16; ++mask) {
+      for (int keepdims = 0; keepdims < 2; ++keepdims) {
+        std::vector<int64_t> axes;
+        for (int d = 0; d < 4; ++d) {
+          if (mask & (1 << d)) axes.push_back(d % 2 == 0 ? d : d - 4);  // some negative
+        }
+        Case c(op);
+        const DType dtype = mask % 3 == 0 ? DType::kFloat16 : DType::kFloat32;
+        c.In(Random(dtype, {3, 4, 5, 6}, ++seed), /*nhwc=*/mask % 2 == 1)
+            .Const(Ints(axes))
+            .Attr("keepdims", int64_t{keepdims})
+            .Label(std::string(op) + " mask " + std::to_string(mask) + " keepdims " + std::to_string(keepdims));
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST_F(CudaKernelStepsTest, SoftmaxSweepOverAxesAndOpsets) {
+  uint32_t seed = 200;
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    for (int opset : {11, 13}) {
+      for (int64_t axis = -3; axis < 3; ++axis) {
+        Case c(op, opset);
+        c.In(Random(axis % 2 == 0 ? DType::kFloat16 : DType::kFloat32, {4, 33, 40}, ++seed))
+            .Attr("axis", axis)
+            .Label(std::string(op) + " opset " + std::to_string(opset) + " axis " + std::to_string(axis));
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST_F(CudaKernelStepsTest, SliceSweepOverRandomParameters) {
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int64_t> index(-9, 9), step(-3, 3);
+  for (int i = 0; i < 60; ++i) {
+    std::vector<int64_t> starts, ends, axes, steps;
+    for (int64_t axis : {0, -1, 1}) {
+      if (gen() % 3 == 0) continue;
+      int64_t s = step(gen);
+      if (s == 0) s = 1;
+      starts.push_back(index(gen));
+      ends.push_back(gen() % 5 == 0 ? (s > 0 ? int64_t{1} << 40 : -(int64_t{1} << 40)) : index(gen));
+      axes.push_back(axis);
+      steps.push_back(s);
+    }
+    Case c("Slice");
+    c.In(Random(DType::kFloat32, {5, 7, 6}, i)).Const(Ints(starts)).Const(Ints(ends)).Const(Ints(axes));
+    c.Const(Ints(steps)).Label("slice sweep " + std::to_string(i));
+    Check(c);
+  }
+}
+
+TEST_F(CudaKernelStepsTest, ResizeSweepOverModes) {
+  const char* coordinates[] = {"half_pixel",           "pytorch_half_pixel", "align_corners",       "asymmetric",
+                               "tf_half_pixel_for_nn", "tf_crop_and_resize", "half_pixel_symmetric"};
+  const char* nearest_modes[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  const std::vector<float> scales[] = {{1, 1, 0.5f, 0.75f}, {1, 1, 1.3f, 2}, {1, 1, 3.1f, 0.6f}, {1, 1, 1, 1.5f}};
+  uint32_t seed = 300;
+  for (const char* coordinate : coordinates) {
+    for (int form = 0; form < 7; ++form) {  // 4 nearest modes, linear, cubic, cubic exclude_outside
+      for (const std::vector<float>& s : scales) {
+        Case c("Resize");
+        c.In(Random(DType::kFloat32, {1, 2, 5, 7}, ++seed), /*nhwc=*/form % 2 == 1);
+        if (std::string(coordinate) == "tf_crop_and_resize") {
+          c.Const(Floats({0, 0, 0.1f, 0.3f, 1, 1, 0.95f, 0.7f}));
+        } else {
+          c.None();
+        }
+        c.Const(Floats(s)).Attr("coordinate_transformation_mode", std::string(coordinate));
+        c.Attr("extrapolation_value", -5.f);
+        std::string label = std::string(coordinate) + " ";
+        if (form < 4) {
+          c.Attr("nearest_mode", std::string(nearest_modes[form]));
+          label += nearest_modes[form];
+        } else {
+          c.Attr("mode", std::string(form == 4 ? "linear" : "cubic"));
+          c.Attr("exclude_outside", int64_t{form == 6});
+          label += form == 4 ? "linear" : (form == 5 ? "cubic" : "cubic exclude_outside");
+        }
+        c.Label(label + " scales " + std::to_string(s[2]) + "," + std::to_string(s[3]));
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST_F(CudaKernelStepsTest, LargeShapesUseGridStrideLoops) {
+  // More rows than blocks in a grid, and more elements than threads in a grid.
+  Case a("ReduceSum");
+  a.In(Random(DType::kFloat32, {70000, 40}, 1)).Const(Ints({1})).Label("70000 block-per-output rows");
+  Check(a);
+  Case b("Softmax", 13);
+  b.In(Random(DType::kFloat16, {70000, 40}, 2)).Label("70000 block-per-row rows");
+  Check(b);
+  Case c("Transpose");
+  c.In(Random(DType::kFloat32, {2, 4100, 2100}, 3)).Label("17M elements");
+  Check(c);
+}
+
+// ---- CUDA graph capture ---------------------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, StepsCaptureIntoACudaGraph) {
+  Case a("Resize");
+  a.In(Random(DType::kFloat16, {1, 2, 4, 4}, 1), /*nhwc=*/true)
+      .None()
+      .Const(Floats({1, 1, 2, 2}))
+      .Attr("mode", std::string("linear"))
+      .Label("captured Resize");
+  CheckCaptured(a);
+  Case b("LayerNormalization");
+  b.In(Random(DType::kFloat32, {2, 3, 4, 5}, 2)).Const(Random(DType::kFloat32, {5}, 3)).Attr("axis", int64_t{2});
+  b.Outs({true, true, true}).Label("captured LayerNormalization");
+  CheckCaptured(b);
+  Case c("ReduceMean");
+  c.In(Random(DType::kFloat32, {2, 8, 3, 3}, 4), /*nhwc=*/true).Const(Ints({2, 3})).Label("captured ReduceMean");
+  CheckCaptured(c);
+  Case d("Gather");
+  d.In(Random(DType::kFloat32, {6, 4}, 5)).Const(Ints({-1, 2})).Label("captured Gather");
+  CheckCaptured(d);
+  Case e("Softmax", 13);
+  e.In(Random(DType::kFloat32, {2, 3, 4, 5}, 6), /*nhwc=*/true).Attr("axis", int64_t{1}).Label("captured Softmax");
+  CheckCaptured(e);
+  Case f("Slice");
+  f.In(Random(DType::kFloat32, {4, 6}, 7)).Const(Ints({1})).Const(Ints({5})).Const(Ints({1})).Label("captured Slice");
+  CheckCaptured(f);
+}
+
+// ---- The support rule (no GPU needed) -------------------------------------------------------------
+
+bool Supports(Case& c) { return CudaKernelSupports(c.graph(), c.node()); }
+
+TEST(CudaKernelSupportsTest, CoveredForms) {
+  Case a("Transpose");
+  a.In(Random(DType::kFloat32, {2, 3}, 1));
+  EXPECT_TRUE(Supports(a));
+  Case b("Gather");
+  b.In(Random(DType::kInt8, {4}, 1)).In(Ints({1}, DType::kInt32));
+  EXPECT_TRUE(Supports(b));
+  Case c("Resize");
+  c.In(Random(DType::kInt32, {1, 1, 2, 2}, 1)).None().Const(Floats({1, 1, 2, 2}));
+  EXPECT_TRUE(Supports(c)) << "nearest moves bytes of any dtype";
+  Case d("LayerNormalization");
+  d.In(Random(DType::kFloat16, {2, 4}, 1)).In(Random(DType::kFloat32, {4}, 2)).Attr("stash_type", int64_t{11});
+  EXPECT_TRUE(Supports(d)) << "the stash type only matters for the statistics outputs";
+  Case e("ReduceMax");
+  e.In(Random(DType::kInt64, {2, 4}, 1)).Const(Ints({0}));
+  EXPECT_TRUE(Supports(e));
+}
+
+TEST(CudaKernelSupportsTest, FormsLeftToTheHost) {
+  Case slice("Slice");
+  slice.In(Random(DType::kFloat32, {4}, 1)).In(Ints({1})).Const(Ints({3}));
+  EXPECT_FALSE(Supports(slice)) << "starts computed at run time";
+  Case softmax("Softmax", 13);
+  softmax.In(Random(DType::kInt32, {4}, 1));
+  EXPECT_FALSE(Supports(softmax)) << "integer softmax";
+  Case reduce("ReduceSum");
+  reduce.In(Random(DType::kFloat32, {4, 2}, 1)).In(Ints({1}));
+  EXPECT_FALSE(Supports(reduce)) << "axes computed at run time";
+  Case reduce_attr("ReduceSum");
+  reduce_attr.In(Random(DType::kFloat32, {4, 2}, 1)).Attr("axes", std::vector<int64_t>{1});
+  EXPECT_FALSE(Supports(reduce_attr)) << "axes attribute: not the canonical form";
+  Case resize("Resize");
+  resize.In(Random(DType::kFloat32, {1, 1, 2, 2}, 1)).None().In(Floats({1, 1, 2, 2}));
+  EXPECT_FALSE(Supports(resize)) << "scales computed at run time";
+  Case antialias("Resize");
+  antialias.In(Random(DType::kFloat32, {1, 1, 4, 4}, 1)).None().Const(Floats({1, 1, 0.5f, 0.5f}));
+  antialias.Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
+  EXPECT_FALSE(Supports(antialias)) << "antialias";
+  Case int_linear("Resize");
+  int_linear.In(Random(DType::kInt32, {1, 1, 2, 2}, 1)).None().Const(Floats({1, 1, 2, 2}));
+  int_linear.Attr("mode", std::string("linear"));
+  EXPECT_FALSE(Supports(int_linear)) << "linear of integers";
+  Case stats("LayerNormalization");
+  stats.In(Random(DType::kFloat32, {2, 4}, 1)).In(Random(DType::kFloat32, {4}, 2)).None();
+  stats.Attr("stash_type", int64_t{11}).Outs({true, true, false});
+  EXPECT_FALSE(Supports(stats)) << "float64 statistics";
+  Case where("Where");
+  where.In(Random(DType::kUint8, {4}, 1)).In(Random(DType::kFloat32, {4}, 2)).In(Random(DType::kFloat32, {4}, 3));
+  EXPECT_FALSE(Supports(where)) << "condition not bool";
+  Case rank9("Transpose");
+  rank9.In(Random(DType::kFloat32, {1, 1, 1, 1, 1, 1, 1, 1, 2}, 1));
+  EXPECT_FALSE(Supports(rank9)) << "rank above kMaxRank";
+  Case tile("Tile");
+  tile.In(Random(DType::kFloat32, {2}, 1)).Const(Ints({2}));
+  EXPECT_EQ(Supports(tile), ops::FindOpDef("Tile") != nullptr) << "Tile runs once the op set defines it";
+  Case matmul("MatMul");
+  matmul.In(Random(DType::kFloat32, {2, 2}, 1)).In(Random(DType::kFloat32, {2, 2}, 2));
+  EXPECT_FALSE(Supports(matmul)) << "not an own-kernel op";
+}
+
+}  // namespace
+}  // namespace exec

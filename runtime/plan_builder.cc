@@ -1,0 +1,236 @@
+// Building FusedGraph plans ahead of the first run: concrete dims, cache lookup, parallel build.
+#include "runtime/plan_builder.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "ops/infer_graph.h"
+
+namespace exec {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void AppendTensor(std::string* out, const cudnn::TensorDesc& t) {
+  absl::StrAppend(out, "t", t.uid, "[", absl::StrJoin(t.dims, ","), "|", absl::StrJoin(t.strides, ","), "]",
+                  t.type == cudnn::IoType::kHalf ? "h" : "f", t.is_virtual ? "v" : "",
+                  t.by_value ? absl::StrFormat("=%a", t.value) : "", ";");
+}
+
+// Everything of the spec that the plan depends on, exactly (doubles in hex).
+std::string SpecSignature(const cudnn::FusedGraphSpec& spec) {
+  std::string s = spec.anchor == cudnn::FusedGraphSpec::kConv ? "conv;" : "matmul;";
+  for (const cudnn::TensorDesc* t : {&spec.x, &spec.w, &spec.y}) AppendTensor(&s, *t);
+  const cudnn::ConvParams& c = spec.conv;
+  absl::StrAppend(&s, "pads", absl::StrJoin(c.pads_begin, ","), "/", absl::StrJoin(c.pads_end, ","), ";strides",
+                  absl::StrJoin(c.strides, ","), ";dil", absl::StrJoin(c.dilations, ","), ";");
+  for (const cudnn::TensorDesc& t : spec.extra) AppendTensor(&s, t);
+  for (const cudnn::PointwiseOp& op : spec.epilogue) {
+    absl::StrAppend(&s, op.mode, "(", op.in0, ",", op.in1, "->", op.out, absl::StrFormat(",%a", op.alpha), ");");
+  }
+  absl::StrAppend(&s, spec.allow_tf32 ? "tf32" : "strict");
+  return s;
+}
+
+// The dims of a step's non-constant inputs, from `dims` (false when one is unknown).
+bool StepInputDims(const Plan& plan, const Step& step, const std::vector<std::optional<std::vector<int64_t>>>& dims,
+                   std::map<ir::ValueId, std::vector<int64_t>>* out) {
+  for (ir::ValueId in : step.inputs) {
+    if (plan.graph.value(in).constant) continue;
+    if (!dims[in]) return false;
+    (*out)[in] = *dims[in];
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::optional<std::vector<int64_t>>> ConcreteDims(const Plan& plan,
+                                                              const std::vector<std::vector<int64_t>>& input_dims) {
+  ir::Graph graph = plan.graph;  // constants share their buffers
+  for (size_t i = 0; i < graph.inputs().size() && i < input_dims.size(); ++i) {
+    graph.value(graph.inputs()[i]).type.shape = ir::ShapeFromInts(input_dims[i]);
+  }
+  for (const Step& step : plan.steps) {
+    for (ir::NodeId id : step.nodes) {
+      if (!ops::InferNodeTypes(graph, id).ok()) {
+        for (ir::ValueId out : graph.node(id).outputs) {
+          if (out != ir::kNoValue) graph.value(out).type.shape.reset();
+        }
+      }
+    }
+  }
+  std::vector<std::optional<std::vector<int64_t>>> dims(graph.values().size());
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(dims.size()); ++id) {
+    const ir::Value& v = graph.value(id);
+    if (v.constant) {
+      dims[id] = v.constant->shape();
+    } else if (v.type.shape) {
+      dims[id] = ir::ShapeToInts(*v.type.shape);
+    }
+  }
+  return dims;
+}
+
+std::optional<std::string> FusedDimsKey(const Plan& plan, const Step& step,
+                                        const std::function<const std::vector<int64_t>*(ir::ValueId)>& dims_of) {
+  std::string key;
+  for (ir::ValueId in : step.inputs) {
+    if (plan.graph.value(in).constant) continue;
+    const std::vector<int64_t>* dims = dims_of(in);
+    if (dims == nullptr) return std::nullopt;
+    absl::StrAppend(&key, in, ":", ir::ShapeToString(*dims), ";");
+  }
+  return key;
+}
+
+std::string GpuSignature() {
+  cudaDeviceProp prop;
+  int device = 0, driver = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    return "gpu=unknown";
+  }
+  cudaDriverGetVersion(&driver);
+  return absl::StrCat("gpu=", prop.name, " sm_", prop.major, prop.minor, " sms=", prop.multiProcessorCount,
+                      " cudnn=", cudnnGetVersion(), " driver=", driver);
+}
+
+BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t step_index,
+                              const std::map<ir::ValueId, std::vector<int64_t>>& dims, const PlanCache* cache,
+                              const std::string& gpu_signature) {
+  const auto start = std::chrono::steady_clock::now();
+  BuiltFusedStep result;
+  result.step = step_index;
+  const Step& step = plan.steps[step_index];
+  result.dims_key = *FusedDimsKey(plan, step, [&](ir::ValueId id) -> const std::vector<int64_t>* {
+    auto it = dims.find(id);
+    return it == dims.end() ? nullptr : &it->second;
+  });
+  absl::StatusOr<LoweredStep> lowered = LowerFusedStep(plan, step, dims, plan.precision == "tf32");
+  if (!lowered.ok()) {
+    result.status = lowered.status();
+    result.seconds = SecondsSince(start);
+    return result;
+  }
+  result.lowered = *std::move(lowered);
+  const bool cached = cache != nullptr && cache->enabled();
+  const std::string key =
+      cached ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec)) : "";
+  if (cached) {
+    std::optional<std::string> blob = cache->Get(key, &result.cache_warning);
+    if (blob) {
+      absl::StatusOr<cudnn::FusedGraphPlan> loaded =
+          cudnn::FusedGraphPlan::FromSerialized(handle, result.lowered.spec, *blob, {});
+      if (loaded.ok()) {
+        result.plan = std::make_unique<cudnn::FusedGraphPlan>(*std::move(loaded));
+        result.from_cache = true;
+        result.seconds = SecondsSince(start);
+        return result;
+      }
+      result.cache_warning =
+          absl::StrCat("plan cache entry ", cache->PathFor(key), " not usable, rebuilt: ", loaded.status().message());
+    }
+  }
+  absl::StatusOr<cudnn::FusedGraphPlan> built = cudnn::FusedGraphPlan::Build(handle, result.lowered.spec, {});
+  if (!built.ok()) {
+    result.status = built.status();
+    result.seconds = SecondsSince(start);
+    return result;
+  }
+  result.plan = std::make_unique<cudnn::FusedGraphPlan>(*std::move(built));
+  if (cached) {
+    // Engines cuDNN cannot serialize are rebuilt next time; that is not worth a warning.
+    absl::StatusOr<std::string> blob = result.plan->SerializedPlan();
+    if (blob.ok()) {
+      absl::Status stored = cache->Put(key, *blob);
+      if (!stored.ok()) result.cache_warning = absl::StrCat("plan cache: ", stored.message());
+    }
+  }
+  result.seconds = SecondsSince(start);
+  return result;
+}
+
+std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
+                                            const std::vector<std::optional<std::vector<int64_t>>>& dims,
+                                            const PlanBuildOptions& options, PlanBuildSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<size_t> todo;
+  std::vector<std::map<ir::ValueId, std::vector<int64_t>>> step_dims;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    std::map<ir::ValueId, std::vector<int64_t>> d;
+    if (plan.steps[s].kind != StepKind::kFusedGraph || !StepInputDims(plan, plan.steps[s], dims, &d)) continue;
+    todo.push_back(s);
+    step_dims.push_back(std::move(d));
+  }
+  std::vector<BuiltFusedStep> results(todo.size());
+  int threads =
+      options.threads > 0 ? options.threads : std::min<int>(16, std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
+  const std::string gpu = GpuSignature();
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::condition_variable finished_cv;
+  std::deque<size_t> finished;
+  auto worker = [&] {
+    cudnnHandle_t handle = nullptr;
+    const cudnnStatus_t created = cudnnCreate(&handle);
+    for (size_t i = next++; i < todo.size(); i = next++) {
+      if (created != CUDNN_STATUS_SUCCESS) {
+        results[i].step = todo[i];
+        results[i].status = absl::InternalError(absl::StrCat("cudnnCreate: ", cudnnGetErrorString(created)));
+      } else {
+        results[i] = BuildFusedStep(handle, plan, todo[i], step_dims[i], options.cache, gpu);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      finished.push_back(i);
+      finished_cv.notify_one();
+    }
+    if (handle != nullptr) cudnnDestroy(handle);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (size_t done = 1; done <= todo.size(); ++done) {
+    size_t i;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      finished_cv.wait(lock, [&] { return !finished.empty(); });
+      i = finished.front();
+      finished.pop_front();
+    }
+    const BuiltFusedStep& r = results[i];
+    if (options.progress) {
+      options.progress({done, todo.size(), r.step, plan.steps[r.step].pattern,
+                        !r.status.ok() ? "failed" : (r.from_cache ? "cache" : "built"), r.seconds});
+    }
+  }
+  for (std::thread& t : pool) t.join();
+  if (summary != nullptr) {
+    *summary = PlanBuildSummary{};
+    summary->steps = static_cast<int>(results.size());
+    for (const BuiltFusedStep& r : results) {
+      summary->step_seconds += r.seconds;
+      if (!r.status.ok())
+        ++summary->failed;
+      else if (r.from_cache)
+        ++summary->from_cache;
+      else
+        ++summary->built;
+    }
+    summary->wall_seconds = SecondsSince(start);
+  }
+  return results;
+}
+
+}  // namespace exec

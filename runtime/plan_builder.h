@@ -1,0 +1,92 @@
+// runtime/plan_builder.h: builds the cuDNN plans of a Plan's FusedGraph steps for one set of input
+// dims before they run. Stages: concrete dims of every value by shape inference → each step lowered
+// (fused_lowering) → its plan loaded from the plan cache, else built (heuristics + finalize, which
+// compiles runtime-compiled engines with NVRTC) and stored in the cache. Steps are built on a pool
+// of threads, each with its own cuDNN handle (a handle must not be shared by threads at once); each
+// step's result depends only on the step, never on the thread count or the order of completion.
+//
+// Cache key of a step: the spec's signature (ops, dims, strides, dtypes, UIDs, scalars, TF32
+// permission) + the GPU (name, compute capability, SM count) + the cuDNN and driver versions.
+#ifndef ONNXRUN_RUNTIME_PLAN_BUILDER_H_
+#define ONNXRUN_RUNTIME_PLAN_BUILDER_H_
+
+#include <cudnn.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "kernels/cudnn/fused_graph.h"
+#include "runtime/fused_lowering.h"
+#include "runtime/plan.h"
+#include "runtime/plan_cache.h"
+
+namespace exec {
+
+// One step finished (for progress lines).
+struct PlanBuildEvent {
+  size_t done = 0, total = 0;  // steps finished so far, steps to build
+  size_t step = 0;             // plan step index
+  std::string what;            // "conv+bias+relu" (the step's pattern)
+  std::string source;          // "built", "cache" or "failed"
+  double seconds = 0;          // this step's build or load time
+};
+using PlanBuildProgress = std::function<void(const PlanBuildEvent&)>;
+
+struct PlanBuildOptions {
+  int threads = 0;                   // 0: the machine's hardware threads, at most 16
+  const PlanCache* cache = nullptr;  // null: no persistent cache
+  PlanBuildProgress progress;        // called from the calling thread, in completion order
+};
+
+// The result for one FusedGraph step.
+struct BuiltFusedStep {
+  size_t step = 0;
+  std::string dims_key;  // FusedDimsKey of the dims it was built for
+  absl::Status status;   // why there is no plan (lowering or cuDNN), when there is none
+  LoweredStep lowered;
+  std::unique_ptr<cudnn::FusedGraphPlan> plan;
+  double seconds = 0;
+  bool from_cache = false;
+  std::string cache_warning;  // a cache entry that could not be trusted or stored ("" if none)
+};
+
+// Time spent building, for the start-up summary.
+struct PlanBuildSummary {
+  int steps = 0, from_cache = 0, built = 0, failed = 0;
+  double wall_seconds = 0;  // the whole build, all threads
+  double step_seconds = 0;  // sum over steps (what one thread would have taken)
+};
+
+// Concrete dims of every value of plan.graph when its inputs have `input_dims` (graph-input order);
+// nullopt where inference cannot tell (data-dependent shapes).
+std::vector<std::optional<std::vector<int64_t>>> ConcreteDims(const Plan& plan,
+                                                              const std::vector<std::vector<int64_t>>& input_dims);
+
+// The key under which the executor keeps a step's plans: its non-constant inputs and their dims.
+// nullopt when some input's dims are unknown.
+std::optional<std::string> FusedDimsKey(const Plan& plan, const Step& step,
+                                        const std::function<const std::vector<int64_t>*(ir::ValueId)>& dims_of);
+
+// "gpu=<name> sm_<cc> sms=<count> cudnn=<version> driver=<version>": the part of a cache key that
+// ties an entry to this GPU and these libraries.
+std::string GpuSignature();
+
+// Builds one step (cache first when `cache` is set). `dims` holds the dims of the step's inputs.
+BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t step_index,
+                              const std::map<ir::ValueId, std::vector<int64_t>>& dims, const PlanCache* cache,
+                              const std::string& gpu_signature);
+
+// Builds every FusedGraph step whose input dims `dims` knows, on `options.threads` threads. Results
+// in plan order.
+std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
+                                            const std::vector<std::optional<std::vector<int64_t>>>& dims,
+                                            const PlanBuildOptions& options, PlanBuildSummary* summary);
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_PLAN_BUILDER_H_
