@@ -121,7 +121,8 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
     } else if (arg == "--print-graph") {
       options.print_graph = true;
     } else if (arg == "--device" || arg == "--input" || arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--batch" || arg == "--seed" || arg == "--precision" || arg == "--benchmark") {
+               arg == "--batch" || arg == "--seed" || arg == "--precision" || arg == "--benchmark" ||
+               arg == "--plan-cache" || arg == "--build-threads") {
       absl::StatusOr<std::string> v = next();
       if (!v.ok()) return v.status();
       if (arg == "--device") {

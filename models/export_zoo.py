@@ -143,6 +143,20 @@ def export(name, seed, out_dir):
     if has_bn and n_bn == 0:
         raise RuntimeError(f"{name}: the export has no BatchNormalization node")
     rel32 = np.abs(y32 - y64).max() / np.abs(y64).max()
+    # On a GPU machine: how far PyTorch's own TF32 and fp16 runs land from the fp64 reference,
+    # the yardstick for onnxrun's tolerances in those precisions.
+    peers = ""
+    if torch.cuda.is_available():
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+        with torch.no_grad():
+            gpu = model.float().cuda().to(memory_format=torch.channels_last)
+            xg = x.cuda().to(memory_format=torch.channels_last)
+            ytf32 = gpu(xg).cpu().numpy()
+            y16 = gpu.half()(xg.half()).float().cpu().numpy()
+        model.float().cpu()
+        peers = (f"; torch GPU tf32 vs fp64 {np.abs(ytf32 - y64).max() / np.abs(y64).max():.2e}, "
+                 f"fp16 vs fp64 {np.abs(y16 - y64).max() / np.abs(y64).max():.2e}")
     # How much the output depends on the input: 0 would mean the test checks only the weights.
     spread = np.abs(y64[0] - y64[1]).max() / np.abs(y64).max()
     print(
@@ -150,7 +164,7 @@ def export(name, seed, out_dir):
         f"{os.path.getsize(model_path) / 2**20:.1f} MiB, exported in {export_s:.1f} s, "
         f"total {time.time() - start:.1f} s; output min {y64.min():.3g} max {y64.max():.3g} "
         f"std {y64.std():.3g}, max|y0-y1|/max|y| {spread:.2f}; "
-        f"torch fp32 vs fp64 max rel err {rel32:.2e}; ops {' '.join(ops)}",
+        f"torch fp32 vs fp64 max rel err {rel32:.2e}{peers}; ops {' '.join(ops)}",
         flush=True,
     )
 

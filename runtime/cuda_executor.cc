@@ -504,6 +504,30 @@ absl::StatusOr<cudnn::LegacyActivation> AbsorbedActivation(const ir::Graph& g, c
   return absl::UnimplementedError("absorbed activation is not ReLU or ReLU6");
 }
 
+// The own depthwise kernel's parameters for a legacy conv spec, when it is a depthwise conv (one
+// output channel per input channel) in NHWC that the kernel handles; nullopt otherwise.
+std::optional<kernels::cuda::DepthwiseConvParams> OwnDepthwise(const cudnn::LegacyConvSpec& spec,
+                                                               const std::vector<int64_t>& w,
+                                                               cudnn::LegacyActivation act) {
+  if (spec.layout != cudnn::Layout::kNHWC || spec.groups != spec.x.c || spec.k != spec.x.c || w[1] != 1) {
+    return std::nullopt;
+  }
+  kernels::cuda::DepthwiseConvParams p;
+  p.n = spec.x.n, p.c = spec.x.c, p.h = spec.x.h, p.w = spec.x.w, p.r = spec.r, p.s = spec.s;
+  p.pad_top = p.pad_bottom = spec.pad_h;
+  p.pad_left = p.pad_right = spec.pad_w;
+  p.stride_h = spec.stride_h, p.stride_w = spec.stride_w;
+  p.dilation_h = spec.dilation_h, p.dilation_w = spec.dilation_w;
+  p.out_h = (p.h + 2 * p.pad_top - ((p.r - 1) * p.dilation_h + 1)) / p.stride_h + 1;
+  p.out_w = (p.w + 2 * p.pad_left - ((p.s - 1) * p.dilation_w + 1)) / p.stride_w + 1;
+  p.activation = act == cudnn::LegacyActivation::kRelu    ? kernels::cuda::DepthwiseConvParams::kRelu
+                 : act == cudnn::LegacyActivation::kRelu6 ? kernels::cuda::DepthwiseConvParams::kRelu6
+                                                          : kernels::cuda::DepthwiseConvParams::kNone;
+  p.fp16 = spec.type == cudnn::IoType::kHalf;
+  if (p.out_h < 1 || p.out_w < 1 || !kernels::cuda::DepthwiseConvSupported(p)) return std::nullopt;
+  return p;
+}
+
 bool SymmetricPads(const std::vector<int64_t>& pads) {
   return pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
 }
@@ -593,6 +617,11 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
                                   // TF32 only costs accuracy
         spec.has_bias = node.input(2) != ir::kNoValue;
         spec.activation = *act;
+        if (std::optional<kernels::cuda::DepthwiseConvParams> dw = OwnDepthwise(spec, w, *act)) {
+          e.depthwise = dw;
+          e.out_dims = {spec.x.n, spec.k, dw->out_h, dw->out_w};
+          return absl::OkStatus();
+        }
         CUDNN_ASSIGN_OR_RETURN(cudnn::LegacyConv conv, cudnn::LegacyConv::Create(cudnn_, spec));
         const cudnn::Shape4 y = conv.output_shape();
         e.out_dims = {y.n, y.c, y.h, y.w};
@@ -633,7 +662,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
       e.pool = std::make_unique<cudnn::Pooling>(std::move(p));
       return absl::OkStatus();
     }();
-    notes_[index] = e.status.ok()
+    notes_[index] = e.status.ok() && e.depthwise ? "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)"
+                    : e.status.ok()
                         ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : node.op_type)
                         : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
   }
@@ -655,6 +685,17 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
     }
     CUDNN_RETURN_IF_NOT_OK(e.bn->Run(cudnn_, in->data(), out->data(), params[0].data(), params[1].data(),
                                      params[2].data(), params[3].data()));
+  } else if (e.depthwise) {
+    absl::StatusOr<DeviceTensor> w = Input(node.inputs[1], values);  // [C,1,R,S] as given
+    if (!w.ok()) return w.status();
+    DeviceTensor bias;
+    if (node.input(2) != ir::kNoValue) {
+      absl::StatusOr<DeviceTensor> b = Input(node.input(2), values);
+      if (!b.ok()) return b.status();
+      bias = *std::move(b);
+    }
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::DepthwiseConvNhwc(*e.depthwise, in->data(), w->data(), bias.data(), out->data(), stream_));
   } else {
     absl::StatusOr<DeviceTensor> w = Bound({node.inputs[1], e.nhwc, {}}, values);
     if (!w.ok()) return w.status();

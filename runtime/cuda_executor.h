@@ -3,7 +3,8 @@
 // How each step runs is decided once, at Create, and reported by step_notes() for --explain:
 //   FusedGraph -> one cuDNN operation graph (engine chosen by heuristics) when kernels/cudnn can
 //                 build it, else the next rung (see step_notes);
-//   Legacy     -> legacy cuDNN calls;
+//   Legacy     -> legacy cuDNN calls; depthwise convs (+ReLU/ReLU6) in NHWC on the own depthwise
+//                 kernel (kernels/cuda/depthwise_conv.h), which is several times faster there;
 //   Kernel     -> own CUDA kernels (pointwise, concat, pad, and runtime/cuda_kernel_steps: transpose,
 //                 slice, gather, reductions, softmax, norms, resize, ...), else the host reference
 //                 kernel (inputs copied to the host and outputs back: correct, slow, and said so);
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "runtime/device_tensor.h"
@@ -147,6 +149,7 @@ class CudaExecutor {
     absl::Status status;
     std::unique_ptr<cudnn::BatchNormInference> bn;
     std::unique_ptr<cudnn::LegacyConv> conv;
+    std::optional<kernels::cuda::DepthwiseConvParams> depthwise;  // own NHWC depthwise kernel instead
     std::unique_ptr<cudnn::Pooling> pool;
     std::unique_ptr<cudnn::Softmax> softmax;
     std::vector<int64_t> out_dims;

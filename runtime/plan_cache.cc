@@ -158,15 +158,13 @@ absl::StatusOr<std::string> DecodePlanCacheEntry(std::string_view bytes, std::st
   const std::string_view blob = bytes.substr(at, blob_length);
   at += blob_length;
   if (bytes.size() - at != 8) {
-    return absl::DataLossError(bytes.size() - at < 8 ? "truncated (checksum)"
-                                                     : "trailing bytes after the checksum");
+    return absl::DataLossError(bytes.size() - at < 8 ? "truncated (checksum)" : "trailing bytes after the checksum");
   }
   if (ReadLittleEndian(bytes, at, 8) != Fnv1a64(bytes.substr(0, at))) {
     return absl::DataLossError("checksum mismatch");
   }
   if (stored_key != key) {
-    return absl::FailedPreconditionError(
-        "written for another key (another GPU, driver or cuDNN, or a hash collision)");
+    return absl::FailedPreconditionError("written for another key (another GPU, driver or cuDNN, or a hash collision)");
   }
   return std::string(blob);
 }
@@ -187,12 +185,11 @@ PlanCache PlanCache::Open(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec || !std::filesystem::is_directory(path, ec)) {
-    return PlanCache("", absl::StrCat("plan cache disabled: cannot create ", path, ": ",
-                                      ec ? ec.message() : "not a directory"));
+    return PlanCache(
+        "", absl::StrCat("plan cache disabled: cannot create ", path, ": ", ec ? ec.message() : "not a directory"));
   }
   if (access(path.c_str(), W_OK | X_OK) != 0) {
-    return PlanCache("", absl::StrCat("plan cache disabled: ", path,
-                                      " is not writable: ", std::strerror(errno)));
+    return PlanCache("", absl::StrCat("plan cache disabled: ", path, " is not writable: ", std::strerror(errno)));
   }
   RemoveStaleTempFiles(path);
   return PlanCache(path, "");
@@ -208,15 +205,14 @@ std::optional<std::string> PlanCache::Get(const std::string& key, std::string* w
   const std::string path = PathFor(key);
   absl::StatusOr<std::string> bytes = ReadFile(path);
   if (absl::IsNotFound(bytes.status())) return std::nullopt;
-  absl::StatusOr<std::string> blob =
-      bytes.ok() ? DecodePlanCacheEntry(*bytes, key) : bytes.status();
+  absl::StatusOr<std::string> blob = bytes.ok() ? DecodePlanCacheEntry(*bytes, key) : bytes.status();
   if (blob.ok()) return *std::move(blob);
   // A corrupt file would fail every time: remove it. Another version's or key's entry is whole;
   // leave it (Put replaces it).
   const bool remove = absl::IsDataLoss(blob.status()) && unlink(path.c_str()) == 0;
   if (warning != nullptr) {
-    *warning = absl::StrCat("plan cache: ", path, ": ", blob.status().message(), "; ignored",
-                            remove ? " and removed" : "");
+    *warning =
+        absl::StrCat("plan cache: ", path, ": ", blob.status().message(), "; ignored", remove ? " and removed" : "");
   }
   return std::nullopt;
 }
@@ -224,9 +220,8 @@ std::optional<std::string> PlanCache::Get(const std::string& key, std::string* w
 absl::Status PlanCache::Put(const std::string& key, std::string_view blob) const {
   if (!enabled()) return absl::OkStatus();
   static std::atomic<uint64_t> counter{0};
-  const std::string temp =
-      absl::StrFormat("%s/.tmp-%d-%x-%d", dir_, static_cast<int>(getpid()),
-                      std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
+  const std::string temp = absl::StrFormat("%s/.tmp-%d-%x-%d", dir_, static_cast<int>(getpid()),
+                                           std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
   if (absl::Status written = WriteNewFile(temp, EncodePlanCacheEntry(key, blob)); !written.ok()) {
     unlink(temp.c_str());
     return written;

@@ -73,8 +73,7 @@ class PlanCache {
   std::string PathFor(const std::string& key) const;
 
  private:
-  PlanCache(std::string dir, std::string open_warning)
-      : dir_(std::move(dir)), open_warning_(std::move(open_warning)) {}
+  PlanCache(std::string dir, std::string open_warning) : dir_(std::move(dir)), open_warning_(std::move(open_warning)) {}
 
   std::string dir_;
   std::string open_warning_;

@@ -136,8 +136,7 @@ TEST(PlanCacheTest, EntryOfAnotherKeyIsNotAHit) {
 TEST(PlanCacheTest, OtherFormatVersionIsNotAHit) {
   PlanCache cache = PlanCache::Open(TestDir("version"));
   ASSERT_TRUE(cache.enabled()) << cache.open_warning();
-  WriteAll(cache.PathFor(kKey),
-           EncodePlanCacheEntry(kKey, kBlob, kPlanCacheFormatVersion + 1));  // a valid checksum
+  WriteAll(cache.PathFor(kKey), EncodePlanCacheEntry(kKey, kBlob, kPlanCacheFormatVersion + 1));  // a valid checksum
   std::string warning;
   EXPECT_EQ(cache.Get(kKey, &warning), std::nullopt);
   EXPECT_NE(warning.find("format version 2"), std::string::npos) << warning;
@@ -166,8 +165,7 @@ TEST(PlanCacheTest, GarbageNeverCrashes) {
 }
 
 std::string BlobOf(int writer, int round) {
-  return std::string(1000 + writer * 37 + round, static_cast<char>('a' + writer)) + "#" +
-         std::to_string(round);
+  return std::string(1000 + writer * 37 + round, static_cast<char>('a' + writer)) + "#" + std::to_string(round);
 }
 
 // Writers in several threads, on one shared key and on keys of their own, with readers alongside:

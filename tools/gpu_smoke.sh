@@ -14,12 +14,34 @@ models=${MODELS:-"resnet50 mobilenet_v2 densenet121"}
 precisions=${PRECISIONS:-"fp32 tf32 fp16"}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 models/export_zoo.py "$zoo" $models >/tmp/export.log 2>&1 || tail -5 /tmp/export.log
+cat /tmp/export.log >>"$out/checks.log"
 summary=()
+while read -r line; do summary+=("export ${line%%:*}: ${line#*torch fp32 vs fp64 }"); done < <(grep -o '^[a-z0-9_]*:.*vs fp64 [^;]*;[^;]*' /tmp/export.log)
 for t in .gpu/bin/*_test; do
   name=$(basename "$t")
   # From the bundle's data folder, where tests find models/tiny_cnn.
   .gpu/run bash -c "mkdir -p data/models && ln -sfn ../tiny_cnn data/models/tiny_cnn && cd data && exec ../bin/$name --gtest_brief=1" >>"$out/tests.log" 2>&1
   summary+=("$name: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.log" | tail -3 | tr '\n' ' ')")
+done
+# CONFORMANCE=1: ONNX's backend suites on the GPU (bin/conformance_gpu + data/testdata.tar.xz).
+if [[ -n ${CONFORMANCE:-} && -f .gpu/data/testdata.tar.xz ]]; then
+  mkdir -p /tmp/testdata && tar xJf .gpu/data/testdata.tar.xz -C /tmp/testdata
+  ONNXRUN_TEST_DEVICE=cuda ONNX_TESTDATA_DIR=/tmp/testdata \
+    ONNXRUN_EXPECTED_FAILURES=$repo/tests/conformance/expected_failures.txt .gpu/run bin/conformance_gpu --gtest_brief=1 \
+    >"$out/conformance.log" 2>&1
+  summary+=("conformance on the GPU: rc=$? $(grep -E '^total|passed' "$out/conformance.log" | tail -2 | tr '\n' ' ')")
+fi
+# STARTUP="resnet50 ...": process start to first result, fp16 batch 1: plans built on one thread
+# (cold), on all threads (cold), and loaded from the plan cache (warm).
+for m in ${STARTUP:-}; do
+  for mode in "serial:--build-threads 1:/tmp/pc_serial" "parallel::/tmp/pc_parallel" "warm::/tmp/pc_parallel"; do
+    IFS=: read -r name flags cache <<<"$mode"
+    [[ $name != warm ]] && rm -rf "$cache"
+    .gpu/run bin/onnxrun --device cuda --precision fp16 --quiet $flags --plan-cache "$cache" "$zoo/$m/model.onnx" \
+      >/tmp/startup.log 2>&1
+    { echo "== $m $name"; cat /tmp/startup.log; } >>"$out/startup.log"
+    summary+=("startup $m $name: $(grep -o 'cuDNN plans.*' /tmp/startup.log)")
+  done
 done
 for p in $precisions; do
   for m in tiny_cnn $models; do
@@ -35,7 +57,8 @@ for p in $precisions; do
   done
 done
 for m in ${EXPLAIN:-resnet50 mobilenet_v2}; do
-  .gpu/run bin/onnxrun --device cuda --precision fp16 --explain "$zoo/$m/model.onnx" >"$out/explain_$m.txt" 2>&1
+  .gpu/run bin/onnxrun --device cuda --precision "${EXPLAIN_PRECISION:-fp16}" --explain "$zoo/$m/model.onnx" \
+    >"$out/explain_$m.txt" 2>&1
 done
 if [[ -n ${MEMCHECK:-} ]] && command -v /usr/local/cuda/bin/compute-sanitizer >/dev/null; then
   for m in $MEMCHECK; do

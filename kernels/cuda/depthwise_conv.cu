@@ -119,12 +119,18 @@ struct TiledArgs {
 
 // One thread: channels [c0, c0 + V) of output columns [ow0, ow0 + kTileW) of its rows. Its R x S x V
 // weights and V biases stay in registers; per filter row it loads the NC input columns its kTileW
-// outputs need once (as V-wide vectors, zero outside the image) and accumulates in float.
+// outputs need once (as V-wide vectors, zero outside the image) and accumulates in float. Column
+// tile and channels are fixed per thread, so the weights and the padding's column masks are set up
+// once; only the row changes from iteration to iteration.
 template <typename T, int V, int R, int S, int SW>
 __global__ void __launch_bounds__(kBlockSize)
     DepthwiseTiledKernel(TiledArgs a, const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                          T* __restrict__ y) {
-  constexpr int NC = (kTileW - 1) * SW + S;
+  constexpr int NC = (kTileW - 1) * SW + S;  // input columns of kTileW outputs
+  // The loads of all R filter rows are issued before any math (predicated, zeros in the padding), so a
+  // thread has R * NC loads in flight rather than NC; where those would take more than 64 registers
+  // (7x7), row by row.
+  constexpr int kBatchRows = R * NC * ((sizeof(typename Packed<T, V>::Type) + 3) / 4) <= 64 ? R : 1;
   const int lane = blockIdx.x * blockDim.x + threadIdx.x;
   if (lane >= a.lanes) return;
   const int cv = lane % a.channel_vectors;
@@ -151,16 +157,12 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
   for (int j = 0; j < NC; ++j) column_inside[j] = static_cast<unsigned>(iw0 + j) < static_cast<unsigned>(a.w);
 
-  const unsigned column_bytes = a.c * sizeof(T);
+  const unsigned column_bytes = a.c * sizeof(T);  // < 2^26: c < 2^24
   const int in_image = a.h * a.w * a.c;
   const int out_image = a.out_h * a.out_w * a.c;
   int n = row_group / a.out_h;
   int oh = row_group % a.out_h;
   for (unsigned row = row_group; row < static_cast<unsigned>(a.rows); row += a.row_groups) {
-    // Issue the loads of all R rows before any math (predicated, zeros in the padding), so a thread
-    // has R * NC loads in flight rather than NC; the filters whose rows would not fit in registers
-    // (7x7) load row by row.
-    constexpr int kBatchRows = R * NC * ((sizeof(typename Packed<T, V>::Type) + 3) / 4) <= 64 ? R : 1;  // registers
     const T* xn = x + static_cast<int64_t>(n) * in_image;
     const int ih0 = oh * a.stride_h - a.pad_top;
     float acc[kTileW][V];
@@ -177,8 +179,8 @@ __global__ void __launch_bounds__(kBlockSize)
         const bool row_inside = static_cast<unsigned>(ih) < static_cast<unsigned>(a.h);
         // Byte address of (ih, iw0), which may lie in the padding (then never dereferenced); columns
         // are column_bytes apart (one IMAD.WIDE per load).
-        const uint64_t in_row =
-            reinterpret_cast<uint64_t>(xn) + static_cast<int64_t>((ih * a.w + iw0) * a.c + c0) * sizeof(T);
+        const uint64_t in_row = reinterpret_cast<uint64_t>(xn) +
+                                static_cast<int64_t>((ih * a.w + iw0) * a.c + c0) * static_cast<int64_t>(sizeof(T));
 #pragma unroll
         for (int j = 0; j < NC; ++j) {
           raw[i][j] = {};
@@ -369,6 +371,7 @@ bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason) {
       int64_t{p.out_h} * p.out_w * p.c >= kLimit || int64_t{p.c} * p.r * p.s >= kLimit ||
       int64_t{p.n} * p.out_h >= kLimit)
     return fail("a padded image, an output image, the weights or n * out_h has >= 2^31 elements");
+  if (p.c >= (1 << 24)) return fail("c >= 2^24");
   return true;
 }
 

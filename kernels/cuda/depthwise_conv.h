@@ -1,14 +1,15 @@
 // Own CUDA kernel: depthwise 2-D convolution (ONNX Conv with group == C == K) on NHWC tensors, float32
-// or float16 storage with float accumulation, with an optional bias and a fused activation. Replaces
-// cuDNN's legacy depthwise path, which is memory-bound at a fraction of the bandwidth.
+// or float16 storage with float accumulation, with an optional bias and a fused activation. Meant to
+// replace cuDNN's legacy depthwise convolution (about 400 GB/s on an H100 for MobileNetV2's layers).
 // Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
 //
 // Paths (chosen inside DepthwiseConvNhwc, invisible to the caller):
 //  - tiled: R x S in {3x3, 5x5, 7x7}, stride_w in {1, 2}, dilation_w == 1 (stride_h, dilation_h any).
-//    One thread computes 4 adjacent output columns of one output row for V adjacent channels
-//    (V = 4 for 3x3, 2 for 5x5 / 7x7; smaller when C or the x / y addresses do not allow it), with
-//    its weights in registers, so loads and stores are vectors coalesced along C and the input
-//    columns shared by the 4 outputs are read once.
+//    A thread computes 4 adjacent output columns of an output row for V adjacent channels (8 bytes of
+//    channels for 3x3: V = 4 float16 / 2 float32; 4 bytes for 5x5 / 7x7: 2 float16 / 1 float32; narrower
+//    when C or the x / y addresses are not multiples of the vector), with its weights in registers, so
+//    loads and stores are vectors coalesced along C and the input columns shared by the 4 outputs are
+//    read once; it loops over output rows.
 //  - generic: every other valid shape; one thread per output element, weights read from cache.
 //
 // Usage:
@@ -38,7 +39,8 @@ struct DepthwiseConvParams {
 };
 
 // Whether DepthwiseConvNhwc computes p: every dimension, stride and dilation >= 1, pads >= 0, out_h /
-// out_w as the formula above, and per-image tensors (and n * out_h rows) under 2^31 elements. On false,
+// out_w as the formula above, per-image tensors (padded input, output), the weights and n * out_h under
+// 2^31 elements, c < 2^24; any filter size, stride and dilation otherwise. On false,
 // `*reason` (if given) points to a static string saying why; the caller keeps its cuDNN path then.
 bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason = nullptr);
 

@@ -96,6 +96,8 @@ TEST(DepthwiseConvSupportTest, RejectsInvalidShapesWithAReason) {
   rejected(MakeParams(Shape{1, 4, 2, 2, 5, 5, 1, 1, 1, 1, 1, 1}, {}, true));
   // An image of 2^31 elements.
   rejected(MakeParams(Shape{1, 1 << 15, 256, 256, 1, 1, 0, 0, 0, 0, 1, 1}, {}, true));
+  // 2^24 channels.
+  rejected(MakeParams(Shape{1, 1 << 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, {}, true));
 }
 
 TEST(DepthwiseConvSupportTest, RejectsNullTensors) {
@@ -250,9 +252,9 @@ void CheckAgainstReference(const DepthwiseConvParams& p, bool with_bias, uint32_
 
   std::vector<double> want, magnitude;
   Reference(p, x, w, bias, &want, &magnitude);
-  // float16: the output's rounding (2^-11 relative) dominates; float32: the accumulation's. The
-  // magnitude term allows the float accumulation's rounding where terms cancel.
-  // float16 outputs below 2^-14 are subnormal: absolute steps of 2^-24.
+  // float16: the output's rounding (2^-11 relative; absolute steps of 2^-24 below 2^-14) dominates;
+  // float32: the accumulation's. The magnitude term allows the float accumulation's rounding where
+  // terms cancel.
   const double rel = p.fp16 ? 2e-3 : 1e-5, abs = 1e-6, floor = p.fp16 ? 0x1p-24 : 0.0;
   int bad = 0;
   for (size_t i = 0; i < y_count && bad < 10; ++i) {
@@ -266,9 +268,9 @@ void CheckAgainstReference(const DepthwiseConvParams& p, bool with_bias, uint32_
     }
   }
   for (size_t i = 0; i < kGuard; ++i) {
-    uint8_t byte_sum = 0xff;
-    for (size_t b = 0; b < element; ++b) byte_sum &= yb[(offset + y_count + i) * element + b];
-    ASSERT_EQ(byte_sum, 0xff) << "wrote past y at element " << i;
+    uint8_t all_ones = 0xff;
+    for (size_t b = 0; b < element; ++b) all_ones &= yb[(offset + y_count + i) * element + b];
+    ASSERT_EQ(all_ones, 0xff) << "wrote past y at element " << i;
   }
   for (int i = 0; i < offset; ++i) {
     for (size_t b = 0; b < element; ++b) ASSERT_EQ(static_cast<uint8_t>(yb[i * element + b]), 0xff) << "wrote before y";
@@ -277,7 +279,7 @@ void CheckAgainstReference(const DepthwiseConvParams& p, bool with_bias, uint32_
 
 constexpr Activation kActivations[] = {DepthwiseConvParams::kNone, DepthwiseConvParams::kRelu,
                                        DepthwiseConvParams::kRelu6, DepthwiseConvParams::kSilu};
-constexpr int kChannels[] = {1, 3, 8, 17, 144};
+constexpr int kChannels[] = {1, 3, 6, 8, 17, 144};
 
 // Every shape with every channel count, in float32 and float16; the activation and the bias rotate so
 // that each shape sees all four activations and both bias cases.

@@ -80,8 +80,7 @@ struct LoadedPlan {
   EngineCandidate candidate;
   int64_t workspace = 0;
 };
-absl::StatusOr<LoadedPlan> LoadPlanBlob(cudnnHandle_t handle, std::string_view bytes,
-                                        const BuildOptions& options);
+absl::StatusOr<LoadedPlan> LoadPlanBlob(cudnnHandle_t handle, std::string_view bytes, const BuildOptions& options);
 
 }  // namespace cudnn
 

@@ -52,6 +52,17 @@ std::string StoredKey(const std::string& bytes) {
   return bytes.substr(magic + 12, length);
 }
 
+// Per step, "engine <id> (runtime-compiled)" of a cuDNN step, else the whole note. (A loaded plan
+// may list a knob heuristics left unset, so knobs are not compared.)
+std::vector<std::string> Engines(const std::vector<std::string>& notes) {
+  std::vector<std::string> engines;
+  for (std::string note : notes) {
+    note = note.substr(0, note.find(" (plan from the cache)"));
+    engines.push_back(note.substr(0, note.find(" knobs")));
+  }
+  return engines;
+}
+
 class PlanCacheGpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -88,7 +99,7 @@ TEST_F(PlanCacheGpuTest, ColdBuildsWarmLoadsAndBadEntriesAreRebuilt) {
   if (!exec::CudaUnavailableReason().empty()) GTEST_SKIP() << exec::CudaUnavailableReason();
   auto cold = RunSession();
   ASSERT_NE(cold, nullptr);
-  const exec::PlanBuildSummary built = cold->startup().plans;
+  const exec::PlanBuildSummary built = cold->gpu()->last_build();  // tiny_cnn's batch is symbolic: built at Run
   ASSERT_GT(built.steps, 0);
   EXPECT_EQ(built.from_cache, 0);
   EXPECT_EQ(built.failed, 0);
@@ -97,15 +108,10 @@ TEST_F(PlanCacheGpuTest, ColdBuildsWarmLoadsAndBadEntriesAreRebuilt) {
 
   auto warm = RunSession();
   ASSERT_NE(warm, nullptr);
-  EXPECT_EQ(warm->startup().plans.from_cache, built.steps);
+  EXPECT_EQ(warm->gpu()->last_build().from_cache, built.steps);
   EXPECT_TRUE(warm->gpu()->cache_warnings().empty());
-  EXPECT_EQ(warm->gpu_step_notes(), [&] {
-    std::vector<std::string> notes = cold->gpu_step_notes();
-    for (std::string& n : notes) {
-      if (n.rfind("cuDNN operation graph", 0) == 0) n += " (plan from the cache)";
-    }
-    return notes;
-  }()) << "the cache gives back the engines that were built";
+  EXPECT_EQ(Engines(warm->gpu_step_notes()), Engines(cold->gpu_step_notes()))
+      << "the cache gives back the engines that were built";
 
   // Each kind of bad entry, applied to every entry: all detected and rebuilt, outputs still right.
   const std::vector<std::pair<std::string, std::function<std::string(const std::string&)>>> damages = {
@@ -130,12 +136,12 @@ TEST_F(PlanCacheGpuTest, ColdBuildsWarmLoadsAndBadEntriesAreRebuilt) {
     for (const fs::path& entry : entries) WriteAll(entry, damage(ReadAll(entry)));
     auto session = RunSession();
     ASSERT_NE(session, nullptr);
-    EXPECT_EQ(session->startup().plans.from_cache, 0);
-    EXPECT_EQ(session->startup().plans.built, built.built);
+    EXPECT_EQ(session->gpu()->last_build().from_cache, 0);
+    EXPECT_EQ(session->gpu()->last_build().built, built.built);
     EXPECT_EQ(static_cast<int>(session->gpu()->cache_warnings().size()), built.built);
     auto rewarmed = RunSession();  // the rebuilt entries were stored again
     ASSERT_NE(rewarmed, nullptr);
-    EXPECT_EQ(rewarmed->startup().plans.from_cache, built.steps);
+    EXPECT_EQ(rewarmed->gpu()->last_build().from_cache, built.steps);
   }
 }
 
@@ -152,7 +158,7 @@ TEST_F(PlanCacheGpuTest, ThreadCountDoesNotChangeTheEngines) {
     ASSERT_TRUE(session.ok()) << session.status();
     notes.push_back((*session)->gpu_step_notes());
   }
-  EXPECT_EQ(notes[0], notes[1]);
+  EXPECT_EQ(Engines(notes[0]), Engines(notes[1]));
 }
 
 }  // namespace
