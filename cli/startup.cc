@@ -35,9 +35,11 @@ void PrintStartup(const runtime::Session& session, double first_run_seconds) {
   if (session.gpu() != nullptr) {
     // Plans are built at Create for static input dims, else during the first run.
     const exec::PlanBuildSummary p = t.plans.steps > 0 ? t.plans : session.gpu()->last_build();
-    absl::StrAppendFormat(&line, ", GPU init %.2f s, cuDNN plans %.2f s%s (%d: %d built, %d from the plan cache",
+    absl::StrAppendFormat(&line,
+                          ", GPU init %.2f s, cuDNN plans %.2f s%s (%d steps: %d built, %d from the plan cache, %d "
+                          "shared with an identical step",
                           t.gpu_init_seconds, p.wall_seconds, t.plans.steps > 0 ? "" : " in the first run", p.steps,
-                          p.built, p.from_cache);
+                          p.built, p.from_cache, p.shared);
     if (p.failed > 0) absl::StrAppendFormat(&line, ", %d not built", p.failed);
     absl::StrAppendFormat(&line, "; %.1f s of build work)", p.step_seconds);
     for (const std::string& warning : session.gpu()->cache_warnings()) {

@@ -452,7 +452,7 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
     InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, GpuSignature()));
   }
   FusedEntry& entry = fused_[index].at(key);
-  if (!entry.status.ok()) return RunOnHost(step, values);
+  if (!entry.status.ok()) return RunFusedSplit(index, entry.status, values);
   std::map<int64_t, void*> ptrs;
   std::vector<DeviceTensor> keep_alive;
   DeviceTensor output;
@@ -482,6 +482,49 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
   absl::StatusOr<DeviceTensor> stored = ToLayout(output, WantsNhwc(step.outputs[0]), stream_);
   if (!stored.ok()) return stored.status();
   values[step.outputs[0]] = *std::move(stored);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunFusedSplit(size_t index, const absl::Status& why_not_fused,
+                                         std::vector<DeviceTensor>& values) {
+  const Step& fused = plan_.steps[index];
+  const ir::Graph& g = plan_.graph;
+  const std::string why(why_not_fused.message());
+  const bool ran_on_host_before = ran_on_host_;
+  ran_on_host_ = false;
+  for (ir::NodeId id : fused.nodes) {
+    const ir::Node& node = g.node(id);
+    Step single;
+    single.kind = StepKind::kKernel;
+    single.nodes = {id};
+    for (ir::ValueId in : node.inputs) {
+      if (in != ir::kNoValue) single.inputs.push_back(in);
+    }
+    single.outputs = node.outputs;
+    absl::Status status;
+    if (id == fused.nodes[0]) {
+      status = RunLegacy(index, single, values);
+    } else if (RunsOnDevicePointwise(g, node)) {
+      status = RunPointwise(single, values);
+    } else {
+      status = RunOnHost(single, values);
+    }
+    if (!status.ok()) return status;
+  }
+  for (ir::NodeId id : fused.nodes) {  // intermediates of the split graph die here
+    for (ir::ValueId out : g.node(id).outputs) {
+      if (std::find(fused.outputs.begin(), fused.outputs.end(), out) == fused.outputs.end()) {
+        values[out] = DeviceTensor();
+      }
+    }
+  }
+  const bool all_on_device = !ran_on_host_;
+  ran_on_host_ = ran_on_host_ || ran_on_host_before;
+  notes_[index] = absl::StrCat(
+      all_on_device ? "fallback rung 'legacy + split epilogue': the conv/matmul on legacy cuDNN, each epilogue op on "
+                      "an own kernel"
+                    : "fallback rung 'host': some of its nodes on the host reference kernels",
+      " (cuDNN graph not built: ", why.substr(0, why.find('\n')), ")");
   return absl::OkStatus();
 }
 
@@ -528,6 +571,32 @@ std::optional<kernels::cuda::DepthwiseConvParams> OwnDepthwise(const cudnn::Lega
   return p;
 }
 
+// Gemm(A[M,K], B[N,K] transposed, C[N]) as a 1x1 convolution of A read as [M,K,1,1] NCHW with
+// filters B read as [N,K,1,1]: the legacy rung for a matmul cuDNN's graph API cannot build (e.g.
+// strict fp32, where every matmul engine uses TF32).
+absl::StatusOr<cudnn::LegacyConvSpec> GemmAsConv(const ir::Graph& g, const ir::Node& node,
+                                                 const std::vector<int64_t>& a, cudnn::IoType io, bool allow_tf32) {
+  const ir::ValueId b = node.input(1), c = node.input(2);
+  if (a.size() != 2 || node.attrs.GetInt("transA", 0) != 0 || node.attrs.GetInt("transB", 0) != 1 ||
+      node.attrs.GetFloat("alpha", 1.0f) != 1.0f || node.attrs.GetFloat("beta", 1.0f) != 1.0f || !g.value(b).constant ||
+      g.value(b).constant->rank() != 2 || g.value(b).constant->shape()[1] != a[1]) {
+    return absl::UnimplementedError("Gemm form (transposed A, untransposed B, alpha/beta, non-constant B)");
+  }
+  const int64_t n = g.value(b).constant->shape()[0];
+  if (c != ir::kNoValue && (!g.value(c).constant || g.value(c).constant->num_elements() != n)) {
+    return absl::UnimplementedError("Gemm bias is not a constant vector of N");
+  }
+  cudnn::LegacyConvSpec spec;
+  spec.x = cudnn::Shape4{static_cast<int>(a[0]), static_cast<int>(a[1]), 1, 1};
+  spec.k = static_cast<int>(n);
+  spec.r = spec.s = 1;
+  spec.layout = cudnn::Layout::kNCHW;
+  spec.type = io;
+  spec.allow_tf32 = allow_tf32;
+  spec.has_bias = c != ir::kNoValue;
+  return spec;
+}
+
 bool SymmetricPads(const std::vector<int64_t>& pads) {
   return pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
 }
@@ -547,8 +616,7 @@ absl::StatusOr<DeviceTensor> CudaExecutor::FloatConstant(ir::ValueId id) {
   return cached;
 }
 
-absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& values) {
-  const Step& step = plan_.steps[index];
+absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Graph& g = plan_.graph;
   const ir::Node& node = g.node(step.nodes[0]);
   absl::StatusOr<DeviceTensor> x = Input(node.inputs[0], values);
@@ -571,6 +639,14 @@ absl::Status CudaExecutor::RunLegacy(size_t index, std::vector<DeviceTensor>& va
         CUDNN_ASSIGN_OR_RETURN(cudnn::Softmax sm, cudnn::Softmax::Create(x->dims[0], x->dims[1], io));
         e.softmax = std::make_unique<cudnn::Softmax>(std::move(sm));
         e.out_dims = x->dims;
+        return absl::OkStatus();
+      }
+      if (op == "Gemm") {
+        absl::StatusOr<cudnn::LegacyConvSpec> spec = GemmAsConv(g, node, x->dims, io, plan_.precision == "tf32");
+        if (!spec.ok()) return spec.status();
+        CUDNN_ASSIGN_OR_RETURN(cudnn::LegacyConv conv, cudnn::LegacyConv::Create(cudnn_, *spec));
+        e.out_dims = {x->dims[0], spec->k};
+        e.conv = std::make_unique<cudnn::LegacyConv>(std::move(conv));
         return absl::OkStatus();
       }
       if (x->dims.size() != 4) return absl::UnimplementedError("not 4-D");
@@ -783,7 +859,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   const Step& step = plan_.steps[index];
   const ir::Graph& g = plan_.graph;
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
-  if (step.kind == StepKind::kLegacy) return RunLegacy(index, values);
+  if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
     const ir::Node& node = g.node(step.nodes[0]);

@@ -138,7 +138,12 @@ class CudaExecutor {
   absl::Status RunFused(size_t index, std::vector<DeviceTensor>& values);
   // A Legacy step through kernels/cudnn/legacy.h (BN(+ReLU), grouped conv(+ReLU/ReLU6), pools,
   // softmax), made on first use for the input dims; forms it does not cover run on the host.
-  absl::Status RunLegacy(size_t index, std::vector<DeviceTensor>& values);
+  // `step` is plan_.steps[index], or one node of it (the anchor of a FusedGraph whose cuDNN graph
+  // was not built: a conv, or a Gemm run as a 1x1 conv).
+  absl::Status RunLegacy(size_t index, const Step& step, std::vector<DeviceTensor>& values);
+  // The fallback chain of a FusedGraph step without a cuDNN graph: its anchor through RunLegacy,
+  // then each epilogue node on an own kernel (or on the host when none fits).
+  absl::Status RunFusedSplit(size_t index, const absl::Status& why_not_fused, std::vector<DeviceTensor>& values);
   // A per-channel constant as float32 on the device (cuDNN BN parameters are float).
   absl::StatusOr<DeviceTensor> FloatConstant(ir::ValueId id);
   // A value bound to a graph UID, in the layout the binding needs (weights converted once).
@@ -158,7 +163,7 @@ class CudaExecutor {
   struct FusedEntry {
     absl::Status status;  // why no plan, when the build failed
     LoweredStep lowered;
-    std::unique_ptr<cudnn::FusedGraphPlan> plan;
+    std::shared_ptr<const cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
   };
 
   const Plan& plan_;

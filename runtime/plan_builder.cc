@@ -107,10 +107,10 @@ std::string GpuSignature() {
                       " cudnn=", cudnnGetVersion(), " driver=", driver);
 }
 
-BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t step_index,
-                              const std::map<ir::ValueId, std::vector<int64_t>>& dims, const PlanCache* cache,
-                              const std::string& gpu_signature) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// Lowers a step for `dims` (the plan fields stay empty).
+BuiltFusedStep LowerStep(const Plan& plan, size_t step_index, const std::map<ir::ValueId, std::vector<int64_t>>& dims) {
   BuiltFusedStep result;
   result.step = step_index;
   const Step& step = plan.steps[step_index];
@@ -119,12 +119,18 @@ BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t ste
     return it == dims.end() ? nullptr : &it->second;
   });
   absl::StatusOr<LoweredStep> lowered = LowerFusedStep(plan, step, dims, plan.precision == "tf32");
-  if (!lowered.ok()) {
+  if (lowered.ok()) {
+    result.lowered = *std::move(lowered);
+  } else {
     result.status = lowered.status();
-    result.seconds = SecondsSince(start);
-    return result;
   }
-  result.lowered = *std::move(lowered);
+  return result;
+}
+
+// Loads the plan of a lowered step from the cache, else builds (and stores) it.
+void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string& gpu_signature,
+                 BuiltFusedStep& result) {
+  const auto start = std::chrono::steady_clock::now();
   const bool cached = cache != nullptr && cache->enabled();
   const std::string key =
       cached ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec)) : "";
@@ -134,10 +140,10 @@ BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t ste
       absl::StatusOr<cudnn::FusedGraphPlan> loaded =
           cudnn::FusedGraphPlan::FromSerialized(handle, result.lowered.spec, *blob, {});
       if (loaded.ok()) {
-        result.plan = std::make_unique<cudnn::FusedGraphPlan>(*std::move(loaded));
+        result.plan = std::make_shared<const cudnn::FusedGraphPlan>(*std::move(loaded));
         result.from_cache = true;
         result.seconds = SecondsSince(start);
-        return result;
+        return;
       }
       result.cache_warning =
           absl::StrCat("plan cache entry ", cache->PathFor(key), " not usable, rebuilt: ", loaded.status().message());
@@ -147,9 +153,9 @@ BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t ste
   if (!built.ok()) {
     result.status = built.status();
     result.seconds = SecondsSince(start);
-    return result;
+    return;
   }
-  result.plan = std::make_unique<cudnn::FusedGraphPlan>(*std::move(built));
+  result.plan = std::make_shared<const cudnn::FusedGraphPlan>(*std::move(built));
   if (cached) {
     // Engines cuDNN cannot serialize are rebuilt next time; that is not worth a warning.
     absl::StatusOr<std::string> blob = result.plan->SerializedPlan();
@@ -159,6 +165,17 @@ BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t ste
     }
   }
   result.seconds = SecondsSince(start);
+}
+
+}  // namespace
+
+BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t step_index,
+                              const std::map<ir::ValueId, std::vector<int64_t>>& dims, const PlanCache* cache,
+                              const std::string& gpu_signature) {
+  const auto start = std::chrono::steady_clock::now();
+  BuiltFusedStep result = LowerStep(plan, step_index, dims);
+  if (result.status.ok()) BuildOrLoad(handle, cache, gpu_signature, result);
+  result.seconds = SecondsSince(start);
   return result;
 }
 
@@ -166,15 +183,26 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
                                             const std::vector<std::optional<std::vector<int64_t>>>& dims,
                                             const PlanBuildOptions& options, PlanBuildSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<size_t> todo;
-  std::vector<std::map<ir::ValueId, std::vector<int64_t>>> step_dims;
+  // Lower every step whose dims are known (cheap, on this thread); the first step of each distinct
+  // spec is built, the others share its plan.
+  std::vector<BuiltFusedStep> results;
+  std::vector<size_t> first_of;  // per result: index of the result with the same spec
+  std::map<std::string, size_t> by_signature;
+  std::vector<size_t> todo;  // results to build
+  std::vector<bool> in_todo;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     std::map<ir::ValueId, std::vector<int64_t>> d;
     if (plan.steps[s].kind != StepKind::kFusedGraph || !StepInputDims(plan, plan.steps[s], dims, &d)) continue;
-    todo.push_back(s);
-    step_dims.push_back(std::move(d));
+    results.push_back(LowerStep(plan, s, d));
+    const size_t i = results.size() - 1;
+    first_of.push_back(i);
+    in_todo.push_back(false);
+    if (!results[i].status.ok()) continue;
+    auto [it, inserted] = by_signature.emplace(SpecSignature(results[i].lowered.spec), i);
+    first_of[i] = it->second;
+    if (inserted) todo.push_back(i);
+    in_todo[i] = inserted;
   }
-  std::vector<BuiltFusedStep> results(todo.size());
   int threads =
       options.threads > 0 ? options.threads : std::min<int>(16, std::max(1u, std::thread::hardware_concurrency()));
   threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
@@ -186,22 +214,28 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
   auto worker = [&] {
     cudnnHandle_t handle = nullptr;
     const cudnnStatus_t created = cudnnCreate(&handle);
-    for (size_t i = next++; i < todo.size(); i = next++) {
+    for (size_t t = next++; t < todo.size(); t = next++) {
+      BuiltFusedStep& r = results[todo[t]];
       if (created != CUDNN_STATUS_SUCCESS) {
-        results[i].step = todo[i];
-        results[i].status = absl::InternalError(absl::StrCat("cudnnCreate: ", cudnnGetErrorString(created)));
+        r.status = absl::InternalError(absl::StrCat("cudnnCreate: ", cudnnGetErrorString(created)));
       } else {
-        results[i] = BuildFusedStep(handle, plan, todo[i], step_dims[i], options.cache, gpu);
+        BuildOrLoad(handle, options.cache, gpu, r);
       }
       std::lock_guard<std::mutex> lock(mu);
-      finished.push_back(i);
+      finished.push_back(todo[t]);
       finished_cv.notify_one();
     }
     if (handle != nullptr) cudnnDestroy(handle);
   };
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (size_t done = 1; done <= todo.size(); ++done) {
+  for (int t = 0; t < threads && !todo.empty(); ++t) pool.emplace_back(worker);
+  size_t done = 0;
+  auto report = [&](const BuiltFusedStep& r, const char* source) {
+    if (options.progress) {
+      options.progress({++done, results.size(), r.step, plan.steps[r.step].pattern, source, r.seconds});
+    }
+  };
+  for (size_t n = 0; n < todo.size(); ++n) {
     size_t i;
     {
       std::unique_lock<std::mutex> lock(mu);
@@ -210,12 +244,21 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
       finished.pop_front();
     }
     const BuiltFusedStep& r = results[i];
-    if (options.progress) {
-      options.progress({done, todo.size(), r.step, plan.steps[r.step].pattern,
-                        !r.status.ok() ? "failed" : (r.from_cache ? "cache" : "built"), r.seconds});
-    }
+    report(r, !r.status.ok() ? "failed" : (r.from_cache ? "cache" : "built"));
   }
   for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (first_of[i] == i) {
+      if (!in_todo[i]) report(results[i], "failed");  // not lowered
+      continue;
+    }
+    const BuiltFusedStep& first = results[first_of[i]];
+    results[i].status = first.status;
+    results[i].plan = first.plan;
+    results[i].from_cache = first.from_cache;
+    results[i].shared = true;
+    report(results[i], "shared");
+  }
   if (summary != nullptr) {
     *summary = PlanBuildSummary{};
     summary->steps = static_cast<int>(results.size());
@@ -223,6 +266,8 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
       summary->step_seconds += r.seconds;
       if (!r.status.ok())
         ++summary->failed;
+      else if (r.shared)
+        ++summary->shared;
       else if (r.from_cache)
         ++summary->from_cache;
       else

@@ -1,9 +1,11 @@
 // runtime/plan_builder.h: builds the cuDNN plans of a Plan's FusedGraph steps for one set of input
 // dims before they run. Stages: concrete dims of every value by shape inference → each step lowered
 // (fused_lowering) → its plan loaded from the plan cache, else built (heuristics + finalize, which
-// compiles runtime-compiled engines with NVRTC) and stored in the cache. Steps are built on a pool
-// of threads, each with its own cuDNN handle (a handle must not be shared by threads at once); each
-// step's result depends only on the step, never on the thread count or the order of completion.
+// compiles runtime-compiled engines with NVRTC) and stored in the cache. Steps with identical specs
+// (ResNet's repeated blocks: 53 steps, far fewer distinct graphs) share one plan, built once. The
+// distinct specs are built on a pool of threads, each with its own cuDNN handle (a handle must not
+// be shared by threads at once); each result depends only on its spec, never on the thread count or
+// the order of completion.
 //
 // Cache key of a step: the spec's signature (ops, dims, strides, dtypes, UIDs, scalars, TF32
 // permission) + the GPU (name, compute capability, SM count) + the cuDNN and driver versions.
@@ -32,7 +34,7 @@ struct PlanBuildEvent {
   size_t done = 0, total = 0;  // steps finished so far, steps to build
   size_t step = 0;             // plan step index
   std::string what;            // "conv+bias+relu" (the step's pattern)
-  std::string source;          // "built", "cache" or "failed"
+  std::string source;          // "built", "cache", "failed" or "shared" (same spec as another step)
   double seconds = 0;          // this step's build or load time
 };
 using PlanBuildProgress = std::function<void(const PlanBuildEvent&)>;
@@ -49,15 +51,16 @@ struct BuiltFusedStep {
   std::string dims_key;  // FusedDimsKey of the dims it was built for
   absl::Status status;   // why there is no plan (lowering or cuDNN), when there is none
   LoweredStep lowered;
-  std::unique_ptr<cudnn::FusedGraphPlan> plan;
+  std::shared_ptr<const cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
   double seconds = 0;
   bool from_cache = false;
+  bool shared = false;        // the plan of an earlier step with the same spec
   std::string cache_warning;  // a cache entry that could not be trusted or stored ("" if none)
 };
 
 // Time spent building, for the start-up summary.
 struct PlanBuildSummary {
-  int steps = 0, from_cache = 0, built = 0, failed = 0;
+  int steps = 0, from_cache = 0, built = 0, failed = 0, shared = 0;
   double wall_seconds = 0;  // the whole build, all threads
   double step_seconds = 0;  // sum over steps (what one thread would have taken)
 };
