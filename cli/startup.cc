@@ -31,7 +31,12 @@ exec::PlanBuildProgress PlanProgressPrinter() {
 
 void PrintStartup(const runtime::Session& session, double first_run_seconds) {
   const runtime::StartupTimes& t = session.startup();
-  std::string line = absl::StrFormat("start-up: import %.2f s, passes %.2f s", t.import_seconds, t.passes_seconds);
+  std::string line = absl::StrFormat("start-up: import %.2f s, passes %.2f s (", t.import_seconds, t.passes_seconds);
+  const auto& passes = session.plan().stats.pass_seconds;
+  for (size_t i = 0; i < passes.size(); ++i) {
+    absl::StrAppendFormat(&line, "%s%s %.2f", i ? ", " : "", passes[i].first, passes[i].second);
+  }
+  line += ")";
   if (session.gpu() != nullptr) {
     // Plans are built at Create for static input dims, else during the first run.
     const exec::PlanBuildSummary p = t.plans.steps > 0 ? t.plans : session.gpu()->last_build();

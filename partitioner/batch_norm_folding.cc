@@ -27,8 +27,7 @@ const ir::Tensor* ConstantInput(const ir::Graph& graph, const ir::Node& node, si
 }
 
 // The BN's affine map over `channels` channels, when its four parameters are constants.
-std::optional<Affine> ConstantBatchNorm(const ir::Graph& graph, const ir::Node& bn,
-                                        int64_t channels) {
+std::optional<Affine> ConstantBatchNorm(const ir::Graph& graph, const ir::Node& bn, int64_t channels) {
   const ir::Tensor* params[4];
   for (size_t i = 0; i < 4; ++i) {
     params[i] = ConstantInput(graph, bn, i + 1);
@@ -62,8 +61,7 @@ void SetFromDouble(ir::Tensor& t, int64_t i, double v) {
 }
 
 // Sets input i of `node` to a new constant named after the BN.
-void SetConstantInput(ir::Graph& graph, ir::NodeId node_id, size_t i, const std::string& name,
-                      ir::Tensor tensor) {
+void SetConstantInput(ir::Graph& graph, ir::NodeId node_id, size_t i, const std::string& name, ir::Tensor tensor) {
   const ir::ValueId id = graph.AddConstant(name, std::move(tensor));
   ir::Node& node = graph.node(node_id);
   if (node.inputs.size() <= i) node.inputs.resize(i + 1, ir::kNoValue);
@@ -84,8 +82,17 @@ bool FoldIntoConv(ir::Graph& graph, ir::NodeId conv_id, const ir::Node& bn) {
 
   ir::Tensor new_w = *ir::Tensor::Create(w->dtype(), w->shape());
   const int64_t per_k = w->num_elements() / k_dim;
-  for (int64_t i = 0; i < w->num_elements(); ++i) {
-    SetFromDouble(new_w, i, w->GetAsDouble(i) * affine->scale[i / per_k]);
+  if (w->dtype() == ir::DType::kFloat32) {  // the common case, without per-element dispatch
+    const float* src = w->data<float>();
+    float* dst = new_w.data<float>();
+    for (int64_t k = 0; k < k_dim; ++k) {
+      const double scale = affine->scale[k];
+      for (int64_t i = k * per_k; i < (k + 1) * per_k; ++i) dst[i] = static_cast<float>(src[i] * scale);
+    }
+  } else {
+    for (int64_t i = 0; i < w->num_elements(); ++i) {
+      SetFromDouble(new_w, i, w->GetAsDouble(i) * affine->scale[i / per_k]);
+    }
   }
   ir::Tensor new_b = *ir::Tensor::Create(has_bias ? b->dtype() : w->dtype(), {k_dim});
   for (int64_t k = 0; k < k_dim; ++k) {
@@ -129,8 +136,7 @@ bool FoldIntoGemm(ir::Graph& graph, ir::NodeId gemm_id, const ir::Node& bn) {
   }
   const double beta = gemm.attrs.GetFloat("beta", 1.0f);
   const int64_t rows = (c != nullptr && c->rank() == 2) ? c->shape()[0] : 1;
-  std::vector<int64_t> c_shape =
-      rows > 1 ? std::vector<int64_t>{rows, n_dim} : std::vector<int64_t>{n_dim};
+  std::vector<int64_t> c_shape = rows > 1 ? std::vector<int64_t>{rows, n_dim} : std::vector<int64_t>{n_dim};
   ir::Tensor new_c = *ir::Tensor::Create(has_c ? c->dtype() : b->dtype(), c_shape);
   for (int64_t m = 0; m < rows; ++m) {
     for (int64_t n = 0; n < n_dim; ++n) {
@@ -172,8 +178,8 @@ absl::StatusOr<bool> BatchNormFolding::Run(ir::Graph& graph) {
     if (bn.op_type != "BatchNormalization") continue;
     const ir::NodeId target = FoldTarget(graph, bn, consumers);
     if (target < 0) continue;
-    const bool folded = graph.node(target).op_type == "Conv" ? FoldIntoConv(graph, target, bn)
-                                                             : FoldIntoGemm(graph, target, bn);
+    const bool folded =
+        graph.node(target).op_type == "Conv" ? FoldIntoConv(graph, target, bn) : FoldIntoGemm(graph, target, bn);
     if (!folded) continue;
     // The Conv/Gemm now writes the BN's output (a following BN may fold into it as well).
     graph.node(target).outputs[0] = bn.outputs[0];

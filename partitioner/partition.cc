@@ -1,6 +1,8 @@
 // Pass pipeline + cover -> exec::Plan.
 #include "partitioner/partition.h"
 
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "partitioner/batch_norm_folding.h"
 #include "partitioner/channel_padding.h"
@@ -13,11 +15,17 @@
 namespace partitioner {
 namespace {
 
-absl::Status RunPass(Pass& pass, ir::Graph& graph) {
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+absl::Status RunPass(Pass& pass, ir::Graph& graph, exec::PassStats& stats) {
+  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<bool> changed = pass.Run(graph);
+  stats.pass_seconds.emplace_back(std::string(pass.name()), SecondsSince(start));
   if (!changed.ok()) {
-    return absl::Status(changed.status().code(), absl::StrCat("pass ", std::string(pass.name()),
-                                                              ": ", changed.status().message()));
+    return absl::Status(changed.status().code(),
+                        absl::StrCat("pass ", std::string(pass.name()), ": ", changed.status().message()));
   }
   return absl::OkStatus();
 }
@@ -33,10 +41,9 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" ? 8 : 16);
   Layout layout;
-  for (Pass* pass :
-       std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn,
-                                    &*precision_pass, &padding, &layout}) {
-    absl::Status status = RunPass(*pass, graph);
+  for (Pass* pass : std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn,
+                                                 &*precision_pass, &padding, &layout}) {
+    absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }
   stats.constants_folded = folding.folded();
@@ -59,11 +66,12 @@ absl::StatusOr<exec::Plan> Partition(ir::Graph graph, const PartitionOptions& op
   absl::Status status = RunPasses(graph, options.precision, plan.stats);
   if (!status.ok()) return status;
   absl::Status valid = graph.Validate();
-  if (!valid.ok())
-    return absl::InternalError(absl::StrCat("passes broke the graph: ", valid.message()));
+  if (!valid.ok()) return absl::InternalError(absl::StrCat("passes broke the graph: ", valid.message()));
   plan.graph = std::move(graph);
+  const auto cover_start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<exec::Step>> steps =
       CoverGraph(plan.graph, options.rules != nullptr ? *options.rules : Sm90Rules());
+  plan.stats.pass_seconds.emplace_back("cover", SecondsSince(cover_start));
   if (steps.ok()) {
     plan.steps = *std::move(steps);
     exec::ComputeReleases(plan);
@@ -75,8 +83,7 @@ absl::StatusOr<exec::Plan> Partition(ir::Graph graph, const PartitionOptions& op
   fallback->precision = plan.precision;
   fallback->stats = plan.stats;
   if (!fallback->steps.empty()) {
-    fallback->steps[0].reasons.push_back(
-        absl::StrCat("cover failed, one step per node: ", steps.status().message()));
+    fallback->steps[0].reasons.push_back(absl::StrCat("cover failed, one step per node: ", steps.status().message()));
   }
   return fallback;
 }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,12 +25,12 @@ const char* StepKindName(StepKind kind);
 
 struct Step {
   StepKind kind = StepKind::kKernel;
-  std::vector<ir::NodeId> nodes;     // in execution order
-  std::vector<ir::ValueId> inputs;   // values read from outside the step
-  std::vector<ir::ValueId> outputs;  // values written that others read
+  std::vector<ir::NodeId> nodes;           // in execution order
+  std::vector<ir::ValueId> inputs;         // values read from outside the step
+  std::vector<ir::ValueId> outputs;        // values written that others read
   std::vector<ir::ValueId> release_after;  // values dead once this step has run
-  std::string pattern;               // e.g. "Conv+Add+Relu": the op types it covers, for people
-  std::vector<std::string> reasons;  // why it is not (more) fused: "rule: detail", one per stop
+  std::string pattern;                     // e.g. "Conv+Add+Relu": the op types it covers, for people
+  std::vector<std::string> reasons;        // why it is not (more) fused: "rule: detail", one per stop
 };
 
 // Counters the passes report, shown by --explain.
@@ -38,6 +39,7 @@ struct PassStats {
   int constants_folded = 0;
   int nodes_removed = 0;
   int channels_padded = 0;  // convs whose input channels were zero-padded for alignment
+  std::vector<std::pair<std::string, double>> pass_seconds;  // each pass's run time, in order (+ "cover")
 };
 
 struct Plan {
