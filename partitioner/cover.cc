@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -19,20 +20,17 @@ using ir::ValueId;
 class Coverer {
  public:
   Coverer(const ir::Graph& graph, const FusionRules& rules)
-      : graph_(graph),
-        rules_(rules),
-        consumers_(graph.ComputeConsumers()),
-        assigned_(graph.nodes().size(), -1) {}
+      : graph_(graph), rules_(rules), consumers_(graph.ComputeConsumers()), assigned_(graph.nodes().size(), -1) {}
 
   absl::StatusOr<std::vector<exec::Step>> Run();
 
  private:
   exec::Step FusedStep(NodeId anchor);
   exec::Step LegacyStep(NodeId node, const std::string& reason);
+  std::optional<std::pair<NodeId, NodeId>> SiluTail(ValueId x) const;
   exec::Step SingleStep(NodeId node, exec::StepKind kind, const std::string& reason);
   // "" when `candidate` may join the region grown from `anchor`.
-  std::string CandidateRejection(NodeId anchor, NodeId candidate,
-                                 const std::set<ValueId>& region_values,
+  std::string CandidateRejection(NodeId anchor, NodeId candidate, const std::set<ValueId>& region_values,
                                  const std::set<NodeId>& downstream) const;
   std::set<NodeId> Downstream(NodeId anchor) const;
   // Values of `nodes` read outside them or graph outputs.
@@ -50,9 +48,7 @@ class Coverer {
   std::map<int, std::vector<std::pair<NodeId, std::string>>> stops_;
 };
 
-std::string NodeLabel(const ir::Node& node) {
-  return absl::StrCat(node.op_type, " '", node.name, "'");
-}
+std::string NodeLabel(const ir::Node& node) { return absl::StrCat(node.op_type, " '", node.name, "'"); }
 
 std::set<NodeId> Coverer::Downstream(NodeId anchor) const {
   std::set<NodeId> seen;
@@ -71,22 +67,19 @@ std::set<NodeId> Coverer::Downstream(NodeId anchor) const {
 }
 
 bool Coverer::IsSingleReaderOf(ValueId value, NodeId reader) const {
-  return consumers_[value].size() == 1 && consumers_[value][0] == reader &&
-         !graph_.IsGraphOutput(value);
+  return consumers_[value].size() == 1 && consumers_[value][0] == reader && !graph_.IsGraphOutput(value);
 }
 
-std::string Coverer::CandidateRejection(NodeId anchor, NodeId candidate,
-                                        const std::set<ValueId>& region_values,
+std::string Coverer::CandidateRejection(NodeId anchor, NodeId candidate, const std::set<ValueId>& region_values,
                                         const std::set<NodeId>& downstream) const {
   const ir::Node& node = graph_.node(candidate);
   std::string reason = EpilogueNodeRejection(rules_, graph_, node);
   if (!reason.empty()) return reason;
   const ir::TensorType& anchor_out = graph_.value(graph_.node(anchor).outputs[0]).type;
   const ir::TensorType& out = graph_.value(node.outputs[0]).type;
-  if (node.outputs.size() != 1 || out.dtype != anchor_out.dtype || !out.shape ||
-      !anchor_out.shape || *out.shape != *anchor_out.shape) {
-    return absl::StrCat(node.op_type, " output ", out.ToString(), " differs from the anchor's ",
-                        anchor_out.ToString());
+  if (node.outputs.size() != 1 || out.dtype != anchor_out.dtype || !out.shape || !anchor_out.shape ||
+      *out.shape != *anchor_out.shape) {
+    return absl::StrCat(node.op_type, " output ", out.ToString(), " differs from the anchor's ", anchor_out.ToString());
   }
   const EpilogueOpRule* rule = FindEpilogueRule(rules_, node.op_type);
   const bool is_conv = graph_.node(anchor).op_type == "Conv";
@@ -95,20 +88,17 @@ std::string Coverer::CandidateRejection(NodeId anchor, NodeId candidate,
     if (in == ir::kNoValue || region_values.count(in)) continue;
     if (rule->operands == 1) continue;  // Clip bounds: constants, checked by the node rule
     if (i == 0 && !rule->commutative) {
-      return absl::StrCat(node.op_type,
-                          " has the anchor's result as second operand (cuDNN needs it first)");
+      return absl::StrCat(node.op_type, " has the anchor's result as second operand (cuDNN needs it first)");
     }
     const ir::Value& v = graph_.value(in);
     std::optional<OperandShape> shape =
         v.type.shape ? ClassifyOperand(*anchor_out.shape, *v.type.shape, is_conv) : std::nullopt;
     if (!shape) {
-      return absl::StrCat(
-          node.op_type, " operand shape ", v.type.ToString(),
-          " not allowed as epilogue operand (scalar, per-channel or the full output)");
+      return absl::StrCat(node.op_type, " operand shape ", v.type.ToString(),
+                          " not allowed as epilogue operand (scalar, per-channel or the full output)");
     }
     if (v.producer >= 0 && downstream.count(v.producer)) {
-      return absl::StrCat(node.op_type, " operand '", v.name,
-                          "' is computed from the anchor's output");
+      return absl::StrCat(node.op_type, " operand '", v.name, "' is computed from the anchor's output");
     }
   }
   return "";
@@ -164,8 +154,7 @@ exec::Step Coverer::FusedStep(NodeId anchor) {
   for (const auto& [node, reason] : blocked) {
     const bool pointwise = FindEpilogueRule(rules_, graph_.node(node).op_type) != nullptr;
     if (pointwise && !kept.count(node)) {
-      step.reasons.push_back(
-          absl::StrCat("not fused ", NodeLabel(graph_.node(node)), ": ", reason));
+      step.reasons.push_back(absl::StrCat("not fused ", NodeLabel(graph_.node(node)), ": ", reason));
     }
   }
   return step;
@@ -179,25 +168,55 @@ exec::Step Coverer::SingleStep(NodeId node, exec::StepKind kind, const std::stri
   return step;
 }
 
+// The Sigmoid and Mul of x * Sigmoid(x) (SiLU) when `x` is read by exactly those two nodes and
+// the Sigmoid's output only by the Mul; nullopt otherwise.
+std::optional<std::pair<NodeId, NodeId>> Coverer::SiluTail(ValueId x) const {
+  if (consumers_[x].size() != 2 || graph_.IsGraphOutput(x)) return std::nullopt;
+  for (int first = 0; first < 2; ++first) {
+    const NodeId sig = consumers_[x][first], mul = consumers_[x][1 - first];
+    const ir::Node& s = graph_.node(sig);
+    const ir::Node& m = graph_.node(mul);
+    if (s.op_type != "Sigmoid" || m.op_type != "Mul" || m.inputs.size() != 2) continue;
+    const ValueId sig_out = s.outputs[0];
+    const bool operands = (m.inputs[0] == x && m.inputs[1] == sig_out) || (m.inputs[1] == x && m.inputs[0] == sig_out);
+    if (operands && IsSingleReaderOf(sig_out, mul) && assigned_[sig] < 0 && assigned_[mul] < 0) {
+      return std::make_pair(sig, mul);
+    }
+  }
+  return std::nullopt;
+}
+
 // Legacy step; a grouped/depthwise conv also takes a following Relu or Clip(0, x) (cuDNN's legacy
-// conv+bias+activation), a BatchNormalization a following Relu (cudnnNormalizationForwardInference
-// with activation), when it is the only reader of the output.
+// conv+bias+activation) or, when depthwise, SiLU x*Sigmoid(x) (the own depthwise kernel's
+// activation); a BatchNormalization a following Relu (cudnnNormalizationForwardInference with
+// activation); each when the step is the only reader of the output.
 exec::Step Coverer::LegacyStep(NodeId node, const std::string& reason) {
   exec::Step step = SingleStep(node, exec::StepKind::kLegacy, reason);
-  const std::string& op = graph_.node(node).op_type;
+  const ir::Node& anchor = graph_.node(node);
+  const std::string& op = anchor.op_type;
   if (op != "Conv" && op != "BatchNormalization") return step;
-  const ValueId out = graph_.node(node).outputs[0];
+  const ValueId out = anchor.outputs[0];
+  const ir::Dim* channels = anchor.inputs.empty() || graph_.value(anchor.inputs[0]).type.rank() != 4
+                                ? nullptr
+                                : &(*graph_.value(anchor.inputs[0]).type.shape)[1];
+  const bool depthwise =
+      op == "Conv" && channels != nullptr && channels->known() && anchor.attrs.GetInt("group", 1) == channels->value;
+  if (depthwise) {
+    if (std::optional<std::pair<NodeId, NodeId>> silu = SiluTail(out)) {
+      step.nodes.push_back(silu->first);
+      step.nodes.push_back(silu->second);
+      return step;
+    }
+  }
   if (consumers_[out].size() != 1 || !IsSingleReaderOf(out, consumers_[out][0])) return step;
   const NodeId next = consumers_[out][0];
   const ir::Node& act = graph_.node(next);
   bool absorbable = act.op_type == "Relu";
   if (act.op_type == "Clip" && op == "Conv") {
     const ValueId lo = act.input(1);
-    absorbable = lo != ir::kNoValue && graph_.value(lo).constant &&
-                 graph_.value(lo).constant->GetAsDouble(0) == 0.0;
+    absorbable = lo != ir::kNoValue && graph_.value(lo).constant && graph_.value(lo).constant->GetAsDouble(0) == 0.0;
     for (size_t i = 1; i < act.inputs.size(); ++i) {
-      if (act.inputs[i] != ir::kNoValue && !graph_.value(act.inputs[i]).constant)
-        absorbable = false;
+      if (act.inputs[i] != ir::kNoValue && !graph_.value(act.inputs[i]).constant) absorbable = false;
     }
   }
   if (absorbable && assigned_[next] < 0) step.nodes.push_back(next);
@@ -215,8 +234,7 @@ void Coverer::FillEdges(exec::Step& step) const {
   for (NodeId n : step.nodes) {
     for (ValueId in : graph_.node(n).inputs) {
       if (in == ir::kNoValue || produced.count(in)) continue;
-      if (std::find(step.inputs.begin(), step.inputs.end(), in) == step.inputs.end())
-        step.inputs.push_back(in);
+      if (std::find(step.inputs.begin(), step.inputs.end(), in) == step.inputs.end()) step.inputs.push_back(in);
     }
   }
   step.outputs = EscapingValues(step.nodes);
@@ -265,15 +283,13 @@ absl::StatusOr<std::vector<exec::Step>> Coverer::Run() {
       } else if (node.op_type == "Conv") {
         step = LegacyStep(id, absl::StrCat("not a FusedGraph: ", rejection));
       } else {
-        step =
-            SingleStep(id, exec::StepKind::kKernel, absl::StrCat("not a FusedGraph: ", rejection));
+        step = SingleStep(id, exec::StepKind::kKernel, absl::StrCat("not a FusedGraph: ", rejection));
       }
     } else if (IsLegacyOp(node)) {
-      step =
-          LegacyStep(id, node.op_type == "BatchNormalization"
-                             ? "BatchNormalization not folded: its input is not a conv/Gemm output "
-                               "read only by it, or its parameters are not constant"
-                             : "");
+      step = LegacyStep(id, node.op_type == "BatchNormalization"
+                                ? "BatchNormalization not folded: its input is not a conv/Gemm output "
+                                  "read only by it, or its parameters are not constant"
+                                : "");
     } else if (IsAliasOp(node, graph_)) {
       step = SingleStep(id, exec::StepKind::kAlias, "");
     } else {
@@ -294,8 +310,7 @@ absl::StatusOr<std::vector<exec::Step>> Coverer::Run() {
 
 }  // namespace
 
-absl::StatusOr<std::vector<exec::Step>> CoverGraph(const ir::Graph& graph,
-                                                   const FusionRules& rules) {
+absl::StatusOr<std::vector<exec::Step>> CoverGraph(const ir::Graph& graph, const FusionRules& rules) {
   return Coverer(graph, rules).Run();
 }
 

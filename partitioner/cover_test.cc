@@ -31,8 +31,7 @@ onnx::ModelProto BaseModel() {
   return model;
 }
 
-onnx::NodeProto Conv(const std::string& in, const std::string& w, const std::string& out,
-                     int group = 1) {
+onnx::NodeProto Conv(const std::string& in, const std::string& w, const std::string& out, int group = 1) {
   onnx::NodeProto node = MakeNode("Conv", {in, w}, {out}, out);
   testing_util::SetIntsAttr(node, "pads", {1, 1, 1, 1});
   if (group != 1) testing_util::SetIntAttr(node, "group", group);
@@ -81,8 +80,7 @@ TEST(CoverTest, SiluOfTheConvOutputFuses) {
   *g->add_node() = Conv("x", "w1", "c");
   *g->add_node() = MakeNode("Sigmoid", {"c"}, {"s"}, "sig");
   *g->add_node() = MakeNode("Mul", {"c", "s"}, {"y"}, "swish");
-  EXPECT_THAT(Explain(m, "y"),
-              HasSubstr("#0 FusedGraph Conv+Sigmoid+Mul [c:Conv, sig:Sigmoid, swish:Mul]"));
+  EXPECT_THAT(Explain(m, "y"), HasSubstr("#0 FusedGraph Conv+Sigmoid+Mul [c:Conv, sig:Sigmoid, swish:Mul]"));
 }
 
 TEST(CoverTest, OperandOfWrongShapeStopsFusionWithReason) {
@@ -93,10 +91,8 @@ TEST(CoverTest, OperandOfWrongShapeStopsFusionWithReason) {
   *g->add_node() = MakeNode("Add", {"c", "mask"}, {"y"}, "masked");
   const std::string text = Explain(m, "y");
   EXPECT_THAT(text, HasSubstr("#0 FusedGraph Conv [c:Conv]"));
-  EXPECT_THAT(
-      text,
-      HasSubstr("why: not fused Add 'masked': Add operand shape float32[1,1,8,8] not allowed as "
-                "epilogue operand"));
+  EXPECT_THAT(text, HasSubstr("why: not fused Add 'masked': Add operand shape float32[1,1,8,8] not allowed as "
+                              "epilogue operand"));
   EXPECT_THAT(text, HasSubstr("#1 Kernel Add [masked:Add]"));
 }
 
@@ -105,9 +101,7 @@ TEST(CoverTest, SubWithConvOutputSecondIsNotFused) {
   auto* g = m.mutable_graph();
   *g->add_node() = Conv("x", "w1", "c");
   *g->add_node() = MakeNode("Sub", {"x", "c"}, {"y"}, "diff");
-  EXPECT_THAT(
-      Explain(m, "y"),
-      HasSubstr("why: not fused Sub 'diff': Sub has the anchor's result as second operand"));
+  EXPECT_THAT(Explain(m, "y"), HasSubstr("why: not fused Sub 'diff': Sub has the anchor's result as second operand"));
 }
 
 TEST(CoverTest, IntermediateReadTwiceEndsTheRegion) {
@@ -130,11 +124,29 @@ TEST(CoverTest, DepthwiseConvWithRelu6IsLegacy) {
   *g->add_node() = MakeNode("Clip", {"d", "zero", "six"}, {"y"}, "relu6");
   const std::string text = Explain(m, "y");
   EXPECT_THAT(text, HasSubstr("#0 Legacy Conv+Clip [d:Conv, relu6:Clip]"));
-  EXPECT_THAT(
-      text,
-      HasSubstr(
-          "why: not a FusedGraph: depthwise conv (group=16): per-group alignment 32 bits < 128"));
+  EXPECT_THAT(text, HasSubstr("why: not a FusedGraph: depthwise conv (group=16): per-group alignment 32 bits < 128"));
   EXPECT_THAT(text, Not(HasSubstr("FusedGraph Conv")));
+}
+
+TEST(CoverTest, DepthwiseConvTakesASiluTail) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "dw", "d", /*group=*/16);
+  *g->add_node() = MakeNode("Sigmoid", {"d"}, {"s"}, "sig");
+  *g->add_node() = MakeNode("Mul", {"s", "d"}, {"y"}, "silu");
+  EXPECT_THAT(Explain(m, "y"), HasSubstr("#0 Legacy Conv+Sigmoid+Mul [d:Conv, sig:Sigmoid, silu:Mul]"));
+}
+
+TEST(CoverTest, SiluTailWhoseSigmoidIsReadElsewhereStaysApart) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_node() = Conv("x", "dw", "d", /*group=*/16);
+  *g->add_node() = MakeNode("Sigmoid", {"d"}, {"s"}, "sig");
+  *g->add_node() = MakeNode("Mul", {"d", "s"}, {"p"}, "silu");
+  *g->add_node() = MakeNode("Add", {"p", "s"}, {"y"}, "add");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 Legacy Conv [d:Conv]"));
+  EXPECT_THAT(text, Not(HasSubstr("Conv+Sigmoid")));
 }
 
 TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
@@ -143,9 +155,8 @@ TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
   *g->add_input() = TensorInfo("img", {1, 3, 8, 8});
   testing_util::AddInitializer(m, "w", {16, 3, 3, 3});
   *g->add_node() = Conv("img", "w", "y");
-  EXPECT_THAT(
-      Explain(m, "y"),
-      HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 128"));
+  EXPECT_THAT(Explain(m, "y"),
+              HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 128"));
 }
 
 TEST(CoverTest, ReshapeIsAliasAndPoolIsLegacy) {

@@ -452,7 +452,7 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
     InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, GpuSignature()));
   }
   FusedEntry& entry = fused_[index].at(key);
-  if (!entry.status.ok()) return RunFusedSplit(index, entry.status, values);
+  if (!entry.status.ok()) return RunSplit(index, entry.status, values);
   std::map<int64_t, void*> ptrs;
   std::vector<DeviceTensor> keep_alive;
   DeviceTensor output;
@@ -485,11 +485,11 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
   return absl::OkStatus();
 }
 
-absl::Status CudaExecutor::RunFusedSplit(size_t index, const absl::Status& why_not_fused,
-                                         std::vector<DeviceTensor>& values) {
+absl::Status CudaExecutor::RunSplit(size_t index, const absl::Status& why_not_whole,
+                                    std::vector<DeviceTensor>& values) {
   const Step& fused = plan_.steps[index];
   const ir::Graph& g = plan_.graph;
-  const std::string why(why_not_fused.message());
+  const std::string why(why_not_whole.message());
   const bool ran_on_host_before = ran_on_host_;
   ran_on_host_ = false;
   for (ir::NodeId id : fused.nodes) {
@@ -520,11 +520,11 @@ absl::Status CudaExecutor::RunFusedSplit(size_t index, const absl::Status& why_n
   }
   const bool all_on_device = !ran_on_host_;
   ran_on_host_ = ran_on_host_ || ran_on_host_before;
-  notes_[index] = absl::StrCat(
-      all_on_device ? "fallback rung 'legacy + split epilogue': the conv/matmul on legacy cuDNN, each epilogue op on "
-                      "an own kernel"
-                    : "fallback rung 'host': some of its nodes on the host reference kernels",
-      " (cuDNN graph not built: ", why.substr(0, why.find('\n')), ")");
+  notes_[index] =
+      absl::StrCat(all_on_device ? "split into single nodes: the conv/matmul on legacy cuDNN, each following "
+                                   "op on an own kernel"
+                                 : "split into single nodes, some on the host reference kernels",
+                   " (as one step: ", why.substr(0, why.find('\n')), ")");
   return absl::OkStatus();
 }
 
@@ -536,8 +536,13 @@ cudnn::Shape4 ToShape4(const std::vector<int64_t>& d) {
 
 // The activation a Legacy step absorbed after its first node (Relu, or Clip(0,
 // 6)).
+// Whether a Legacy step's absorbed tail is x * Sigmoid(x) (SiLU; the own depthwise kernel only).
+bool HasSiluTail(const ir::Graph& g, const Step& step) {
+  return step.nodes.size() == 3 && g.node(step.nodes[1]).op_type == "Sigmoid" && g.node(step.nodes[2]).op_type == "Mul";
+}
+
 absl::StatusOr<cudnn::LegacyActivation> AbsorbedActivation(const ir::Graph& g, const Step& step) {
-  if (step.nodes.size() == 1) return cudnn::LegacyActivation::kNone;
+  if (step.nodes.size() == 1 || HasSiluTail(g, step)) return cudnn::LegacyActivation::kNone;
   const ir::Node& act = g.node(step.nodes[1]);
   if (act.op_type == "Relu") return cudnn::LegacyActivation::kRelu;
   if (act.op_type == "Clip" && act.input(1) != ir::kNoValue && act.input(2) != ir::kNoValue &&
@@ -622,7 +627,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
   absl::StatusOr<DeviceTensor> x = Input(node.inputs[0], values);
   if (!x.ok()) return x.status();
   const ir::ValueId out_id = step.outputs.size() == 1 ? step.outputs[0] : ir::kNoValue;
-  const std::string key = ir::ShapeToString(x->dims);
+  // One node of a split step and the whole step differ: the node count is part of the key.
+  const std::string key = absl::StrCat(ir::ShapeToString(x->dims), "#", step.nodes.size());
   auto [it, inserted] = legacy_[index].try_emplace(key);
   LegacyEntry& e = it->second;
   if (inserted) {
@@ -693,11 +699,14 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
                                   // TF32 only costs accuracy
         spec.has_bias = node.input(2) != ir::kNoValue;
         spec.activation = *act;
+        const bool silu = HasSiluTail(g, step);
         if (std::optional<kernels::cuda::DepthwiseConvParams> dw = OwnDepthwise(spec, w, *act)) {
+          if (silu) dw->activation = kernels::cuda::DepthwiseConvParams::kSilu;
           e.depthwise = dw;
           e.out_dims = {spec.x.n, spec.k, dw->out_h, dw->out_w};
           return absl::OkStatus();
         }
+        if (silu) return absl::UnimplementedError("a SiLU tail runs only on the own depthwise kernel");
         CUDNN_ASSIGN_OR_RETURN(cudnn::LegacyConv conv, cudnn::LegacyConv::Create(cudnn_, spec));
         const cudnn::Shape4 y = conv.output_shape();
         e.out_dims = {y.n, y.c, y.h, y.w};
@@ -743,7 +752,7 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
                         ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : node.op_type)
                         : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
   }
-  if (!e.status.ok()) return RunOnHost(step, values);
+  if (!e.status.ok()) return step.nodes.size() > 1 ? RunSplit(index, e.status, values) : RunOnHost(step, values);
   absl::StatusOr<DeviceTensor> in = ToLayout(*x, e.nhwc, stream_);
   if (!in.ok()) return in.status();
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, e.out_dims, e.nhwc, stream_);

@@ -141,9 +141,10 @@ class CudaExecutor {
   // `step` is plan_.steps[index], or one node of it (the anchor of a FusedGraph whose cuDNN graph
   // was not built: a conv, or a Gemm run as a 1x1 conv).
   absl::Status RunLegacy(size_t index, const Step& step, std::vector<DeviceTensor>& values);
-  // The fallback chain of a FusedGraph step without a cuDNN graph: its anchor through RunLegacy,
-  // then each epilogue node on an own kernel (or on the host when none fits).
-  absl::Status RunFusedSplit(size_t index, const absl::Status& why_not_fused, std::vector<DeviceTensor>& values);
+  // The fallback of a FusedGraph step without a cuDNN graph, or of a Legacy step whose absorbed tail
+  // the legacy call cannot run: the first node (conv/matmul) through RunLegacy, then each other node
+  // on an own kernel (or on the host when none fits).
+  absl::Status RunSplit(size_t index, const absl::Status& why_not_whole, std::vector<DeviceTensor>& values);
   // A per-channel constant as float32 on the device (cuDNN BN parameters are float).
   absl::StatusOr<DeviceTensor> FloatConstant(ir::ValueId id);
   // A value bound to a graph UID, in the layout the binding needs (weights converted once).

@@ -69,6 +69,17 @@ if [[ -n ${MEMCHECK:-} ]] && command -v /usr/local/cuda/bin/compute-sanitizer >/
     summary+=("memcheck $m: rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
   done
 fi
+# EXTRA_CHECKS="efficientnet_b0:fp16 ...": --check (GPU vs CPU) on a bench export (torchvision's
+# own random init, generated input) of a model the zoo does not have.
+for spec in ${EXTRA_CHECKS:-}; do
+  IFS=: read -r m p <<<"$spec"
+  [[ -f /tmp/bench_$m.onnx ]] || python3 -c "import sys; sys.path.insert(0, 'bench'); import bench_vs_torch as b; \
+b.export('$m', '/tmp/bench_$m.onnx')" >/dev/null 2>&1
+  .gpu/run bin/onnxrun --device cuda --precision "$p" --check --quiet "/tmp/bench_$m.onnx" >/tmp/check.log 2>&1
+  rc=$?
+  { echo "== $m $p"; cat /tmp/check.log; } >>"$out/checks.log"
+  summary+=("check $m $p: rc=$rc $(grep -E '^check|first divergence|error' /tmp/check.log | head -3 | tr '\n' ' ')")
+done
 # PROFILE="resnet50:fp16:256 ...": where the GPU time goes, step by step (profiles.txt).
 for spec in ${PROFILE:-}; do
   IFS=: read -r m p b <<<"$spec"

@@ -1,11 +1,11 @@
 // GPU tests of the own CUDA kernels against their definitions computed on the host (libm for the
 // math): every element, float32 exact for copies, 1e-5 relative for math, 1e-2 for float16.
 // Skipped when no GPU is usable.
+#include <cuda_runtime_api.h>
+
 #include <cmath>
 #include <random>
 #include <vector>
-
-#include <cuda_runtime_api.h>
 
 #include "gtest/gtest.h"
 #include "ir/half.h"
@@ -126,6 +126,46 @@ TEST_F(CudaKernelsTest, BroadcastAddOfPerChannelBiasInFloat16) {
     const float want = ir::HalfBitsToFloat(ah[i]) + ir::HalfBitsToFloat(bh[(i / hw) % c]);
     ASSERT_NEAR(ir::HalfBitsToFloat(y[i]), want, 1e-2f * std::max(1.f, std::fabs(want))) << i;
   }
+}
+
+// The 16-byte packed paths: a channels-last [N,H,W,C] tensor times a per-(n,c) scale (the
+// squeeze-excite multiply, C a multiple of 8 in fp16), a same-shape multiply and a unary op on a
+// multiple of the pack size; every element against the host.
+TEST_F(CudaKernelsTest, PackedPathsMatchTheHost) {
+  const int64_t n = 3, hw = 5, c = 16;
+  std::vector<float> a = Random(n * hw * c, 5), s = Random(n * c, 6);
+  std::vector<uint16_t> ah(a.size()), sh(s.size());
+  for (size_t i = 0; i < a.size(); ++i) ah[i] = ir::FloatToHalfBits(a[i]);
+  for (size_t i = 0; i < s.size(); ++i) sh[i] = ir::FloatToHalfBits(s[i]);
+  uint16_t* da = ToDevice(ah);
+  uint16_t* ds = ToDevice(sh);
+  uint16_t* dy = ToDevice(std::vector<uint16_t>(a.size()));
+  CopyShape shape;
+  shape.rank = 3;
+  shape.dims[0] = n, shape.dims[1] = hw, shape.dims[2] = c;
+  shape.src_strides[0] = hw * c, shape.src_strides[1] = c, shape.src_strides[2] = 1;
+  const int64_t s_strides[3] = {c, 0, 1};
+  ASSERT_EQ(Binary(BinaryOp::kMul, FloatType::kFloat16, da, ds, dy, shape, s_strides, nullptr), cudaSuccess);
+  std::vector<uint16_t> y = ToHost(dy, a.size());
+  for (int64_t i = 0; i < n * hw * c; ++i) {
+    const float want = ir::HalfBitsToFloat(ah[i]) * ir::HalfBitsToFloat(sh[(i / (hw * c)) * c + i % c]);
+    ASSERT_NEAR(ir::HalfBitsToFloat(y[i]), want, 1e-2f * std::max(1.f, std::fabs(want))) << i;
+  }
+
+  const std::vector<float> x = Random(4096, 7), z = Random(4096, 8);
+  float* dx = ToDevice(x);
+  float* dz = ToDevice(z);
+  float* dout = ToDevice(std::vector<float>(x.size()));
+  CopyShape flat;
+  flat.rank = 1;
+  flat.dims[0] = 4096, flat.src_strides[0] = 1;
+  const int64_t z_strides[1] = {1};
+  ASSERT_EQ(Binary(BinaryOp::kSub, FloatType::kFloat32, dx, dz, dout, flat, z_strides, nullptr), cudaSuccess);
+  std::vector<float> diff = ToHost(dout, x.size());
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(diff[i], x[i] - z[i]) << i;
+  ASSERT_EQ(Unary(UnaryOp::kSigmoid, FloatType::kFloat32, dx, dout, x.size(), 0, 0, nullptr), cudaSuccess);
+  std::vector<float> sig = ToHost(dout, x.size());
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(sig[i], 1.f / (1.f + std::exp(-x[i])), 1e-6f) << i;
 }
 
 TEST_F(CudaKernelsTest, ConvertFloatRoundTripsThroughHalfLikeTheHost) {

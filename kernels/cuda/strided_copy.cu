@@ -79,32 +79,22 @@ cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int 
   int64_t* strides[] = {collapsed.src_strides, collapsed.dst_strides};
   collapsed.rank = CollapseDims(shape.rank, collapsed.dims, strides, 2);
   switch (element_bytes) {
-    case 1:
-      return LaunchCopy<uint8_t>(src, dst, collapsed, total, stream);
-    case 2:
-      return LaunchCopy<uint16_t>(src, dst, collapsed, total, stream);
-    case 4:
-      return LaunchCopy<uint32_t>(src, dst, collapsed, total, stream);
-    case 8:
-      return LaunchCopy<uint64_t>(src, dst, collapsed, total, stream);
-    default:
-      return cudaErrorInvalidValue;
+    case 1: return LaunchCopy<uint8_t>(src, dst, collapsed, total, stream);
+    case 2: return LaunchCopy<uint16_t>(src, dst, collapsed, total, stream);
+    case 4: return LaunchCopy<uint32_t>(src, dst, collapsed, total, stream);
+    case 8: return LaunchCopy<uint64_t>(src, dst, collapsed, total, stream);
+    default: return cudaErrorInvalidValue;
   }
 }
 
 cudaError_t Fill(void* dst, int64_t count, int element_bytes, uint64_t value_bits, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
   switch (element_bytes) {
-    case 1:
-      return LaunchFill<uint8_t>(dst, count, value_bits, stream);
-    case 2:
-      return LaunchFill<uint16_t>(dst, count, value_bits, stream);
-    case 4:
-      return LaunchFill<uint32_t>(dst, count, value_bits, stream);
-    case 8:
-      return LaunchFill<uint64_t>(dst, count, value_bits, stream);
-    default:
-      return cudaErrorInvalidValue;
+    case 1: return LaunchFill<uint8_t>(dst, count, value_bits, stream);
+    case 2: return LaunchFill<uint16_t>(dst, count, value_bits, stream);
+    case 4: return LaunchFill<uint32_t>(dst, count, value_bits, stream);
+    case 8: return LaunchFill<uint64_t>(dst, count, value_bits, stream);
+    default: return cudaErrorInvalidValue;
   }
 }
 
