@@ -44,7 +44,8 @@ absl::StatusOr<ir::Tensor> ReadNpy(const std::string& path) {
     file.read(reinterpret_cast<char*>(b), 4);
     header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
   }
-  if (!file || header_len > (1u << 20)) return absl::InvalidArgumentError(absl::StrCat("'", path, "': bad .npy header"));
+  if (!file || header_len > (1u << 20))
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "': bad .npy header"));
   std::string header(header_len, '\0');
   file.read(header.data(), header_len);
   std::smatch descr, order, shape;

@@ -48,6 +48,8 @@ options:
                            $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun)
   --no-plan-cache          GPU: build every cuDNN plan, read and write no cache
   --build-threads N        GPU: threads building cuDNN plans (default: hardware threads, at most 16)
+  --no-plan-sharing        GPU: build a plan for every step, also for steps identical to another
+                           (to measure what sharing saves)
   --quiet                  no progress lines while cuDNN plans build
   --print-graph            print the plan, one line per step, before running
   --list-ops               print the supported ONNX op types and exit
@@ -72,6 +74,7 @@ struct Options {
   bool plan_cache = true;
   std::string plan_cache_dir;
   int build_threads = 0;
+  bool share_plans = true;
   bool quiet = false;
   bool list_ops = false;
   bool help = false;
@@ -114,6 +117,8 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       options.cuda_graph = false;
     } else if (arg == "--no-plan-cache") {
       options.plan_cache = false;
+    } else if (arg == "--no-plan-sharing") {
+      options.share_plans = false;
     } else if (arg == "--quiet") {
       options.quiet = true;
     } else if (arg == "--profile") {
@@ -198,27 +203,13 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
   std::uniform_int_distribution<int> small(0, 3);
   for (int64_t i = 0; i < t->num_elements(); ++i) {
     switch (t->dtype()) {
-      case ir::DType::kFloat32:
-        t->data<float>()[i] = static_cast<float>(real(rng));
-        break;
-      case ir::DType::kFloat64:
-        t->data<double>()[i] = real(rng);
-        break;
-      case ir::DType::kFloat16:
-        t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng)));
-        break;
-      case ir::DType::kInt64:
-        t->data<int64_t>()[i] = small(rng);
-        break;
-      case ir::DType::kInt32:
-        t->data<int32_t>()[i] = small(rng);
-        break;
-      case ir::DType::kBool:
-        t->data<uint8_t>()[i] = small(rng) & 1;
-        break;
-      default:
-        static_cast<uint8_t*>(t->raw_data())[i * ir::DTypeSize(t->dtype())] = small(rng);
-        break;
+      case ir::DType::kFloat32: t->data<float>()[i] = static_cast<float>(real(rng)); break;
+      case ir::DType::kFloat64: t->data<double>()[i] = real(rng); break;
+      case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng))); break;
+      case ir::DType::kInt64: t->data<int64_t>()[i] = small(rng); break;
+      case ir::DType::kInt32: t->data<int32_t>()[i] = small(rng); break;
+      case ir::DType::kBool: t->data<uint8_t>()[i] = small(rng) & 1; break;
+      default: static_cast<uint8_t*>(t->raw_data())[i * ir::DTypeSize(t->dtype())] = small(rng); break;
     }
   }
   return t;
@@ -331,6 +322,7 @@ absl::Status Main(const Options& options) {
   session_options.plan_cache = options.plan_cache;
   session_options.plan_cache_dir = options.plan_cache_dir;
   session_options.build_threads = options.build_threads;
+  session_options.share_plans = options.share_plans;
   if (!options.quiet && options.explain.empty()) session_options.progress = cli::PlanProgressPrinter();
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();

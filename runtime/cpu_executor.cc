@@ -9,8 +9,7 @@ namespace exec {
 namespace {
 
 absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
-  return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type, "): ",
-                                                  status.message()));
+  return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type, "): ", status.message()));
 }
 
 // Runs one node: values[] holds its inputs; its outputs are stored there.
@@ -20,8 +19,7 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
   for (ir::ValueId in : node.inputs) {
     const ir::Tensor* t = in == ir::kNoValue ? nullptr : &values[in];
     if (t != nullptr && !t->valid()) {
-      return NodeError(node, absl::InternalError(absl::StrCat("input '", graph.value(in).name,
-                                                              "' is not available")));
+      return NodeError(node, absl::InternalError(absl::StrCat("input '", graph.value(in).name, "' is not available")));
     }
     inputs.push_back(t);
   }
@@ -75,13 +73,11 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
   return outputs;
 }
 
-absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs,
-                                                         RunStats* stats,
+absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs, RunStats* stats,
                                                          const ValueObserver& observer) const {
   const ir::Graph& graph = plan_.graph;
   if (inputs.size() != graph.inputs().size()) {
-    return absl::InvalidArgumentError(absl::StrCat("expected ", graph.inputs().size(), " inputs, got ",
-                                                   inputs.size()));
+    return absl::InvalidArgumentError(absl::StrCat("expected ", graph.inputs().size(), " inputs, got ", inputs.size()));
   }
   std::vector<ir::Tensor> values(graph.values().size());
   for (size_t i = 0; i < graph.values().size(); ++i) {

@@ -27,8 +27,7 @@ class CpuExecutor {
  public:
   explicit CpuExecutor(const Plan& plan) : plan_(plan) {}
   // `inputs` in graph-input order, already validated. Returns outputs in graph-output order.
-  absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs,
-                                              RunStats* stats = nullptr,
+  absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs, RunStats* stats = nullptr,
                                               const ValueObserver& observer = nullptr) const;
 
  private:

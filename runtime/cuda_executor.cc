@@ -249,6 +249,7 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.threads = options_.build_threads;
   build.cache = cache_ ? &*cache_ : nullptr;
   build.progress = options_.progress;
+  build.share_identical = options_.share_plans;
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
   for (BuiltFusedStep& b : built) InstallFused(std::move(b));
   return absl::OkStatus();

@@ -48,6 +48,7 @@ struct CudaExecutorOptions {
   std::string plan_cache_dir;  // "" : PlanCache::DefaultDir()
   int build_threads = 0;       // threads building plans; 0: hardware threads, at most 16
   PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
+  bool share_plans = true;     // steps with identical specs share one plan
 };
 
 class CudaExecutor {

@@ -55,8 +55,8 @@ absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStre
     shape.src_strides[d] = src[d];
     shape.dst_strides[d] = dst[d];
   }
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::StridedCopy(t.data(), out->data(), shape,
-                                                          static_cast<int>(ir::DTypeSize(t.dtype)), stream));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::StridedCopy(t.data(), out->data(), shape, static_cast<int>(ir::DTypeSize(t.dtype)), stream));
   return out;
 }
 

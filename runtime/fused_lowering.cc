@@ -222,7 +222,8 @@ absl::Status Lowerer::LowerEpilogueNode(const ir::Node& node, bool last) {
     int64_t a = *x, b = *y;
     const bool region_second = region_uid_.count(node.inputs[1]) && !region_uid_.count(node.inputs[0]);
     if (region_second && (op == "Add" || op == "Mul")) std::swap(a, b);
-    static const std::map<std::string, std::string> kModes = {{"Add", "ADD"}, {"Sub", "SUB"}, {"Mul", "MUL"}, {"Div", "DIV"}};
+    static const std::map<std::string, std::string> kModes = {
+        {"Add", "ADD"}, {"Sub", "SUB"}, {"Mul", "MUL"}, {"Div", "DIV"}};
     result = Emit(kModes.at(op), a, b, 0, out);
   } else if (!x.ok()) {
     return x.status();
@@ -293,8 +294,7 @@ absl::StatusOr<LoweredStep> Lowerer::Lower(bool allow_tf32) {
 }  // namespace
 
 absl::StatusOr<LoweredStep> LowerFusedStep(const Plan& plan, const Step& step,
-                                           const std::map<ir::ValueId, std::vector<int64_t>>& dims,
-                                           bool allow_tf32) {
+                                           const std::map<ir::ValueId, std::vector<int64_t>>& dims, bool allow_tf32) {
   return Lowerer(plan, step, dims).Lower(allow_tf32);
 }
 

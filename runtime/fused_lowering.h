@@ -32,8 +32,7 @@ struct LoweredStep {
 // `dims` gives the concrete dims of every value the step reads (non-constant inputs); constants are
 // read from the graph. `allow_tf32` for the tf32 precision.
 absl::StatusOr<LoweredStep> LowerFusedStep(const Plan& plan, const Step& step,
-                                           const std::map<ir::ValueId, std::vector<int64_t>>& dims,
-                                           bool allow_tf32);
+                                           const std::map<ir::ValueId, std::vector<int64_t>>& dims, bool allow_tf32);
 
 }  // namespace exec
 

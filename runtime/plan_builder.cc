@@ -198,7 +198,9 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     first_of.push_back(i);
     in_todo.push_back(false);
     if (!results[i].status.ok()) continue;
-    auto [it, inserted] = by_signature.emplace(SpecSignature(results[i].lowered.spec), i);
+    const std::string signature =
+        options.share_identical ? SpecSignature(results[i].lowered.spec) : absl::StrCat("step ", s);
+    auto [it, inserted] = by_signature.emplace(signature, i);
     first_of[i] = it->second;
     if (inserted) todo.push_back(i);
     in_todo[i] = inserted;

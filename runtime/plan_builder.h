@@ -43,6 +43,7 @@ struct PlanBuildOptions {
   int threads = 0;                   // 0: the machine's hardware threads, at most 16
   const PlanCache* cache = nullptr;  // null: no persistent cache
   PlanBuildProgress progress;        // called from the calling thread, in completion order
+  bool share_identical = true;       // false: every step builds its own plan (to measure the sharing)
 };
 
 // The result for one FusedGraph step.

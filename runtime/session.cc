@@ -62,12 +62,9 @@ std::optional<std::vector<std::vector<int64_t>>> StaticInputDims(const std::vect
 
 const char* DeviceName(Device device) {
   switch (device) {
-    case Device::kAuto:
-      return "auto";
-    case Device::kCpu:
-      return "cpu";
-    case Device::kCuda:
-      return "cuda";
+    case Device::kAuto: return "auto";
+    case Device::kCpu: return "cpu";
+    case Device::kCuda: return "cuda";
   }
   return "?";
 }
@@ -122,6 +119,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
     gpu.plan_cache = options.plan_cache;
     gpu.plan_cache_dir = options.plan_cache_dir;
     gpu.build_threads = options.build_threads;
+    gpu.share_plans = options.share_plans;
     gpu.progress = options.progress;
     absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_, gpu);
     if (!cuda.ok()) return cuda.status();

@@ -38,6 +38,7 @@ struct SessionOptions {
   bool plan_cache = true;            // GPU: keep built cuDNN plans on disk and reuse them across processes
   std::string plan_cache_dir;        // "" : $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun
   int build_threads = 0;             // GPU: threads building cuDNN plans (0: hardware threads, at most 16)
+  bool share_plans = true;           // GPU: steps with identical cuDNN graphs share one plan (built once)
   exec::PlanBuildProgress progress;  // GPU: called per cuDNN plan built or loaded (from the building thread)
   importer::ImportLimits limits;
 };

@@ -34,7 +34,7 @@ fi
 # STARTUP="resnet50 ...": process start to first result, fp16 batch 1: plans built on one thread
 # (cold), on all threads (cold), and loaded from the plan cache (warm).
 for m in ${STARTUP:-}; do
-  for mode in "serial:--build-threads 1 --no-plan-cache:/tmp/pc_serial" "parallel::/tmp/pc_parallel" "warm::/tmp/pc_parallel"; do
+  for mode in "one-after-another:--build-threads 1 --no-plan-cache --no-plan-sharing:/tmp/pc_serial" "parallel::/tmp/pc_parallel" "warm::/tmp/pc_parallel"; do
     IFS=: read -r name flags cache <<<"$mode"
     [[ $name != warm ]] && rm -rf "$cache"
     .gpu/run bin/onnxrun --device cuda --precision fp16 --quiet $flags --plan-cache "$cache" "$zoo/$m/model.onnx" \
