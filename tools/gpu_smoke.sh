@@ -31,6 +31,12 @@ if [[ -n ${CONFORMANCE:-} && -f .gpu/data/testdata.tar.xz ]]; then
     >"$out/conformance.log" 2>&1
   summary+=("conformance on the GPU: rc=$? $(grep -E '^total|passed' "$out/conformance.log" | tail -2 | tr '\n' ' ')")
 fi
+# ZOO_TEST=1: tests/zoo against torch's stored outputs on the GPU (bin/zoo_gpu), fp32/tf32/fp16.
+if [[ -n ${ZOO_TEST:-} && -x .gpu/bin/zoo_gpu ]]; then
+  ONNXRUN_TEST_DEVICE=cuda ONNXRUN_ZOO_DIR=$zoo .gpu/run bin/zoo_gpu >"$out/zoo.log" 2>&1
+  summary+=("zoo on the GPU vs torch: rc=$? $(grep -cE '^\[       OK' "$out/zoo.log") ok, failed: $(grep -E '^\[  FAILED  \] Torch' "$out/zoo.log" | sed 's/.*ZooTest.MatchesTorch.//;s/,.*//' | tr '\n' ' ')")
+  grep -E 'max\|got-want\|' "$out/zoo.log" | sed 's/; worst.*//' >>"$out/checks.log"
+fi
 # STARTUP="resnet50 ...": process start to first result, fp16 batch 1: plans built on one thread
 # (cold), on all threads (cold), and loaded from the plan cache (warm).
 for m in ${STARTUP:-}; do

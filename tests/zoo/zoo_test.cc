@@ -3,9 +3,14 @@
 // through runtime::Session and matches torch's output on every element, with
 // max|got - want| / max|want| <= 1e-4 over the whole output for the fp32 plan (partitioned, and the
 // unfused one-step-per-node reference plan) and <= 1e-2 for the fp16 plan.
+//
+// On the GPU machine: ONNXRUN_TEST_DEVICE=cuda runs the same models on the GPU (partitioned fp32,
+// tf32 with limit 1e-3, fp16) from ONNXRUN_ZOO_DIR (default models/zoo), skipping when no GPU.
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <tuple>
@@ -27,7 +32,13 @@ struct Variant {
 };
 const Variant kVariants[] = {{"fp32", "fp32", true, 1e-4},
                              {"fp32_unfused", "fp32", false, 1e-4},
-                             {"fp16", "fp16", true, 1e-2}};
+                             {"fp16", "fp16", true, 1e-2},
+                             {"tf32", "tf32", true, 1e-3}};
+
+bool OnGpu() {
+  const char* device = std::getenv("ONNXRUN_TEST_DEVICE");
+  return device != nullptr && std::string(device) == "cuda";
+}
 
 struct Error {
   double max_abs_diff = 0;  // max |got - want|
@@ -56,9 +67,16 @@ class ZooTest : public ::testing::TestWithParam<std::tuple<std::string, Variant>
 TEST_P(ZooTest, MatchesTorch) {
   const std::string& model = std::get<0>(GetParam());
   const Variant& variant = std::get<1>(GetParam());
-  const std::string dir = "models/zoo/" + model;
-  runtime::SessionOptions options;  // the default plan for the precision, on the CPU
-  options.device = runtime::Device::kCpu;
+  // The CPU runs fp32 (fused and unfused) and fp16; the GPU fp32, fp16 and tf32 (TF32 tensor cores).
+  if (OnGpu() ? variant.name == "fp32_unfused" : variant.name == "tf32") GTEST_SKIP() << "not on this device";
+  if (OnGpu() && !exec::CudaUnavailableReason().empty()) GTEST_SKIP() << exec::CudaUnavailableReason();
+  const char* zoo = std::getenv("ONNXRUN_ZOO_DIR");
+  const std::string dir = std::string(zoo != nullptr ? zoo : "models/zoo") + "/" + model;
+  if (model == "efficientnet_b0" && !std::filesystem::exists(dir)) {
+    GTEST_SKIP() << "efficientnet_b0 is exported only when named (export_zoo.py EXTRA_MODELS)";
+  }
+  runtime::SessionOptions options;  // the default plan for the precision
+  options.device = OnGpu() ? runtime::Device::kCuda : runtime::Device::kCpu;
   options.precision = variant.precision;
   options.fuse = variant.fuse;
   const auto start = std::chrono::steady_clock::now();
@@ -86,13 +104,12 @@ TEST_P(ZooTest, MatchesTorch) {
   ASSERT_GT(error.max_abs_want, 0) << "torch's output is all zero: the reference checks nothing";
   const double relative = error.max_abs_diff / error.max_abs_want;
   const double want_worst = expected->GetAsDouble(error.worst);
-  const std::string summary =
-      absl::StrCat(model, " ", variant.name, ": max|got-want|/max|want| = ", relative, " (", error.max_abs_diff,
-                   " / ", error.max_abs_want, "); worst element ", error.worst, ": got ",
-                   got.GetAsDouble(error.worst), ", want ", want_worst, " (relative ",
-                   want_worst == 0 ? INFINITY : error.max_abs_diff / std::fabs(want_worst),
-                   "); create+load ", std::chrono::duration<double>(created - start).count(),
-                   " s, run ", std::chrono::duration<double>(ran - created).count(), " s");
+  const std::string summary = absl::StrCat(
+      model, " ", variant.name, ": max|got-want|/max|want| = ", relative, " (", error.max_abs_diff, " / ",
+      error.max_abs_want, "); worst element ", error.worst, ": got ", got.GetAsDouble(error.worst), ", want ",
+      want_worst, " (relative ", want_worst == 0 ? INFINITY : error.max_abs_diff / std::fabs(want_worst),
+      "); create+load ", std::chrono::duration<double>(created - start).count(), " s, run ",
+      std::chrono::duration<double>(ran - created).count(), " s");
   std::cout << summary << std::endl;
   RecordProperty("max_relative_error", absl::StrCat(relative));
   EXPECT_TRUE(error.all_finite) << summary;
@@ -101,11 +118,9 @@ TEST_P(ZooTest, MatchesTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
                          ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2",
-                                                              "mobilenet_v3_small", "squeezenet1_1",
-                                                              "vgg11_bn", "densenet121"),
+                                                              "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
+                                                              "densenet121"),
                                             ::testing::ValuesIn(kVariants)),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
-                         });
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
 }  // namespace
