@@ -184,7 +184,7 @@ def main(argv):
         return 2
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     for name in names:
-        export(name, MODELS.index(name), out_dir)
+        export(name, (MODELS + EXTRA_MODELS).index(name), out_dir)
     return 0
 
 
