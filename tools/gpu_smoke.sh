@@ -33,7 +33,7 @@ if [[ -n ${CONFORMANCE:-} && -f .gpu/data/testdata.tar.xz ]]; then
 fi
 # ZOO_TEST=1: tests/zoo against torch's stored outputs on the GPU (bin/zoo_gpu), fp32/tf32/fp16.
 if [[ -n ${ZOO_TEST:-} && -x .gpu/bin/zoo_gpu ]]; then
-  ONNXRUN_TEST_DEVICE=cuda ONNXRUN_ZOO_DIR=$zoo .gpu/run bin/zoo_gpu >"$out/zoo.log" 2>&1
+  ONNXRUN_TEST_DEVICE=cuda ONNXRUN_ZOO_DIR=$zoo .gpu/run bin/zoo_gpu --gtest_filter="${ZOO_FILTER:-*}" >"$out/zoo.log" 2>&1
   summary+=("zoo on the GPU vs torch: rc=$? $(grep -cE '^\[       OK' "$out/zoo.log") ok, failed: $(grep -E '^\[  FAILED  \] Torch' "$out/zoo.log" | sed 's/.*ZooTest.MatchesTorch.//;s/,.*//' | tr '\n' ' ')")
   grep -E 'max\|got-want\|' "$out/zoo.log" | sed 's/; worst.*//' >>"$out/checks.log"
 fi

@@ -119,7 +119,7 @@ TEST_P(ZooTest, MatchesTorch) {
 INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
                          ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2",
                                                               "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
-                                                              "densenet121"),
+                                                              "densenet121", "efficientnet_b0"),
                                             ::testing::ValuesIn(kVariants)),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
