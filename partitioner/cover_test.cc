@@ -156,7 +156,7 @@ TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
   testing_util::AddInitializer(m, "w", {16, 3, 3, 3});
   *g->add_node() = Conv("img", "w", "y");
   EXPECT_THAT(Explain(m, "y"),
-              HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 64"));
+              HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 128"));
 }
 
 TEST(CoverTest, ReshapeIsAliasAndPoolIsLegacy) {

@@ -31,9 +31,6 @@ struct FusionRules {
   int mainloop_alignment_bits = 128;  // sm90: X/W (A/B) aligned along the reduced dim
   std::vector<EpilogueOpRule> epilogue_ops;
   std::vector<OperandShape> operand_shapes;
-  // A dense conv's input channels: 64 bits suffice on sm90 (an fp16 stem padded to C=4 finalized on
-  // precompiled engine 48 and ran 1.4x faster than C=3 and 3.2x faster than C=8; CUDNN_FACTS.md).
-  int conv_channel_alignment_bits = 64;
 };
 
 // The rules for the H100 (sm90), as documented by cuDNN 9 and measured in CUDNN_FACTS.md.
@@ -48,11 +45,12 @@ bool IsAnchorOp(std::string_view op_type);
 
 // Why `node` (an epilogue candidate) cannot join, given its op's attributes ("" when it can):
 // e.g. Clip needs constant bounds, Gelu "tanh" is not lowered.
-std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node);
+std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& graph,
+                                  const ir::Node& node);
 
 // Classifies `operand` against the anchor output shape; nullopt when no allowed shape fits.
-std::optional<OperandShape> ClassifyOperand(const ir::Shape& anchor_output, const ir::Shape& operand,
-                                            bool anchor_is_conv);
+std::optional<OperandShape> ClassifyOperand(const ir::Shape& anchor_output,
+                                            const ir::Shape& operand, bool anchor_is_conv);
 std::string OperandShapeName(OperandShape shape);
 
 // Legacy routing: grouped/depthwise conv, BN that could not be folded, pools, softmax.
