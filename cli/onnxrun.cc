@@ -50,6 +50,8 @@ options:
   --build-threads N        GPU: threads building cuDNN plans (default: hardware threads, at most 16)
   --no-plan-sharing        GPU: build a plan for every step, also for steps identical to another
                            (to measure what sharing saves)
+  --autotune               GPU: time the first 4 engine configs of every cuDNN plan on the real
+                           shapes and keep the fastest (kept in the plan cache)
   --quiet                  no progress lines while cuDNN plans build
   --print-graph            print the plan, one line per step, before running
   --list-ops               print the supported ONNX op types and exit
@@ -75,6 +77,7 @@ struct Options {
   std::string plan_cache_dir;
   int build_threads = 0;
   bool share_plans = true;
+  bool autotune = false;
   bool quiet = false;
   bool list_ops = false;
   bool help = false;
@@ -119,6 +122,8 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
       options.plan_cache = false;
     } else if (arg == "--no-plan-sharing") {
       options.share_plans = false;
+    } else if (arg == "--autotune") {
+      options.autotune = true;
     } else if (arg == "--quiet") {
       options.quiet = true;
     } else if (arg == "--profile") {
@@ -323,6 +328,7 @@ absl::Status Main(const Options& options) {
   session_options.plan_cache_dir = options.plan_cache_dir;
   session_options.build_threads = options.build_threads;
   session_options.share_plans = options.share_plans;
+  if (options.autotune) session_options.autotune_plans = 4;
   if (!options.quiet && options.explain.empty()) session_options.progress = cli::PlanProgressPrinter();
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();

@@ -46,6 +46,7 @@ void PrintStartup(const runtime::Session& session, double first_run_seconds) {
                           t.gpu_init_seconds, p.wall_seconds, t.plans.steps > 0 ? "" : " in the first run", p.steps,
                           p.built, p.from_cache, p.shared);
     if (p.failed > 0) absl::StrAppendFormat(&line, ", %d not built", p.failed);
+    if (p.autotuned > 0) absl::StrAppendFormat(&line, ", %d autotuned in %.2f s", p.autotuned, p.autotune_seconds);
     absl::StrAppendFormat(&line, "; %.1f s of build work)", p.step_seconds);
     for (const std::string& warning : session.gpu()->cache_warnings()) {
       std::fprintf(stderr, "onnxrun: warning: %s\n", warning.c_str());

@@ -250,6 +250,7 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.cache = cache_ ? &*cache_ : nullptr;
   build.progress = options_.progress;
   build.share_identical = options_.share_plans;
+  build.autotune_plans = options_.autotune_plans;
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
   for (BuiltFusedStep& b : built) InstallFused(std::move(b));
   return absl::OkStatus();
@@ -436,7 +437,8 @@ void CudaExecutor::InstallFused(BuiltFusedStep built) {
   if (!built.cache_warning.empty()) cache_warnings_.push_back(built.cache_warning);
   notes_[built.step] =
       entry.plan ? absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description(),
-                                built.from_cache ? " (plan from the cache)" : "")
+                                built.from_cache ? " (plan from the cache)" : "",
+                                built.autotune_note.empty() ? "" : absl::StrCat(" (", built.autotune_note, ")"))
                  : absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
 }
 

@@ -49,6 +49,7 @@ struct CudaExecutorOptions {
   int build_threads = 0;       // threads building plans; 0: hardware threads, at most 16
   PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
   bool share_plans = true;     // steps with identical specs share one plan
+  int autotune_plans = 0;      // > 1: time up to this many engine configs per plan, keep the fastest
 };
 
 class CudaExecutor {

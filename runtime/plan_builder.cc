@@ -127,44 +127,126 @@ BuiltFusedStep LowerStep(const Plan& plan, size_t step_index, const std::map<ir:
   return result;
 }
 
-// Loads the plan of a lowered step from the cache, else builds (and stores) it.
-void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string& gpu_signature,
+// Stores a built plan under result.cache_key (engines cuDNN cannot serialize are rebuilt next time;
+// that is not worth a warning).
+void StorePlan(const PlanCache& cache, BuiltFusedStep& result) {
+  absl::StatusOr<std::string> blob = result.plan->SerializedPlan();
+  if (!blob.ok()) return;
+  absl::Status stored = cache.Put(result.cache_key, *blob);
+  if (!stored.ok()) result.cache_warning = absl::StrCat("plan cache: ", stored.message());
+}
+
+// Loads the plan of a lowered step from the cache, else builds it (up to `max_plans` finalized
+// configs) and stores it — unless several finalized: BuildFusedPlans stores it after autotuning.
+void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string& gpu_signature, int max_plans,
                  BuiltFusedStep& result) {
   const auto start = std::chrono::steady_clock::now();
   const bool cached = cache != nullptr && cache->enabled();
-  const std::string key =
-      cached ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec)) : "";
+  result.cache_key = cached
+                         ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec),
+                                        max_plans > 1 ? absl::StrCat("\nautotuned over ", max_plans) : "")
+                         : "";
   if (cached) {
-    std::optional<std::string> blob = cache->Get(key, &result.cache_warning);
+    std::optional<std::string> blob = cache->Get(result.cache_key, &result.cache_warning);
     if (blob) {
       absl::StatusOr<cudnn::FusedGraphPlan> loaded =
           cudnn::FusedGraphPlan::FromSerialized(handle, result.lowered.spec, *blob, {});
       if (loaded.ok()) {
-        result.plan = std::make_shared<const cudnn::FusedGraphPlan>(*std::move(loaded));
+        result.plan = std::make_shared<cudnn::FusedGraphPlan>(*std::move(loaded));
         result.from_cache = true;
         result.seconds = SecondsSince(start);
         return;
       }
-      result.cache_warning =
-          absl::StrCat("plan cache entry ", cache->PathFor(key), " not usable, rebuilt: ", loaded.status().message());
+      result.cache_warning = absl::StrCat("plan cache entry ", cache->PathFor(result.cache_key),
+                                          " not usable, rebuilt: ", loaded.status().message());
     }
   }
-  absl::StatusOr<cudnn::FusedGraphPlan> built = cudnn::FusedGraphPlan::Build(handle, result.lowered.spec, {});
+  cudnn::BuildOptions build;
+  build.max_plans = max_plans;
+  absl::StatusOr<cudnn::FusedGraphPlan> built = cudnn::FusedGraphPlan::Build(handle, result.lowered.spec, build);
   if (!built.ok()) {
     result.status = built.status();
     result.seconds = SecondsSince(start);
     return;
   }
-  result.plan = std::make_shared<const cudnn::FusedGraphPlan>(*std::move(built));
-  if (cached) {
-    // Engines cuDNN cannot serialize are rebuilt next time; that is not worth a warning.
-    absl::StatusOr<std::string> blob = result.plan->SerializedPlan();
-    if (blob.ok()) {
-      absl::Status stored = cache->Put(key, *blob);
-      if (!stored.ok()) result.cache_warning = absl::StrCat("plan cache: ", stored.message());
-    }
-  }
+  result.plan = std::make_shared<cudnn::FusedGraphPlan>(*std::move(built));
+  if (cached && result.plan->plan_count() == 1) StorePlan(*cache, result);
   result.seconds = SecondsSince(start);
+}
+
+// Mean GPU time of the plan's current engine over `runs` executions after one warm-up; -1 when an
+// execution fails.
+double TimePlan(cudnnHandle_t handle, cudaStream_t stream, const cudnn::FusedGraphPlan& plan,
+                const std::map<int64_t, void*>& ptrs, void* workspace, int runs) {
+  if (!plan.Execute(handle, ptrs, workspace).ok()) return -1;
+  cudaEvent_t begin, end;
+  cudaEventCreate(&begin);
+  cudaEventCreate(&end);
+  cudaEventRecord(begin, stream);
+  bool ok = true;
+  for (int r = 0; r < runs && ok; ++r) ok = plan.Execute(handle, ptrs, workspace).ok();
+  cudaEventRecord(end, stream);
+  float ms = -1;
+  if (cudaEventSynchronize(end) != cudaSuccess || cudaEventElapsedTime(&ms, begin, end) != cudaSuccess) ok = false;
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
+  return ok ? ms / runs : -1;
+}
+
+// Bytes a tensor of the spec spans (dims and strides in elements).
+size_t SpanBytes(const cudnn::TensorDesc& t) {
+  int64_t last = 0;
+  for (size_t d = 0; d < t.dims.size(); ++d) last += (t.dims[d] - 1) * t.strides[d];
+  return static_cast<size_t>(last + 1) * (t.type == cudnn::IoType::kHalf ? 2 : 4);
+}
+
+// Times every finalized plan of `result` on zero-filled buffers of its shapes, keeps the fastest.
+void Autotune(cudnnHandle_t handle, cudaStream_t stream, BuiltFusedStep& result) {
+  cudnn::FusedGraphPlan& plan = *result.plan;
+  const cudnn::FusedGraphSpec& spec = result.lowered.spec;
+  std::vector<const cudnn::TensorDesc*> tensors = {&spec.x, &spec.w, &spec.y};
+  for (const cudnn::TensorDesc& t : spec.extra) tensors.push_back(&t);
+  std::vector<void*> buffers;
+  auto allocate = [&](size_t bytes) -> void* {
+    void* p = nullptr;
+    if (cudaMalloc(&p, std::max<size_t>(bytes, 16)) != cudaSuccess) return nullptr;
+    buffers.push_back(p);
+    return cudaMemsetAsync(p, 0, bytes, stream) == cudaSuccess ? p : nullptr;
+  };
+  const size_t count = plan.plan_count();
+  size_t workspace_bytes = 0;
+  for (size_t i = 0; i < count; ++i) {  // SelectPlan(i) twice: there and back
+    plan.SelectPlan(i).IgnoreError();
+    workspace_bytes = std::max(workspace_bytes, plan.workspace_bytes());
+    plan.SelectPlan(i).IgnoreError();
+  }
+  std::map<int64_t, void*> ptrs;
+  bool ok = true;
+  for (const cudnn::TensorDesc* t : tensors) {
+    if (t->is_virtual || t->by_value) continue;
+    ptrs[t->uid] = allocate(SpanBytes(*t));
+    ok = ok && ptrs[t->uid] != nullptr;
+  }
+  void* workspace = workspace_bytes > 0 ? allocate(workspace_bytes) : nullptr;
+  ok = ok && (workspace_bytes == 0 || workspace != nullptr);
+  std::vector<double> ms(count, -1);
+  for (size_t i = 0; ok && i < count; ++i) {
+    plan.SelectPlan(i).IgnoreError();
+    ms[i] = TimePlan(handle, stream, plan, ptrs, workspace, 5);
+    plan.SelectPlan(i).IgnoreError();
+  }
+  cudaStreamSynchronize(stream);
+  for (void* p : buffers) cudaFree(p);
+  size_t best = 0;
+  for (size_t i = 1; i < count; ++i) {
+    if (ms[i] >= 0 && (ms[best] < 0 || ms[i] < ms[best])) best = i;
+  }
+  plan.SelectPlan(best).IgnoreError();
+  plan.DropAlternatives();
+  result.autotune_note =
+      ok && ms[best] >= 0
+          ? absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0])
+          : "not autotuned (buffers could not be allocated or the plans did not run)";
 }
 
 }  // namespace
@@ -174,7 +256,7 @@ BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t ste
                               const std::string& gpu_signature) {
   const auto start = std::chrono::steady_clock::now();
   BuiltFusedStep result = LowerStep(plan, step_index, dims);
-  if (result.status.ok()) BuildOrLoad(handle, cache, gpu_signature, result);
+  if (result.status.ok()) BuildOrLoad(handle, cache, gpu_signature, /*max_plans=*/1, result);
   result.seconds = SecondsSince(start);
   return result;
 }
@@ -221,7 +303,7 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
       if (created != CUDNN_STATUS_SUCCESS) {
         r.status = absl::InternalError(absl::StrCat("cudnnCreate: ", cudnnGetErrorString(created)));
       } else {
-        BuildOrLoad(handle, options.cache, gpu, r);
+        BuildOrLoad(handle, options.cache, gpu, std::max(1, options.autotune_plans), r);
       }
       std::lock_guard<std::mutex> lock(mu);
       finished.push_back(todo[t]);
@@ -249,6 +331,28 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     report(r, !r.status.ok() ? "failed" : (r.from_cache ? "cache" : "built"));
   }
   for (std::thread& t : pool) t.join();
+  // Autotuning times plans one at a time on one stream (timings taken side by side would disturb
+  // each other), after the parallel builds.
+  const auto tune_start = std::chrono::steady_clock::now();
+  int tuned = 0;
+  if (options.autotune_plans > 1) {
+    cudnnHandle_t handle = nullptr;
+    cudaStream_t stream = nullptr;
+    if (cudnnCreate(&handle) == CUDNN_STATUS_SUCCESS &&
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
+        cudnnSetStream(handle, stream) == CUDNN_STATUS_SUCCESS) {
+      for (size_t t : todo) {
+        BuiltFusedStep& r = results[t];
+        if (!r.status.ok() || r.plan == nullptr || r.plan->plan_count() < 2) continue;
+        Autotune(handle, stream, r);
+        ++tuned;
+        if (options.cache != nullptr && options.cache->enabled()) StorePlan(*options.cache, r);
+      }
+    }
+    if (stream != nullptr) cudaStreamDestroy(stream);
+    if (handle != nullptr) cudnnDestroy(handle);
+  }
+  const double tune_seconds = SecondsSince(tune_start);
   for (size_t i = 0; i < results.size(); ++i) {
     if (first_of[i] == i) {
       if (!in_todo[i]) report(results[i], "failed");  // not lowered
@@ -258,6 +362,7 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     results[i].status = first.status;
     results[i].plan = first.plan;
     results[i].from_cache = first.from_cache;
+    results[i].autotune_note = first.autotune_note;
     results[i].shared = true;
     report(results[i], "shared");
   }
@@ -276,6 +381,8 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
         ++summary->built;
     }
     summary->wall_seconds = SecondsSince(start);
+    summary->autotuned = tuned;
+    summary->autotune_seconds = tune_seconds;
   }
   return results;
 }

@@ -44,6 +44,10 @@ struct PlanBuildOptions {
   const PlanCache* cache = nullptr;  // null: no persistent cache
   PlanBuildProgress progress;        // called from the calling thread, in completion order
   bool share_identical = true;       // false: every step builds its own plan (to measure the sharing)
+  // > 1: autotune — finalize up to this many engine configs per plan (heuristics order), time each
+  // on zero-filled buffers of the real shapes (one plan at a time, on one stream), keep the fastest.
+  // Tuned plans are cached under their own key.
+  int autotune_plans = 0;
 };
 
 // The result for one FusedGraph step.
@@ -52,18 +56,21 @@ struct BuiltFusedStep {
   std::string dims_key;  // FusedDimsKey of the dims it was built for
   absl::Status status;   // why there is no plan (lowering or cuDNN), when there is none
   LoweredStep lowered;
-  std::shared_ptr<const cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
+  std::shared_ptr<cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
   double seconds = 0;
   bool from_cache = false;
   bool shared = false;        // the plan of an earlier step with the same spec
   std::string cache_warning;  // a cache entry that could not be trusted or stored ("" if none)
+  std::string autotune_note;  // "autotuned: 4 plans, best 0.061 ms (heuristics' first 0.073 ms)"
+  std::string cache_key;      // the key it was (or is to be) stored under; "" without a cache
 };
 
 // Time spent building, for the start-up summary.
 struct PlanBuildSummary {
-  int steps = 0, from_cache = 0, built = 0, failed = 0, shared = 0;
-  double wall_seconds = 0;  // the whole build, all threads
-  double step_seconds = 0;  // sum over steps (what one thread would have taken)
+  int steps = 0, from_cache = 0, built = 0, failed = 0, shared = 0, autotuned = 0;
+  double autotune_seconds = 0;  // the timing phase (serial)
+  double wall_seconds = 0;      // the whole build, all threads
+  double step_seconds = 0;      // sum over steps (what one thread would have taken)
 };
 
 // Concrete dims of every value of plan.graph when its inputs have `input_dims` (graph-input order);

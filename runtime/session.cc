@@ -120,6 +120,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
     gpu.plan_cache_dir = options.plan_cache_dir;
     gpu.build_threads = options.build_threads;
     gpu.share_plans = options.share_plans;
+    gpu.autotune_plans = options.autotune_plans;
     gpu.progress = options.progress;
     absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_, gpu);
     if (!cuda.ok()) return cuda.status();

@@ -39,6 +39,7 @@ struct SessionOptions {
   std::string plan_cache_dir;        // "" : $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun
   int build_threads = 0;             // GPU: threads building cuDNN plans (0: hardware threads, at most 16)
   bool share_plans = true;           // GPU: steps with identical cuDNN graphs share one plan (built once)
+  int autotune_plans = 0;            // GPU: > 1: time this many cuDNN engine configs per plan, keep the fastest
   exec::PlanBuildProgress progress;  // GPU: called per cuDNN plan built or loaded (from the building thread)
   importer::ImportLimits limits;
 };

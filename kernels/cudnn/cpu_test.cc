@@ -98,24 +98,19 @@ TEST(DescriptorTest, FinalizeWithoutRequiredAttributesFailsWithText) {
 TEST(SpecTest, RejectsMalformedSpecs) {
   FusedGraphSpec dup = ConvBiasReluSpec();
   dup.extra[0].uid = 1;
-  EXPECT_EQ(FusedGraphPlan::Build(nullptr, dup, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FusedGraphPlan::Build(nullptr, dup, {}).status().code(), absl::StatusCode::kInvalidArgument);
   FusedGraphSpec mode = ConvBiasReluSpec();
   mode.epilogue[1].mode = "RELU6";
-  EXPECT_EQ(FusedGraphPlan::Build(nullptr, mode, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FusedGraphPlan::Build(nullptr, mode, {}).status().code(), absl::StatusCode::kInvalidArgument);
   FusedGraphSpec order = ConvBiasReluSpec();
   std::swap(order.epilogue[0], order.epilogue[1]);  // MAX reads uid 5 before ADD defines it
-  EXPECT_EQ(FusedGraphPlan::Build(nullptr, order, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FusedGraphPlan::Build(nullptr, order, {}).status().code(), absl::StatusCode::kInvalidArgument);
   FusedGraphSpec pads = ConvBiasReluSpec();
   pads.conv.pads_end = {1};
-  EXPECT_EQ(FusedGraphPlan::Build(nullptr, pads, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FusedGraphPlan::Build(nullptr, pads, {}).status().code(), absl::StatusCode::kInvalidArgument);
   FusedGraphSpec unary = ConvBiasReluSpec();
   unary.epilogue[1] = {"RELU_FWD", 5, 6, 7};  // a unary mode with a second input
-  EXPECT_EQ(FusedGraphPlan::Build(nullptr, unary, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FusedGraphPlan::Build(nullptr, unary, {}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(DevicePropsTest, LoadsJson) {
@@ -164,8 +159,7 @@ TEST(FusedGraphCpuTest, ReluFwdHeuristicsReturnConfigs) {
   BuildOptions options;
   options.device_properties_json_path = kDeviceProps;
   options.build_plan = false;
-  absl::StatusOr<FusedGraphPlan> plan =
-      FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
+  absl::StatusOr<FusedGraphPlan> plan = FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
   if (!plan.ok() && NeedsDevice(plan.status())) GTEST_SKIP() << plan.status();
   ASSERT_TRUE(plan.ok()) << plan.status();
   PrintCandidates(*plan);
@@ -180,8 +174,7 @@ TEST(FusedGraphCpuTest, ReluFwdHeuristicsReturnConfigs) {
 TEST(FusedGraphCpuTest, PrecompiledPlanFinalizesWithoutGpu) {
   BuildOptions options;
   options.device_properties_json_path = kDeviceProps;
-  absl::StatusOr<FusedGraphPlan> plan =
-      FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
+  absl::StatusOr<FusedGraphPlan> plan = FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
   if (!plan.ok() && NeedsDevice(plan.status())) GTEST_SKIP() << plan.status();
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->has_plan());
@@ -190,9 +183,32 @@ TEST(FusedGraphCpuTest, PrecompiledPlanFinalizesWithoutGpu) {
   EXPECT_EQ(plan->engine_description().find("runtime-compiled"), std::string::npos);
   // Executing needs a GPU: without a handle it must fail cleanly, not crash.
   EXPECT_FALSE(plan->Execute(nullptr, {}, nullptr).ok());
-  std::cout << "chosen: " << plan->engine_description() << ", workspace " << plan->workspace_bytes()
-            << "\nlog:\n"
+  std::cout << "chosen: " << plan->engine_description() << ", workspace " << plan->workspace_bytes() << "\nlog:\n"
             << plan->rejection_log();
+}
+
+// max_plans: several configs finalize (precompiled ones do without a GPU); SelectPlan switches the
+// one Execute would run and switches back; DropAlternatives keeps only the selected plan.
+TEST(FusedGraphCpuTest, SeveralPlansFinalizeForAutotuning) {
+  BuildOptions options;
+  options.device_properties_json_path = kDeviceProps;
+  options.max_plans = 3;
+  absl::StatusOr<FusedGraphPlan> plan = FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
+  if (!plan.ok() && NeedsDevice(plan.status())) GTEST_SKIP() << plan.status();
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_GE(plan->plan_count(), 2u) << plan->rejection_log();
+  EXPECT_LE(plan->plan_count(), 3u);
+  const std::string first = plan->engine_description();
+  ASSERT_TRUE(plan->SelectPlan(1).ok());
+  const std::string second = plan->engine_description();
+  EXPECT_NE(first, second);
+  ASSERT_TRUE(plan->SelectPlan(1).ok());
+  EXPECT_EQ(plan->engine_description(), first);
+  EXPECT_FALSE(plan->SelectPlan(plan->plan_count()).ok());
+  ASSERT_TRUE(plan->SelectPlan(1).ok());
+  plan->DropAlternatives();
+  EXPECT_EQ(plan->plan_count(), 1u);
+  EXPECT_EQ(plan->engine_description(), second);
 }
 
 TEST(FusedGraphCpuTest, StrictFp32SkipsTensorCoreEngines) {
@@ -209,14 +225,11 @@ TEST(FusedGraphCpuTest, StrictFp32SkipsTensorCoreEngines) {
     EXPECT_NE(plan.status().message().find("strict fp32"), std::string::npos);
     return;
   }
-  EXPECT_EQ(plan->engine_description().find("tensor_core"), std::string::npos)
-      << plan->engine_description();
+  EXPECT_EQ(plan->engine_description().find("tensor_core"), std::string::npos) << plan->engine_description();
   std::cout << "strict fp32: " << plan->engine_description() << "\n";
 }
 
-PlanBlob SampleBlob() {
-  return {static_cast<int64_t>(cudnnGetVersion()), 1, 41, "{\"engine\": 41}"};
-}
+PlanBlob SampleBlob() { return {static_cast<int64_t>(cudnnGetVersion()), 1, 41, "{\"engine\": 41}"}; }
 
 TEST(PlanBlobTest, RoundTrips) {
   const std::string bytes = EncodePlanBlob(SampleBlob());
@@ -232,14 +245,11 @@ TEST(PlanBlobTest, RoundTrips) {
 TEST(PlanBlobTest, RejectsGarbageAndOtherVersions) {
   const std::string good = EncodePlanBlob(SampleBlob());
   for (size_t len = 0; len <= good.find('\n') + 1; ++len) {  // every cut up to the text
-    EXPECT_EQ(DecodePlanBlob(good.substr(0, len)).status().code(),
-              absl::StatusCode::kInvalidArgument)
-        << len;
+    EXPECT_EQ(DecodePlanBlob(good.substr(0, len)).status().code(), absl::StatusCode::kInvalidArgument) << len;
   }
   for (const char* bad :
        {"", "\n", "garbage\n{}", "onnxrun-cudnn-plan 2 cudnn=1 rung=0 engine=1\n{}",
-        "onnxrun-cudnn-plan 1 cudnn=x rung=0 engine=1\n{}",
-        "onnxrun-cudnn-plan 1 cudnn=1 rung=7 engine=1\n{}",
+        "onnxrun-cudnn-plan 1 cudnn=x rung=0 engine=1\n{}", "onnxrun-cudnn-plan 1 cudnn=1 rung=7 engine=1\n{}",
         "onnxrun-cudnn-plan 1 cudnn=1 engine=1 rung=0\n{}"}) {
     EXPECT_FALSE(DecodePlanBlob(bad).ok()) << bad;
   }
@@ -248,17 +258,13 @@ TEST(PlanBlobTest, RejectsGarbageAndOtherVersions) {
   absl::StatusOr<PlanBlob> decoded = DecodePlanBlob(EncodePlanBlob(old));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(CheckPlanBlobVersion(*decoded).code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, ConvBiasReluFwdSpec(), EncodePlanBlob(old), {})
-                .status()
-                .code(),
+  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, ConvBiasReluFwdSpec(), EncodePlanBlob(old), {}).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(PlanSerializationCpuTest, EmptyOrUnfinalizedDescriptorsFailCleanly) {
-  EXPECT_EQ(SerializeExecutionPlan(BackendDescriptor()).status().code(),
-            absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(DeserializeExecutionPlan("", BackendDescriptor()).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SerializeExecutionPlan(BackendDescriptor()).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(DeserializeExecutionPlan("", BackendDescriptor()).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // The precompiled conv+bias+RELU_FWD plan, serialized and loaded back for the same device.
@@ -271,11 +277,9 @@ TEST(PlanSerializationCpuTest, PrecompiledPlanRoundTripsWithoutGpu) {
   ASSERT_TRUE(built.ok()) << built.status();
   absl::StatusOr<std::string> blob = built->SerializedPlan();
   ASSERT_TRUE(blob.ok()) << blob.status();
-  std::cout << "plan blob: " << blob->size() << " bytes, header "
-            << blob->substr(0, blob->find('\n')) << "\n";
+  std::cout << "plan blob: " << blob->size() << " bytes, header " << blob->substr(0, blob->find('\n')) << "\n";
 
-  absl::StatusOr<FusedGraphPlan> loaded =
-      FusedGraphPlan::FromSerialized(nullptr, spec, *blob, options);
+  absl::StatusOr<FusedGraphPlan> loaded = FusedGraphPlan::FromSerialized(nullptr, spec, *blob, options);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(loaded->has_plan());
   EXPECT_EQ(loaded->engine_description(), built->engine_description());
@@ -294,15 +298,12 @@ TEST(PlanSerializationCpuTest, PrecompiledPlanRoundTripsWithoutGpu) {
   ASSERT_TRUE(decoded.ok());
   PlanBlob wrong_engine = *decoded;
   wrong_engine.engine_id += 1;
-  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(wrong_engine), options)
-                .status()
-                .code(),
+  EXPECT_EQ(FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(wrong_engine), options).status().code(),
             absl::StatusCode::kDataLoss);
   for (size_t cut : {size_t{1}, decoded->cudnn_text.size() / 2, decoded->cudnn_text.size() - 1}) {
     PlanBlob truncated = *decoded;
     truncated.cudnn_text.resize(cut);
-    EXPECT_FALSE(
-        FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(truncated), options).ok())
+    EXPECT_FALSE(FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(truncated), options).ok())
         << "cut at " << cut;
   }
   // No device to load for: refused up front (cuDNN 9.19 would crash in finalize).
@@ -310,8 +311,7 @@ TEST(PlanSerializationCpuTest, PrecompiledPlanRoundTripsWithoutGpu) {
             absl::StatusCode::kInvalidArgument);
   PlanBlob garbage = *decoded;
   garbage.cudnn_text = "not json at all";
-  EXPECT_FALSE(
-      FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(garbage), options).ok());
+  EXPECT_FALSE(FusedGraphPlan::FromSerialized(nullptr, spec, EncodePlanBlob(garbage), options).ok());
 }
 
 // A plan made for the H100 does not load for a device whose properties differ (one SM fewer
@@ -319,8 +319,7 @@ TEST(PlanSerializationCpuTest, PrecompiledPlanRoundTripsWithoutGpu) {
 TEST(PlanSerializationCpuTest, PlanForAnotherDeviceIsRefused) {
   BuildOptions options;
   options.device_properties_json_path = kDeviceProps;
-  absl::StatusOr<FusedGraphPlan> built =
-      FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
+  absl::StatusOr<FusedGraphPlan> built = FusedGraphPlan::Build(nullptr, ConvBiasReluFwdSpec(), options);
   if (!built.ok() && NeedsDevice(built.status())) GTEST_SKIP() << built.status();
   ASSERT_TRUE(built.ok()) << built.status();
   absl::StatusOr<std::string> blob = built->SerializedPlan();
@@ -346,8 +345,8 @@ TEST(PlanSerializationCpuTest, PlanForAnotherDeviceIsRefused) {
 }
 
 TEST(LegacyCpuTest, DescriptorsWithoutGpu) {
-  absl::StatusOr<Pooling> pool = Pooling::Create(
-      PoolSpec{{1, 8, 7, 7}, Layout::kNHWC, IoType::kHalf, PoolMode::kMax, 3, 3, 1, 1, 2, 2});
+  absl::StatusOr<Pooling> pool =
+      Pooling::Create(PoolSpec{{1, 8, 7, 7}, Layout::kNHWC, IoType::kHalf, PoolMode::kMax, 3, 3, 1, 1, 2, 2});
   if (!pool.ok() && NeedsDevice(pool.status())) GTEST_SKIP() << pool.status();
   ASSERT_TRUE(pool.ok()) << pool.status();
   EXPECT_EQ(pool->output_shape(), (Shape4{1, 8, 4, 4}));

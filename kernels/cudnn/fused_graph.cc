@@ -22,6 +22,14 @@ struct FusedGraphPlan::State {
   int64_t workspace = 0;
   std::vector<EngineCandidate> candidates;
   int chosen = -1;  // index into candidates
+  // Further finalized plans (BuildOptions::max_plans > 1), in heuristics order, for autotuning.
+  struct Alternative {
+    BackendDescriptor config, plan;
+    int64_t workspace = 0;
+    int chosen = -1;
+  };
+  std::vector<Alternative> alternatives;
+  int max_plans = 1;
   std::string rejections;
   std::vector<int64_t> io_uids;
   // By-value scalars: the variant pack takes a host pointer to these (stable: State is on the
@@ -53,19 +61,18 @@ std::string Key(const EngineCandidate& c) {
 
 // Tries each config of one rung; returns true once a plan finalized (or, without build_plan, once
 // the candidates are recorded).
-absl::StatusOr<bool> TryRung(int rung, std::vector<BackendDescriptor> configs, bool strict_fp32,
-                             bool build_plan, std::set<std::string>& seen,
-                             FusedGraphPlan::State& state) {
+absl::StatusOr<bool> TryRung(int rung, std::vector<BackendDescriptor> configs, bool strict_fp32, bool build_plan,
+                             std::set<std::string>& seen, FusedGraphPlan::State& state) {
   for (BackendDescriptor& config : configs) {
     absl::StatusOr<EngineCandidate> candidate = DescribeConfig(config, rung);
     if (!candidate.ok()) {
-      absl::StrAppend(&state.rejections, RungName(rung),
-                      ": unreadable config: ", candidate.status().message(), "\n");
+      absl::StrAppend(&state.rejections, RungName(rung), ": unreadable config: ", candidate.status().message(), "\n");
       continue;
     }
     if (!seen.insert(Key(*candidate)).second) continue;  // offered by an earlier rung already
     state.candidates.push_back(*candidate);
-    if (!build_plan || state.plan.get() != nullptr) continue;
+    const int plans = (state.plan.get() != nullptr ? 1 : 0) + static_cast<int>(state.alternatives.size());
+    if (!build_plan || plans >= state.max_plans) continue;
     const std::string strict = strict_fp32 ? StrictFp32Rejection(*candidate) : "";
     if (!strict.empty()) {
       absl::StrAppend(&state.rejections, candidate->ToString(), ": skipped (", strict, ")\n");
@@ -73,17 +80,21 @@ absl::StatusOr<bool> TryRung(int rung, std::vector<BackendDescriptor> configs, b
     }
     absl::StatusOr<BackendDescriptor> plan = FinalizePlan(config, state.device_props);
     if (!plan.ok()) {
-      absl::StrAppend(&state.rejections, candidate->ToString(), ": ", plan.status().message(),
-                      "\n");
+      absl::StrAppend(&state.rejections, candidate->ToString(), ": ", plan.status().message(), "\n");
       continue;
     }
-    CUDNN_ASSIGN_OR_RETURN(state.workspace,
-                           plan->Get<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
-    state.plan = std::move(*plan);
-    state.config = std::move(config);
-    state.chosen = static_cast<int>(state.candidates.size()) - 1;
+    CUDNN_ASSIGN_OR_RETURN(int64_t workspace, plan->Get<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
+    const int chosen = static_cast<int>(state.candidates.size()) - 1;
+    if (state.plan.get() == nullptr) {
+      state.workspace = workspace;
+      state.plan = std::move(*plan);
+      state.config = std::move(config);
+      state.chosen = chosen;
+    } else {
+      state.alternatives.push_back({std::move(config), std::move(*plan), workspace, chosen});
+    }
   }
-  return state.plan.get() != nullptr;
+  return state.plan.get() != nullptr && 1 + static_cast<int>(state.alternatives.size()) >= state.max_plans;
 }
 
 void AddByValue(const TensorDesc& t, FusedGraphPlan::State& state) {
@@ -107,18 +118,16 @@ void CollectTensorUses(const FusedGraphSpec& spec, FusedGraphPlan::State& state)
 
 }  // namespace
 
-absl::StatusOr<FusedGraphPlan> FusedGraphPlan::Build(cudnnHandle_t handle,
-                                                     const FusedGraphSpec& spec,
+absl::StatusOr<FusedGraphPlan> FusedGraphPlan::Build(cudnnHandle_t handle, const FusedGraphSpec& spec,
                                                      const BuildOptions& options) {
   auto state = std::make_unique<State>();
+  state->max_plans = std::max(1, options.max_plans);
   CUDNN_ASSIGN_OR_RETURN(state->graph, BuildOperationGraph(spec));
   CollectTensorUses(spec, *state);
   if (options.device_properties_json_path.has_value()) {
-    CUDNN_ASSIGN_OR_RETURN(state->device_props,
-                           LoadDeviceProperties(*options.device_properties_json_path));
+    CUDNN_ASSIGN_OR_RETURN(state->device_props, LoadDeviceProperties(*options.device_properties_json_path));
   } else if (handle == nullptr) {
-    absl::StrAppend(&state->rejections,
-                    "no handle and no device properties: heuristics query the current device\n");
+    absl::StrAppend(&state->rejections, "no handle and no device properties: heuristics query the current device\n");
   } else {
     CUDNN_ASSIGN_OR_RETURN(state->device_props, DevicePropertiesFromHandle(handle));
   }
@@ -134,9 +143,8 @@ absl::StatusOr<FusedGraphPlan> FusedGraphPlan::Build(cudnnHandle_t handle,
       continue;
     }
     if (configs->empty()) absl::StrAppend(&state->rejections, RungName(rung), ": 0 configs\n");
-    CUDNN_ASSIGN_OR_RETURN(
-        bool done, TryRung(rung, std::move(*configs), strict, options.build_plan, seen, *state));
-    if (done && options.build_plan) break;
+    CUDNN_ASSIGN_OR_RETURN(bool done, TryRung(rung, std::move(*configs), strict, options.build_plan, seen, *state));
+    if (done && options.build_plan) break;  // (with max_plans > 1: once that many finalized)
   }
   if (state->candidates.empty()) {
     const std::string missing = MissingRuntimeLibraries();
@@ -146,20 +154,17 @@ absl::StatusOr<FusedGraphPlan> FusedGraphPlan::Build(cudnnHandle_t handle,
     }
   }
   if (state->candidates.empty() && !last_heuristics_error.ok()) {
-    return absl::Status(last_heuristics_error.code(),
-                        absl::StrCat("no heuristics result: ", state->rejections));
+    return absl::Status(last_heuristics_error.code(), absl::StrCat("no heuristics result: ", state->rejections));
   }
   if (options.build_plan && state->plan.get() == nullptr) {
-    return absl::NotFoundError(absl::StrCat(
-        "no engine config finalized", strict ? " (strict fp32)" : "", ":\n", state->rejections));
+    return absl::NotFoundError(
+        absl::StrCat("no engine config finalized", strict ? " (strict fp32)" : "", ":\n", state->rejections));
   }
   return FusedGraphPlan(std::move(state));
 }
 
-absl::StatusOr<FusedGraphPlan> FusedGraphPlan::FromSerialized(cudnnHandle_t handle,
-                                                              const FusedGraphSpec& spec,
-                                                              std::string_view blob,
-                                                              const BuildOptions& options) {
+absl::StatusOr<FusedGraphPlan> FusedGraphPlan::FromSerialized(cudnnHandle_t handle, const FusedGraphSpec& spec,
+                                                              std::string_view blob, const BuildOptions& options) {
   CUDNN_RETURN_IF_NOT_OK(ValidateSpec(spec));
   CUDNN_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanBlob(handle, blob, options));
   auto state = std::make_unique<State>();
@@ -177,8 +182,7 @@ absl::StatusOr<std::string> FusedGraphPlan::SerializedPlan() const {
   if (!has_plan()) return absl::FailedPreconditionError("FusedGraphPlan has no execution plan");
   CUDNN_ASSIGN_OR_RETURN(std::string text, SerializeExecutionPlan(state_->plan));
   const EngineCandidate& chosen = state_->candidates[state_->chosen];
-  return EncodePlanBlob(
-      {static_cast<int64_t>(cudnnGetVersion()), chosen.rung, chosen.engine_id, std::move(text)});
+  return EncodePlanBlob({static_cast<int64_t>(cudnnGetVersion()), chosen.rung, chosen.engine_id, std::move(text)});
 }
 
 FusedGraphPlan::FusedGraphPlan(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -186,13 +190,11 @@ FusedGraphPlan::FusedGraphPlan(FusedGraphPlan&&) noexcept = default;
 FusedGraphPlan& FusedGraphPlan::operator=(FusedGraphPlan&&) noexcept = default;
 FusedGraphPlan::~FusedGraphPlan() = default;
 
-absl::Status FusedGraphPlan::Execute(cudnnHandle_t handle,
-                                     const std::map<int64_t, void*>& device_ptrs,
+absl::Status FusedGraphPlan::Execute(cudnnHandle_t handle, const std::map<int64_t, void*>& device_ptrs,
                                      void* workspace) const {
   if (!has_plan()) return absl::FailedPreconditionError("FusedGraphPlan has no execution plan");
   if (state_->workspace > 0 && workspace == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("plan needs ", state_->workspace, " bytes of workspace, got null"));
+    return absl::InvalidArgumentError(absl::StrCat("plan needs ", state_->workspace, " bytes of workspace, got null"));
   }
   std::vector<int64_t> uids;
   std::vector<void*> ptrs;
@@ -209,8 +211,7 @@ absl::Status FusedGraphPlan::Execute(cudnnHandle_t handle,
     ptrs.push_back(state_->by_value_is_half[i] ? static_cast<void*>(&state_->by_value_half[i])
                                                : static_cast<void*>(&state_->by_value_float[i]));
   }
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack,
-                         BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));
   CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, ptrs));
   void* ws[] = {workspace};
@@ -221,19 +222,29 @@ absl::Status FusedGraphPlan::Execute(cudnnHandle_t handle,
 }
 
 bool FusedGraphPlan::has_plan() const { return state_ && state_->plan.get() != nullptr; }
-size_t FusedGraphPlan::workspace_bytes() const {
-  return has_plan() ? static_cast<size_t>(state_->workspace) : 0;
+size_t FusedGraphPlan::plan_count() const { return has_plan() ? 1 + state_->alternatives.size() : 0; }
+
+absl::Status FusedGraphPlan::SelectPlan(size_t index) {
+  if (index == 0) return absl::OkStatus();
+  if (index >= plan_count()) return absl::OutOfRangeError(absl::StrCat("plan ", index, " of ", plan_count()));
+  State::Alternative& alt = state_->alternatives[index - 1];
+  std::swap(state_->config, alt.config);
+  std::swap(state_->plan, alt.plan);
+  std::swap(state_->workspace, alt.workspace);
+  std::swap(state_->chosen, alt.chosen);
+  return absl::OkStatus();
 }
+
+void FusedGraphPlan::DropAlternatives() {
+  if (state_) state_->alternatives.clear();
+}
+size_t FusedGraphPlan::workspace_bytes() const { return has_plan() ? static_cast<size_t>(state_->workspace) : 0; }
 std::string FusedGraphPlan::engine_description() const {
   return has_plan() ? state_->candidates[state_->chosen].ToString() : "";
 }
-int FusedGraphPlan::rung() const {
-  return has_plan() ? state_->candidates[state_->chosen].rung : -1;
-}
+int FusedGraphPlan::rung() const { return has_plan() ? state_->candidates[state_->chosen].rung : -1; }
 std::string FusedGraphPlan::rejection_log() const { return state_ ? state_->rejections : ""; }
-const std::vector<EngineCandidate>& FusedGraphPlan::candidates() const {
-  return state_->candidates;
-}
+const std::vector<EngineCandidate>& FusedGraphPlan::candidates() const { return state_->candidates; }
 std::vector<int64_t> FusedGraphPlan::io_uids() const { return state_->io_uids; }
 
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {

@@ -70,8 +70,7 @@ struct FusedGraphSpec {
   ConvParams conv;                // kConv only
   std::vector<TensorDesc> extra;  // epilogue operands and virtual intermediates
   std::vector<PointwiseOp> epilogue;
-  bool allow_tf32 =
-      false;  // false + all-float I/O: engines with TF32/tensor-core notes are skipped
+  bool allow_tf32 = false;  // false + all-float I/O: engines with TF32/tensor-core notes are skipped
 };
 
 struct BuildOptions {
@@ -79,6 +78,9 @@ struct BuildOptions {
   // heuristics and plans are made for that device, so precompiled plans finalize without a GPU.
   std::optional<std::string> device_properties_json_path;
   bool build_plan = true;  // false: stop after heuristics (candidates() only)
+  // Finalize up to this many configs (heuristics order); the first is used until SelectPlan picks
+  // another (autotuning times them on real buffers).
+  int max_plans = 1;
 };
 
 // One engine config offered by heuristics.
@@ -108,10 +110,8 @@ class FusedGraphPlan {
   // include ones heuristics left unset). Errors: InvalidArgument for a malformed spec or blob;
   // FailedPrecondition for a blob of another cuDNN version; DataLoss when the plan runs another
   // engine than the blob claims; cuDNN's error when it refuses the plan (see plan_serialization.h).
-  static absl::StatusOr<FusedGraphPlan> FromSerialized(cudnnHandle_t handle,
-                                                       const FusedGraphSpec& spec,
-                                                       std::string_view blob,
-                                                       const BuildOptions& options);
+  static absl::StatusOr<FusedGraphPlan> FromSerialized(cudnnHandle_t handle, const FusedGraphSpec& spec,
+                                                       std::string_view blob, const BuildOptions& options);
 
   FusedGraphPlan(FusedGraphPlan&&) noexcept;
   FusedGraphPlan& operator=(FusedGraphPlan&&) noexcept;
@@ -120,16 +120,21 @@ class FusedGraphPlan {
   // Runs the plan on the handle's stream. `device_ptrs` maps each non-virtual, non-by-value UID to
   // its device memory (16-byte aligned); `workspace` has workspace_bytes() bytes (may be null when
   // that is 0). FailedPrecondition when the plan was built with build_plan = false.
-  absl::Status Execute(cudnnHandle_t handle, const std::map<int64_t, void*>& device_ptrs,
-                       void* workspace) const;
+  absl::Status Execute(cudnnHandle_t handle, const std::map<int64_t, void*>& device_ptrs, void* workspace) const;
 
   bool has_plan() const;
+  // Finalized plans held (1 + alternatives; 0 without a plan). SelectPlan(i) makes plan i the one
+  // Execute runs (plan 0 is the current one; the previous current becomes alternative i);
+  // DropAlternatives frees the others.
+  size_t plan_count() const;
+  absl::Status SelectPlan(size_t index);
+  void DropAlternatives();
   size_t workspace_bytes() const;
-  std::string engine_description() const;  // the chosen candidate's ToString(); "" without a plan
-  int rung() const;                        // the chosen candidate's rung; -1 without a plan
-  std::string rejection_log() const;       // one line per rejected/skipped config, with the reason
+  std::string engine_description() const;                  // the chosen candidate's ToString(); "" without a plan
+  int rung() const;                                        // the chosen candidate's rung; -1 without a plan
+  std::string rejection_log() const;                       // one line per rejected/skipped config, with the reason
   const std::vector<EngineCandidate>& candidates() const;  // every config heuristics offered
-  std::vector<int64_t> io_uids() const;  // UIDs Execute needs a device pointer for
+  std::vector<int64_t> io_uids() const;                    // UIDs Execute needs a device pointer for
   // The chosen plan as a plan blob (plan_serialization.h) for FromSerialized. FailedPrecondition
   // without a plan; cuDNN's error when its engine cannot be serialized.
   absl::StatusOr<std::string> SerializedPlan() const;
