@@ -180,6 +180,11 @@ int64_t CudaExecutor::peak_device_bytes() const {
   return static_cast<int64_t>(high + graph_high);
 }
 
+bool CudaExecutor::Capturing() const {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone;
+}
+
 bool CudaExecutor::WantsNhwc(ir::ValueId id) const {
   const ir::Value& v = plan_.graph.value(id);
   return v.layout == "NHWC" && v.type.rank() == 4;
@@ -251,6 +256,7 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.progress = options_.progress;
   build.share_identical = options_.share_plans;
   build.autotune_plans = options_.autotune_plans;
+  build.already_built = [this](size_t step, const std::string& key) { return fused_[step].count(key) > 0; };
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
   for (BuiltFusedStep& b : built) InstallFused(std::move(b));
   return absl::OkStatus();
@@ -266,6 +272,7 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Input(ir::ValueId id, const std::vect
 
 absl::Status CudaExecutor::RunOnHost(const Step& step, std::vector<DeviceTensor>& values) {
   ran_on_host_ = true;
+  if (Capturing()) return absl::FailedPreconditionError("a host step cannot run inside a CUDA graph");
   const ir::Graph& g = plan_.graph;
   std::map<ir::ValueId, ir::Tensor> host;
   for (ir::ValueId in : step.inputs) {
@@ -420,6 +427,7 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding, cons
   if (plan_.graph.value(binding.value).constant) {
     DeviceTensor& cached = channels_last_constants_[binding.value];
     if (!cached.valid() || cached.num_elements() != t->num_elements()) {
+      if (Capturing()) return absl::FailedPreconditionError("a constant cache would be filled inside a CUDA graph");
       absl::StatusOr<DeviceTensor> converted = ToLayout(*t, want, stream_);
       if (!converted.ok()) return converted.status();
       cached = *std::move(converted);
@@ -591,8 +599,11 @@ absl::StatusOr<cudnn::LegacyConvSpec> GemmAsConv(const ir::Graph& g, const ir::N
     return absl::UnimplementedError("Gemm form (transposed A, untransposed B, alpha/beta, non-constant B)");
   }
   const int64_t n = g.value(b).constant->shape()[0];
-  if (c != ir::kNoValue && (!g.value(c).constant || g.value(c).constant->num_elements() != n)) {
-    return absl::UnimplementedError("Gemm bias is not a constant vector of N");
+  // A bias per output column: [N] or [1,N] ([N,1] would be per row).
+  const ir::Tensor* bias = c == ir::kNoValue ? nullptr : (g.value(c).constant ? &*g.value(c).constant : nullptr);
+  if (c != ir::kNoValue && (bias == nullptr || bias->num_elements() != n || bias->rank() > 2 ||
+                            (bias->rank() == 2 && bias->shape()[0] != 1))) {
+    return absl::UnimplementedError("Gemm bias is not a constant [N] or [1,N]");
   }
   cudnn::LegacyConvSpec spec;
   spec.x = cudnn::Shape4{static_cast<int>(a[0]), static_cast<int>(a[1]), 1, 1};
@@ -614,6 +625,7 @@ bool SymmetricPads(const std::vector<int64_t>& pads) {
 absl::StatusOr<DeviceTensor> CudaExecutor::FloatConstant(ir::ValueId id) {
   DeviceTensor& cached = float_constants_[id];
   if (cached.valid()) return cached;
+  if (Capturing()) return absl::FailedPreconditionError("a constant cache would be filled inside a CUDA graph");
   const ir::Tensor& c = *plan_.graph.value(id).constant;
   absl::StatusOr<ir::Tensor> f = ir::Tensor::Create(ir::DType::kFloat32, c.shape());
   if (!f.ok()) return f.status();

@@ -152,6 +152,9 @@ class CudaExecutor {
   // A value bound to a graph UID, in the layout the binding needs (weights converted once).
   absl::StatusOr<DeviceTensor> Bound(const UidBinding& binding, const std::vector<DeviceTensor>& values);
   bool WantsNhwc(ir::ValueId id) const;
+  // Whether stream_ is being captured into a CUDA graph (caches must be filled before capture:
+  // memory allocated inside it belongs to the graph).
+  bool Capturing() const;
 
   struct LegacyEntry {
     absl::Status status;

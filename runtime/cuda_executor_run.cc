@@ -40,6 +40,23 @@ double ElapsedMs(cudaEvent_t start, cudaEvent_t end) {
   return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? ms : -1.0;
 }
 
+// An open stream capture: End() ends it (once) and keeps the graph, which the destructor frees; the
+// destructor also ends a capture still open (an early return or an exception).
+struct CaptureScope {
+  cudaStream_t stream;
+  cudaGraph_t graph = nullptr;
+  bool ended = false;
+  cudaError_t End() {
+    if (ended) return cudaSuccess;
+    ended = true;
+    return cudaStreamEndCapture(stream, &graph);
+  }
+  ~CaptureScope() {
+    End();
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+};
+
 }  // namespace
 
 CudaExecutor::CapturedRun::~CapturedRun() {
@@ -146,8 +163,8 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   }
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // the fixed buffers exist before capture
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-  // Everything allocated while capturing is freed before the capture ends
-  // (graph memory nodes).
+  CaptureScope scope{stream_};  // ends the capture however this function is left
+  // Everything allocated while capturing is freed before the capture ends (graph memory nodes).
   absl::Status status = [&]() -> absl::Status {
     std::vector<DeviceTensor> values(g.values().size());
     for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = run->inputs[i];
@@ -163,13 +180,10 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
     }
     return absl::OkStatus();
   }();
-  cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  const cudaError_t ended = scope.End();
   if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
-  if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run->exec, graph, 0), "cudaGraphInstantiate");
-  if (graph != nullptr) cudaGraphDestroy(graph);
-  cudaGetLastError();  // a failed capture leaves no sticky error; clear the last
-                       // one
+  if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run->exec, scope.graph, 0), "cudaGraphInstantiate");
+  cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
   if (!status.ok()) return status;
   return run;
 }

@@ -200,8 +200,9 @@ size_t SpanBytes(const cudnn::TensorDesc& t) {
   return static_cast<size_t>(last + 1) * (t.type == cudnn::IoType::kHalf ? 2 : 4);
 }
 
-// Times every finalized plan of `result` on zero-filled buffers of its shapes, keeps the fastest.
-void Autotune(cudnnHandle_t handle, cudaStream_t stream, BuiltFusedStep& result) {
+// Times every finalized plan of `result` on zero-filled buffers of its shapes, keeps the fastest;
+// false when the timing could not be done (the first plan is kept, not stored as tuned).
+bool Autotune(cudnnHandle_t handle, cudaStream_t stream, BuiltFusedStep& result) {
   cudnn::FusedGraphPlan& plan = *result.plan;
   const cudnn::FusedGraphSpec& spec = result.lowered.spec;
   std::vector<const cudnn::TensorDesc*> tensors = {&spec.x, &spec.w, &spec.y};
@@ -243,10 +244,11 @@ void Autotune(cudnnHandle_t handle, cudaStream_t stream, BuiltFusedStep& result)
   }
   plan.SelectPlan(best).IgnoreError();
   plan.DropAlternatives();
+  const bool tuned = ok && ms[best] >= 0;
   result.autotune_note =
-      ok && ms[best] >= 0
-          ? absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0])
-          : "not autotuned (buffers could not be allocated or the plans did not run)";
+      tuned ? absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0])
+            : "not autotuned (buffers could not be allocated or the plans did not run)";
+  return tuned;
 }
 
 }  // namespace
@@ -275,6 +277,11 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     std::map<ir::ValueId, std::vector<int64_t>> d;
     if (plan.steps[s].kind != StepKind::kFusedGraph || !StepInputDims(plan, plan.steps[s], dims, &d)) continue;
+    if (options.already_built) {
+      const std::optional<std::string> key =
+          FusedDimsKey(plan, plan.steps[s], [&](ir::ValueId id) { return &d.at(id); });
+      if (key && options.already_built(s, *key)) continue;
+    }
     results.push_back(LowerStep(plan, s, d));
     const size_t i = results.size() - 1;
     first_of.push_back(i);
@@ -295,7 +302,10 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
   std::mutex mu;
   std::condition_variable finished_cv;
   std::deque<size_t> finished;
+  int device = 0;
+  cudaGetDevice(&device);  // new threads start on device 0: build for the caller's device
   auto worker = [&] {
+    cudaSetDevice(device);
     cudnnHandle_t handle = nullptr;
     const cudnnStatus_t created = cudnnCreate(&handle);
     for (size_t t = next++; t < todo.size(); t = next++) {
@@ -338,16 +348,17 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
   if (options.autotune_plans > 1) {
     cudnnHandle_t handle = nullptr;
     cudaStream_t stream = nullptr;
-    if (cudnnCreate(&handle) == CUDNN_STATUS_SUCCESS &&
-        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
-        cudnnSetStream(handle, stream) == CUDNN_STATUS_SUCCESS) {
-      for (size_t t : todo) {
-        BuiltFusedStep& r = results[t];
-        if (!r.status.ok() || r.plan == nullptr || r.plan->plan_count() < 2) continue;
-        Autotune(handle, stream, r);
+    const bool ready = cudnnCreate(&handle) == CUDNN_STATUS_SUCCESS &&
+                       cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
+                       cudnnSetStream(handle, stream) == CUDNN_STATUS_SUCCESS;
+    for (size_t t : todo) {
+      BuiltFusedStep& r = results[t];
+      if (!r.status.ok() || r.plan == nullptr || r.plan->plan_count() < 2) continue;
+      if (ready && Autotune(handle, stream, r)) {
         ++tuned;
         if (options.cache != nullptr && options.cache->enabled()) StorePlan(*options.cache, r);
       }
+      r.plan->DropAlternatives();  // when untuned: heuristics' first plan, not cached as tuned
     }
     if (stream != nullptr) cudaStreamDestroy(stream);
     if (handle != nullptr) cudnnDestroy(handle);

@@ -43,7 +43,10 @@ struct PlanBuildOptions {
   int threads = 0;                   // 0: the machine's hardware threads, at most 16
   const PlanCache* cache = nullptr;  // null: no persistent cache
   PlanBuildProgress progress;        // called from the calling thread, in completion order
-  bool share_identical = true;       // false: every step builds its own plan (to measure the sharing)
+  // Steps (index, FusedDimsKey) that already have a plan: not built again (a plan in use must not be
+  // replaced, e.g. under a captured CUDA graph).
+  std::function<bool(size_t, const std::string&)> already_built;
+  bool share_identical = true;  // false: every step builds its own plan (to measure the sharing)
   // > 1: autotune — finalize up to this many engine configs per plan (heuristics order), time each
   // on zero-filled buffers of the real shapes (one plan at a time, on one stream), keep the fastest.
   // Tuned plans are cached under their own key.
