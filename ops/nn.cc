@@ -19,17 +19,15 @@ using ir::Shape;
 using ir::TensorType;
 using Types = std::vector<TensorType>;
 
-constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16,
-                                                      DType::kFloat64};
+constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kFloat64};
 
 // ---- Shared checks -----------------------------------------------------------------------------
 
 // An error unless input i (when present) has input 0's dtype.
 absl::Status ExpectSameDType(const InferContext& ctx, size_t i) {
   if (ctx.has_input(i) && ctx.type(i).dtype != ctx.type(0).dtype) {
-    return absl::InvalidArgumentError(absl::StrCat("input ", i, " has dtype ",
-                                                   ir::DTypeName(ctx.type(i).dtype), ", input 0 ",
-                                                   ir::DTypeName(ctx.type(0).dtype)));
+    return absl::InvalidArgumentError(absl::StrCat("input ", i, " has dtype ", ir::DTypeName(ctx.type(i).dtype),
+                                                   ", input 0 ", ir::DTypeName(ctx.type(0).dtype)));
   }
   return absl::OkStatus();
 }
@@ -39,80 +37,26 @@ absl::Status ExpectVector(const InferContext& ctx, size_t i, const Dim& size, co
   if (!ctx.has_input(i) || !ctx.type(i).shape) return absl::OkStatus();
   const Shape& s = *ctx.type(i).shape;
   if (s.size() != 1 || (s[0].known() && size.known() && s[0].value != size.value)) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " has shape ", ir::ShapeToString(s),
-                                                   ", expected [", size.ToString(), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has shape ", ir::ShapeToString(s), ", expected [", size.ToString(), "]"));
   }
   return absl::OkStatus();
 }
 
 absl::Status ExpectMinRank(const TensorType& t, int64_t min_rank, const char* name) {
   if (t.shape && t.rank() < min_rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " must have rank >= ", min_rank, ", got ", t.rank()));
+    return absl::InvalidArgumentError(absl::StrCat(name, " must have rank >= ", min_rank, ", got ", t.rank()));
   }
   return absl::OkStatus();
 }
 
 // ---- Sliding-window attributes -----------------------------------------------------------------
 
-struct Window {
-  AutoPad auto_pad = AutoPad::kNotSet;
-  std::optional<std::vector<int64_t>> kernel;  // nullopt when not known yet
-  std::vector<int64_t> strides, dilations, pads;
-  bool ceil_mode = false;
-};
-
 // The kernel shape the weight implies: W's spatial dims when all are known.
 std::optional<std::vector<int64_t>> KernelFromWeights(const InferContext& ctx) {
   if (!ctx.has_input(1) || !ctx.type(1).shape || ctx.type(1).rank() < 2) return std::nullopt;
   const Shape& w = *ctx.type(1).shape;
   return ir::ShapeToInts(Shape(w.begin() + 2, w.end()));
-}
-
-// weights_kernel: for Conv/ConvTranspose, the kernel W implies (when known); kernel_shape must
-// match it. Pools pass require_kernel: kernel_shape must be present.
-absl::StatusOr<Window> ReadWindow(const ir::Attributes& attrs, size_t spatial,
-                                  const std::optional<std::vector<int64_t>>& weights_kernel,
-                                  bool require_kernel) {
-  Window w;
-  absl::StatusOr<AutoPad> auto_pad = ParseAutoPad(attrs);
-  if (!auto_pad.ok()) return auto_pad.status();
-  w.auto_pad = *auto_pad;
-  if (attrs.Has("kernel_shape")) {
-    w.kernel = attrs.GetInts("kernel_shape");
-    if (weights_kernel && *weights_kernel != *w.kernel) {
-      return absl::InvalidArgumentError(absl::StrCat("kernel_shape [",
-                                                     absl::StrJoin(*w.kernel, ","),
-                                                     "] does not match the weight's spatial dims [",
-                                                     absl::StrJoin(*weights_kernel, ","), "]"));
-    }
-  } else if (require_kernel) {
-    return absl::InvalidArgumentError("kernel_shape is required");
-  } else {
-    w.kernel = weights_kernel;
-  }
-  if (w.kernel) {
-    if (w.kernel->size() != spatial) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel_shape has ", w.kernel->size(), " dims, input has ", spatial, " spatial dims"));
-    }
-    for (int64_t k : *w.kernel) {
-      if (k <= 0 || k > kMaxWindowValue) {
-        return absl::InvalidArgumentError(absl::StrCat("kernel dim ", k, " out of range"));
-      }
-    }
-  }
-  absl::StatusOr<std::vector<int64_t>> strides = ReadInts(attrs, "strides", spatial, 1, 1);
-  if (!strides.ok()) return strides.status();
-  absl::StatusOr<std::vector<int64_t>> dilations = ReadInts(attrs, "dilations", spatial, 1, 1);
-  if (!dilations.ok()) return dilations.status();
-  absl::StatusOr<std::vector<int64_t>> pads = ReadInts(attrs, "pads", 2 * spatial, 0, 0);
-  if (!pads.ok()) return pads.status();
-  w.strides = *std::move(strides);
-  w.dilations = *std::move(dilations);
-  w.pads = *std::move(pads);
-  w.ceil_mode = attrs.GetInt("ceil_mode", 0) != 0;
-  return w;
 }
 
 // Conv/pool output extent of spatial dim i.
@@ -127,8 +71,7 @@ absl::StatusOr<Dim> ForwardDim(const Dim& in, const Window& w, size_t i) {
   const int64_t pb = valid ? 0 : w.pads[i], pe = valid ? 0 : w.pads[i + nd];
   const int64_t span = in.value + pb + pe - dk;
   if (span < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("window of extent ", dk,
-                                                   " exceeds the padded input extent ",
+    return absl::InvalidArgumentError(absl::StrCat("window of extent ", dk, " exceeds the padded input extent ",
                                                    in.value + pb + pe, " in spatial dim ", i));
   }
   int64_t out = (w.ceil_mode ? (span + s - 1) / s : span / s) + 1;
@@ -160,8 +103,7 @@ absl::StatusOr<int64_t> CheckConvInputs(const InferContext& ctx) {
   const TensorType& x = ctx.type(0);
   const TensorType& w = ctx.type(1);
   if (x.shape && w.shape && w.rank() != x.rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("W has rank ", w.rank(), ", X has rank ", x.rank()));
+    return absl::InvalidArgumentError(absl::StrCat("W has rank ", w.rank(), ", X has rank ", x.rank()));
   }
   const int64_t group = ctx.attrs().GetInt("group", 1);
   if (group <= 0) return absl::InvalidArgumentError(absl::StrCat("group ", group, " <= 0"));
@@ -180,8 +122,8 @@ absl::StatusOr<Types> InferConv(const InferContext& ctx) {
     const Shape& ws = *w.shape;
     out_channels = ws[0];
     if (xs[1].known() && ws[1].known() && xs[1].value != ws[1].value * *group) {
-      return absl::InvalidArgumentError(absl::StrCat("X has ", xs[1].value, " channels, W expects ",
-                                                     ws[1].value, " x group ", *group));
+      return absl::InvalidArgumentError(
+          absl::StrCat("X has ", xs[1].value, " channels, W expects ", ws[1].value, " x group ", *group));
     }
     if (ws[0].known() && ws[0].value % *group != 0) {
       return absl::InvalidArgumentError(
@@ -189,8 +131,7 @@ absl::StatusOr<Types> InferConv(const InferContext& ctx) {
     }
   }
   if (absl::Status s = ExpectVector(ctx, 2, out_channels, "B"); !s.ok()) return s;
-  absl::StatusOr<Window> window =
-      ReadWindow(ctx.attrs(), xs.size() - 2, KernelFromWeights(ctx), false);
+  absl::StatusOr<Window> window = ReadWindow(ctx.attrs(), xs.size() - 2, KernelFromWeights(ctx), false);
   if (!window.ok()) return window.status();
   absl::StatusOr<Shape> out = ForwardShape(xs, out_channels, *window);
   if (!out.ok()) return out.status();
@@ -210,8 +151,7 @@ absl::StatusOr<Dim> TransposeDim(const Dim& in, const Window& w, size_t i, int64
   const size_t nd = w.strides.size();
   const bool valid = w.auto_pad == AutoPad::kValid;
   const int64_t pads = valid ? 0 : w.pads[i] + w.pads[i + nd];
-  const int64_t out =
-      s * (in.value - 1) + output_padding + ((*w.kernel)[i] - 1) * w.dilations[i] + 1 - pads;
+  const int64_t out = s * (in.value - 1) + output_padding + ((*w.kernel)[i] - 1) * w.dilations[i] + 1 - pads;
   if (out < 0) return absl::InvalidArgumentError(absl::StrCat("negative output extent ", out));
   return Dim(out);
 }
@@ -229,8 +169,7 @@ absl::StatusOr<Types> InferConvTranspose(const InferContext& ctx) {
     const Shape& ws = *w.shape;
     out_channels = ws[1] * Dim(*group);
     if (xs[1].known() && ws[0].known() && xs[1].value != ws[0].value) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("X has ", xs[1].value, " channels, W has ", ws[0].value));
+      return absl::InvalidArgumentError(absl::StrCat("X has ", xs[1].value, " channels, W has ", ws[0].value));
     }
     if (ws[0].known() && ws[0].value % *group != 0) {
       return absl::InvalidArgumentError(
@@ -240,8 +179,7 @@ absl::StatusOr<Types> InferConvTranspose(const InferContext& ctx) {
   if (absl::Status s = ExpectVector(ctx, 2, out_channels, "B"); !s.ok()) return s;
   absl::StatusOr<Window> window = ReadWindow(ctx.attrs(), nd, KernelFromWeights(ctx), false);
   if (!window.ok()) return window.status();
-  absl::StatusOr<std::vector<int64_t>> output_padding =
-      ReadInts(ctx.attrs(), "output_padding", nd, 0, 0);
+  absl::StatusOr<std::vector<int64_t>> output_padding = ReadInts(ctx.attrs(), "output_padding", nd, 0, 0);
   if (!output_padding.ok()) return output_padding.status();
   std::vector<int64_t> output_shape = ctx.attrs().GetInts("output_shape");
   if (output_shape.size() == nd + 2) {
@@ -367,8 +305,7 @@ absl::StatusOr<Types> InferInstanceNorm(const InferContext& ctx) {
 }
 
 // An error unless input i (when present with known shape) broadcasts unidirectionally to dims.
-absl::Status ExpectBroadcastsTo(const InferContext& ctx, size_t i, const Shape& dims,
-                                const char* name) {
+absl::Status ExpectBroadcastsTo(const InferContext& ctx, size_t i, const Shape& dims, const char* name) {
   if (!ctx.has_input(i) || !ctx.type(i).shape) return absl::OkStatus();
   const Shape& s = *ctx.type(i).shape;
   bool ok = s.size() <= dims.size();
@@ -378,8 +315,8 @@ absl::Status ExpectBroadcastsTo(const InferContext& ctx, size_t i, const Shape& 
     ok = !d.known() || d.value == 1 || !target.known() || d.value == target.value;
   }
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " shape ", ir::ShapeToString(s), " does not broadcast to ", ir::ShapeToString(dims)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " shape ", ir::ShapeToString(s), " does not broadcast to ", ir::ShapeToString(dims)));
   }
   return absl::OkStatus();
 }
@@ -434,12 +371,10 @@ absl::StatusOr<Types> InferMatMul(const InferContext& ctx) {
   const Dim& ka = as.back();
   const Dim& kb = bs[bs.size() - 2];
   if (ka.known() && kb.known() && ka.value != kb.value) {
-    return absl::InvalidArgumentError(absl::StrCat("MatMul shapes ", ir::ShapeToString(*a.shape),
-                                                   " and ", ir::ShapeToString(*b.shape),
-                                                   " have mismatched inner dims"));
+    return absl::InvalidArgumentError(absl::StrCat("MatMul shapes ", ir::ShapeToString(*a.shape), " and ",
+                                                   ir::ShapeToString(*b.shape), " have mismatched inner dims"));
   }
-  absl::StatusOr<Shape> batch =
-      BroadcastShapes(Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2));
+  absl::StatusOr<Shape> batch = BroadcastShapes(Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2));
   if (!batch.ok()) return batch.status();
   Shape out = *std::move(batch);
   if (a.rank() > 1) out.push_back(as[as.size() - 2]);
@@ -455,8 +390,7 @@ absl::StatusOr<Types> InferGemm(const InferContext& ctx) {
   const TensorType& a = ctx.type(0);
   const TensorType& b = ctx.type(1);
   if ((a.shape && a.rank() != 2) || (b.shape && b.rank() != 2)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Gemm needs 2-D A and B, got ranks ", a.rank(), " and ", b.rank()));
+    return absl::InvalidArgumentError(absl::StrCat("Gemm needs 2-D A and B, got ranks ", a.rank(), " and ", b.rank()));
   }
   const bool ta = ctx.attrs().GetInt("transA", 0) != 0;
   const bool tb = ctx.attrs().GetInt("transB", 0) != 0;
@@ -465,8 +399,7 @@ absl::StatusOr<Types> InferGemm(const InferContext& ctx) {
   const Dim kb = b.shape ? (*b.shape)[tb ? 1 : 0] : Dim();
   const Dim n = b.shape ? (*b.shape)[tb ? 0 : 1] : Dim();
   if (ka.known() && kb.known() && ka.value != kb.value) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Gemm inner dims differ: ", ka.value, " vs ", kb.value));
+    return absl::InvalidArgumentError(absl::StrCat("Gemm inner dims differ: ", ka.value, " vs ", kb.value));
   }
   const Shape out = {m, n};
   if (absl::Status s = ExpectBroadcastsTo(ctx, 2, out, "C"); !s.ok()) return s;

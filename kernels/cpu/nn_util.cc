@@ -55,8 +55,7 @@ void Transfer(const T* src, int64_t channels, const WindowGeometry& geo, T* dst)
       const int64_t offset_last = tap[last] * geo.dilations[last] - geo.pad_begin[last];
       // Grid points g with 0 <= g * stride + offset_last < image_last.
       int64_t lo = offset_last >= 0 ? 0 : (-offset_last + stride_last - 1) / stride_last;
-      int64_t hi =
-          image_last - offset_last <= 0 ? 0 : (image_last - offset_last - 1) / stride_last + 1;
+      int64_t hi = image_last - offset_last <= 0 ? 0 : (image_last - offset_last - 1) / stride_last + 1;
       lo = std::min(lo, grid_last);
       hi = std::clamp(hi, lo, grid_last);
       std::fill(line.begin(), line.end(), 0);
@@ -108,48 +107,21 @@ void Transfer(const T* src, int64_t channels, const WindowGeometry& geo, T* dst)
 
 absl::StatusOr<WindowAttrs> ReadWindowAttrs(const ir::Attributes& attrs, size_t spatial,
                                             absl::Span<const int64_t> kernel_from_weights) {
+  std::optional<std::vector<int64_t>> weights_kernel;
+  if (!kernel_from_weights.empty()) weights_kernel.emplace(kernel_from_weights.begin(), kernel_from_weights.end());
+  absl::StatusOr<ops::Window> window = ops::ReadWindow(attrs, spatial, weights_kernel, !weights_kernel);
+  if (!window.ok()) return window.status();
   WindowAttrs w;
-  absl::StatusOr<AutoPad> auto_pad = ParseAutoPad(attrs);
-  if (!auto_pad.ok()) return auto_pad.status();
-  w.auto_pad = *auto_pad;
-  if (attrs.Has("kernel_shape")) {
-    w.kernel = attrs.GetInts("kernel_shape");
-    if (!kernel_from_weights.empty() &&
-        !std::equal(w.kernel.begin(), w.kernel.end(), kernel_from_weights.begin(),
-                    kernel_from_weights.end())) {
-      return absl::InvalidArgumentError(absl::StrCat("kernel_shape [", absl::StrJoin(w.kernel, ","),
-                                                     "] does not match the weight's spatial dims [",
-                                                     absl::StrJoin(kernel_from_weights, ","), "]"));
-    }
-  } else if (!kernel_from_weights.empty()) {
-    w.kernel.assign(kernel_from_weights.begin(), kernel_from_weights.end());
-  } else {
-    return absl::InvalidArgumentError("kernel_shape is required");
-  }
-  if (w.kernel.size() != spatial) {
-    return absl::InvalidArgumentError(absl::StrCat("kernel_shape has ", w.kernel.size(),
-                                                   " dims, input has ", spatial, " spatial dims"));
-  }
-  for (int64_t k : w.kernel) {
-    if (k <= 0 || k > kMaxWindowValue) {
-      return absl::InvalidArgumentError(absl::StrCat("kernel dim ", k, " out of range"));
-    }
-  }
-  absl::StatusOr<std::vector<int64_t>> strides = ReadInts(attrs, "strides", spatial, 1, 1);
-  if (!strides.ok()) return strides.status();
-  absl::StatusOr<std::vector<int64_t>> dilations = ReadInts(attrs, "dilations", spatial, 1, 1);
-  if (!dilations.ok()) return dilations.status();
-  absl::StatusOr<std::vector<int64_t>> pads = ReadInts(attrs, "pads", 2 * spatial, 0, 0);
-  if (!pads.ok()) return pads.status();
-  w.strides = *std::move(strides);
-  w.dilations = *std::move(dilations);
-  w.pads = *std::move(pads);
-  w.ceil_mode = attrs.GetInt("ceil_mode", 0) != 0;
+  w.auto_pad = window->auto_pad;
+  w.kernel = *std::move(window->kernel);  // present: given, or required
+  w.strides = std::move(window->strides);
+  w.dilations = std::move(window->dilations);
+  w.pads = std::move(window->pads);
+  w.ceil_mode = window->ceil_mode;
   return w;
 }
 
-absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w,
-                                               absl::Span<const int64_t> input_spatial) {
+absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w, absl::Span<const int64_t> input_spatial) {
   const size_t nd = w.kernel.size();
   if (input_spatial.size() != nd) {
     return absl::InvalidArgumentError("input spatial rank does not match the kernel");
@@ -174,8 +146,7 @@ absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w,
       pe = valid ? 0 : w.pads[i + nd];
       const int64_t span = in + pb + pe - dk;
       if (span < 0) {
-        return absl::InvalidArgumentError(absl::StrCat("window of extent ", dk,
-                                                       " exceeds the padded input extent ",
+        return absl::InvalidArgumentError(absl::StrCat("window of extent ", dk, " exceeds the padded input extent ",
                                                        in + pb + pe, " in spatial dim ", i));
       }
       out = (w.ceil_mode ? (span + s - 1) / s : span / s) + 1;
@@ -196,38 +167,35 @@ int64_t Product(absl::Span<const int64_t> dims) {
 
 absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape, const char* what) {
   if (!std::equal(t.shape().begin(), t.shape().end(), shape.begin(), shape.end())) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " has shape ",
-                                                   ir::ShapeToString(t.shape()), ", expected ",
-                                                   ir::ShapeToString(shape)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " has shape ", ir::ShapeToString(t.shape()), ", expected ", ir::ShapeToString(shape)));
   }
   return absl::OkStatus();
 }
 
-absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                  const float* a, const float* b, float beta, float* c) {
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  const float* b, float beta, float* c) {
   if (absl::Status s = CheckGemmDims(m, n, k); !s.ok()) return s;
   if (m == 0 || n == 0) return absl::OkStatus();
   if (k == 0) {
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0f : c[i] * beta;
     return absl::OkStatus();
   }
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, trans_a ? m : k, b,
-              trans_b ? k : n, beta, c, n);
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+              a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
   return absl::OkStatus();
 }
 
-absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
-                  const double* a, const double* b, double beta, double* c) {
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                  const double* b, double beta, double* c) {
   if (absl::Status s = CheckGemmDims(m, n, k); !s.ok()) return s;
   if (m == 0 || n == 0) return absl::OkStatus();
   if (k == 0) {
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0 : c[i] * beta;
     return absl::OkStatus();
   }
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, trans_a ? m : k, b,
-              trans_b ? k : n, beta, c, n);
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+              a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
   return absl::OkStatus();
 }
 
