@@ -11,15 +11,14 @@ namespace kernels::cpu::nn {
 namespace {
 
 // The elements of a parameter tensor of exactly `count` elements, as doubles.
-absl::StatusOr<std::vector<double>> ReadParam(const ir::Tensor* t, int64_t count,
-                                              const char* name) {
+absl::StatusOr<std::vector<double>> ReadParam(const ir::Tensor* t, int64_t count, const char* name) {
   if (t == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, " is required"));
   if (!ir::IsFloatingPoint(t->dtype())) {
     return absl::InvalidArgumentError(absl::StrCat(name, " must be floating point"));
   }
   if (t->num_elements() != count || t->rank() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " has shape ", ir::ShapeToString(t->shape()), ", expected [", count, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has shape ", ir::ShapeToString(t->shape()), ", expected [", count, "]"));
   }
   std::vector<double> v(count);
   for (int64_t i = 0; i < count; ++i) v[i] = t->GetAsDouble(i);
@@ -29,17 +28,10 @@ absl::StatusOr<std::vector<double>> ReadParam(const ir::Tensor* t, int64_t count
 // Writes v into element i of a floating-point tensor.
 void StoreDouble(ir::Tensor& t, int64_t i, double v) {
   switch (t.dtype()) {
-    case ir::DType::kFloat32:
-      t.data<float>()[i] = static_cast<float>(v);
-      break;
-    case ir::DType::kFloat64:
-      t.data<double>()[i] = v;
-      break;
-    case ir::DType::kFloat16:
-      t.data<ir::Half>()[i] = ir::Half(v);
-      break;
-    default:
-      break;
+    case ir::DType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
+    case ir::DType::kFloat64: t.data<double>()[i] = v; break;
+    case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(v); break;
+    default: break;
   }
 }
 
@@ -51,8 +43,7 @@ absl::Status CheckSameShape(const ir::Tensor* x, const ir::Tensor* y) {
 
 // Mean and biased variance of each channel of x [N, C, rest], over N and rest.
 template <typename T>
-void ChannelStats(const T* x, int64_t n, int64_t c, int64_t rest, std::vector<double>& mean,
-                  std::vector<double>& var) {
+void ChannelStats(const T* x, int64_t n, int64_t c, int64_t rest, std::vector<double>& mean, std::vector<double>& var) {
   mean.assign(c, 0.0);
   var.assign(c, 0.0);
   const double count = static_cast<double>(n * rest);
@@ -87,6 +78,17 @@ void ChannelAffine(const T* x, int64_t n, int64_t c, int64_t rest, const std::ve
         y[off + i] = static_cast<T>(static_cast<Acc<T>>(x[off + i]) * scale + shift);
       }
     }
+  }
+}
+
+// scale * (x - mean) / sqrt(var + eps) + bias as a * x + b, per channel.
+void NormalizeAffine(const std::vector<double>& scale, const std::vector<double>& bias, const std::vector<double>& mean,
+                     const std::vector<double>& var, double eps, std::vector<double>& a, std::vector<double>& b) {
+  a.resize(scale.size());
+  b.resize(scale.size());
+  for (size_t i = 0; i < scale.size(); ++i) {
+    a[i] = scale[i] / std::sqrt(var[i] + eps);
+    b[i] = bias[i] - mean[i] * a[i];
   }
 }
 
@@ -125,11 +127,8 @@ absl::Status BatchNormImpl(KernelContext& ctx) {
         }
       }
     }
-    std::vector<double> a(c), b(c);
-    for (int64_t i = 0; i < c; ++i) {
-      a[i] = (*scale)[i] / std::sqrt(use_var[i] + eps);
-      b[i] = (*bias)[i] - use_mean[i] * a[i];
-    }
+    std::vector<double> a, b;
+    NormalizeAffine(*scale, *bias, use_mean, use_var, eps, a, b);
     ChannelAffine(x->data<T>(), n, c, rest, a, b, y->data<T>());
     return absl::OkStatus();
   });
@@ -153,11 +152,8 @@ absl::Status InstanceNormImpl(KernelContext& ctx) {
       const T* xb = x->data<T>() + bt * c * rest;
       std::vector<double> mean, var;
       ChannelStats(xb, 1, c, rest, mean, var);
-      std::vector<double> a(c), b(c);
-      for (int64_t i = 0; i < c; ++i) {
-        a[i] = (*scale)[i] / std::sqrt(var[i] + eps);
-        b[i] = (*bias)[i] - mean[i] * a[i];
-      }
+      std::vector<double> a, b;
+      NormalizeAffine(*scale, *bias, mean, var, eps, a, b);
       ChannelAffine(xb, 1, c, rest, a, b, y->data<T>() + bt * c * rest);
     }
     return absl::OkStatus();
@@ -166,8 +162,7 @@ absl::Status InstanceNormImpl(KernelContext& ctx) {
 
 // Scale or B of LayerNormalization broadcast (unidirectionally) to the normalized dims, as doubles;
 // all ones / zeros when absent.
-absl::StatusOr<std::vector<double>> BroadcastParam(const ir::Tensor* t,
-                                                   absl::Span<const int64_t> dims, double fill,
+absl::StatusOr<std::vector<double>> BroadcastParam(const ir::Tensor* t, absl::Span<const int64_t> dims, double fill,
                                                    const char* name) {
   const int64_t size = Product(dims);
   if (t == nullptr) return std::vector<double>(size, fill);

@@ -94,15 +94,12 @@ absl::StatusOr<PoolArgs> ReadPoolArgs(const KernelContext& ctx) {
   a.y = ctx.output(0);
   if (a.x == nullptr || a.y == nullptr) return absl::InvalidArgumentError("X and Y are required");
   if (a.x->rank() < 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("X must have rank >= 3 (N, C, spatial...), got ", a.x->rank()));
+    return absl::InvalidArgumentError(absl::StrCat("X must have rank >= 3 (N, C, spatial...), got ", a.x->rank()));
   }
   if (a.y->dtype() != a.x->dtype()) return absl::InvalidArgumentError("Y dtype differs from X");
-  absl::StatusOr<WindowAttrs> w =
-      ReadWindowAttrs(ctx.attrs(), static_cast<size_t>(a.x->rank() - 2), {});
+  absl::StatusOr<WindowAttrs> w = ReadWindowAttrs(ctx.attrs(), static_cast<size_t>(a.x->rank() - 2), {});
   if (!w.ok()) return w.status();
-  absl::StatusOr<WindowGeometry> geo =
-      ForwardGeometry(*w, absl::MakeConstSpan(a.x->shape()).subspan(2));
+  absl::StatusOr<WindowGeometry> geo = ForwardGeometry(*w, absl::MakeConstSpan(a.x->shape()).subspan(2));
   if (!geo.ok()) return geo.status();
   a.geo = *std::move(geo);
   std::vector<int64_t> y_shape = {a.x->shape()[0], a.x->shape()[1]};
@@ -136,8 +133,8 @@ inline void TapRange(int64_t start, int64_t k, int64_t d, int64_t n, int64_t& lo
 
 // Plain-loop 2-D pooling of every plane: max (with optional argmax index) or average.
 template <typename T, bool kMax>
-void Pool2D(const T* x, int64_t planes, const WindowGeometry& g, bool count_include_pad,
-            bool column_major, T* y, int64_t* indices) {
+void Pool2D(const T* x, int64_t planes, const WindowGeometry& g, bool count_include_pad, bool column_major, T* y,
+            int64_t* indices) {
   const int64_t ih = g.image[0], iw = g.image[1], oh = g.grid[0], ow = g.grid[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.strides[0], sw = g.strides[1];
   const int64_t dh = g.dilations[0], dw = g.dilations[1], pt = g.pad_begin[0], pl = g.pad_begin[1];
@@ -174,9 +171,7 @@ void Pool2D(const T* x, int64_t planes, const WindowGeometry& g, bool count_incl
           }
           y[o] = static_cast<T>(best);
           if (indices != nullptr) {
-            const int64_t off = best_h < 0     ? 0
-                                : column_major ? best_w * ih + best_h
-                                               : best_h * iw + best_w;
+            const int64_t off = best_h < 0 ? 0 : column_major ? best_w * ih + best_h : best_h * iw + best_w;
             indices[o] = p * in_size + off;
           }
         } else {
@@ -203,6 +198,22 @@ void Pool2D(const T* x, int64_t planes, const WindowGeometry& g, bool count_incl
   }
 }
 
+// The N-d (not 2-D) pooling loop: visit(plane's input, plane, flat output index, output
+// position) for every output element, planes outermost.
+template <typename T, typename Visit>
+void ForEachOutputNd(const PoolArgs& a, Visit visit) {
+  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
+  const T* x = a.x->data<T>();
+  std::vector<int64_t> out(a.geo.grid.size(), 0);
+  for (int64_t p = 0; p < a.planes; ++p) {
+    std::fill(out.begin(), out.end(), 0);
+    for (int64_t o = 0; o < out_size; ++o) {
+      visit(x + p * in_size, p, p * out_size + o, out);
+      NextIndex(out, a.geo.grid);
+    }
+  }
+}
+
 template <typename T>
 absl::Status MaxPoolTyped(const PoolArgs& a, ir::Tensor* indices, bool column_major) {
   int64_t* ind = indices != nullptr ? indices->data<int64_t>() : nullptr;
@@ -211,62 +222,42 @@ absl::Status MaxPoolTyped(const PoolArgs& a, ir::Tensor* indices, bool column_ma
     return absl::OkStatus();
   }
   const PoolPlan plan = MakePlan(a.geo);
-  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
-  const T* x = a.x->data<T>();
+  const int64_t in_size = Product(a.geo.image);
   T* y = a.y->data<T>();
-  std::vector<int64_t> out(a.geo.grid.size(), 0);
-  for (int64_t p = 0; p < a.planes; ++p) {
-    const T* xp = x + p * in_size;
-    std::fill(out.begin(), out.end(), 0);
-    for (int64_t o = 0; o < out_size; ++o) {
-      Acc<T> best = std::numeric_limits<Acc<T>>::lowest();
-      int64_t best_row = -1, best_col = -1;
-      ForEachTap(plan, out, [&](int64_t row, int64_t col) {
-        const Acc<T> v = static_cast<Acc<T>>(xp[row]);
-        if (best_row < 0 || v > best) {
-          best = v;
-          best_row = row;
-          best_col = col;
-        }
-      });
-      y[p * out_size + o] = static_cast<T>(best);
-      if (ind != nullptr) {
-        ind[p * out_size + o] =
-            p * in_size + std::max<int64_t>(0, column_major ? best_col : best_row);
+  ForEachOutputNd<T>(a, [&](const T* xp, int64_t p, int64_t o, const std::vector<int64_t>& out) {
+    Acc<T> best = std::numeric_limits<Acc<T>>::lowest();
+    int64_t best_row = -1, best_col = -1;
+    ForEachTap(plan, out, [&](int64_t row, int64_t col) {
+      const Acc<T> v = static_cast<Acc<T>>(xp[row]);
+      if (best_row < 0 || v > best) {
+        best = v;
+        best_row = row;
+        best_col = col;
       }
-      NextIndex(out, a.geo.grid);
-    }
-  }
+    });
+    y[o] = static_cast<T>(best);
+    if (ind != nullptr) ind[o] = p * in_size + std::max<int64_t>(0, column_major ? best_col : best_row);
+  });
   return absl::OkStatus();
 }
 
 template <typename T>
 absl::Status AveragePoolTyped(const PoolArgs& a, bool count_include_pad) {
   if (WindowGeometry g2; As2D(a.geo, g2)) {
-    Pool2D<T, false>(a.x->data<T>(), a.planes, g2, count_include_pad, false, a.y->data<T>(),
-                     nullptr);
+    Pool2D<T, false>(a.x->data<T>(), a.planes, g2, count_include_pad, false, a.y->data<T>(), nullptr);
     return absl::OkStatus();
   }
   const PoolPlan plan = MakePlan(a.geo);
-  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
-  const T* x = a.x->data<T>();
   T* y = a.y->data<T>();
-  std::vector<int64_t> out(a.geo.grid.size(), 0);
-  for (int64_t p = 0; p < a.planes; ++p) {
-    const T* xp = x + p * in_size;
-    std::fill(out.begin(), out.end(), 0);
-    for (int64_t o = 0; o < out_size; ++o) {
-      double sum = 0;
-      int64_t count = 1;
-      for (size_t j = 0; j < out.size(); ++j) {
-        count *= count_include_pad ? plan.padded_count[j][out[j]]
-                                   : static_cast<int64_t>(plan.taps[j][out[j]].size());
-      }
-      ForEachTap(plan, out, [&](int64_t row, int64_t) { sum += static_cast<double>(xp[row]); });
-      y[p * out_size + o] = static_cast<T>(count > 0 ? sum / count : 0.0);
-      NextIndex(out, a.geo.grid);
+  ForEachOutputNd<T>(a, [&](const T* xp, int64_t, int64_t o, const std::vector<int64_t>& out) {
+    double sum = 0;
+    int64_t count = 1;
+    for (size_t j = 0; j < out.size(); ++j) {
+      count *= count_include_pad ? plan.padded_count[j][out[j]] : static_cast<int64_t>(plan.taps[j][out[j]].size());
     }
-  }
+    ForEachTap(plan, out, [&](int64_t row, int64_t) { sum += static_cast<double>(xp[row]); });
+    y[o] = static_cast<T>(count > 0 ? sum / count : 0.0);
+  });
   return absl::OkStatus();
 }
 
@@ -315,32 +306,28 @@ absl::Status MaxPool(KernelContext& ctx) {
     if (absl::Status s = ExpectShape(*indices, args->y->shape(), "Indices"); !s.ok()) return s;
   }
   const bool column_major = ctx.attrs().GetInt("storage_order", 0) != 0;
-  return DispatchNumeric(args->x->dtype(), [&](auto tag) {
-    return MaxPoolTyped<decltype(tag)>(*args, indices, column_major);
-  });
+  return DispatchNumeric(args->x->dtype(),
+                         [&](auto tag) { return MaxPoolTyped<decltype(tag)>(*args, indices, column_major); });
 }
 
 absl::Status AveragePool(KernelContext& ctx) {
   absl::StatusOr<PoolArgs> args = ReadPoolArgs(ctx);
   if (!args.ok()) return args.status();
   const bool count_include_pad = ctx.attrs().GetInt("count_include_pad", 0) != 0;
-  return DispatchFloat(args->x->dtype(), [&](auto tag) {
-    return AveragePoolTyped<decltype(tag)>(*args, count_include_pad);
-  });
+  return DispatchFloat(args->x->dtype(),
+                       [&](auto tag) { return AveragePoolTyped<decltype(tag)>(*args, count_include_pad); });
 }
 
 absl::Status GlobalAveragePool(KernelContext& ctx) {
   if (absl::Status s = CheckGlobalShapes(ctx.input(0), ctx.output(0)); !s.ok()) return s;
-  return DispatchFloat(ctx.input(0)->dtype(), [&](auto tag) {
-    return GlobalPoolTyped<decltype(tag), false>(*ctx.input(0), *ctx.output(0));
-  });
+  return DispatchFloat(ctx.input(0)->dtype(),
+                       [&](auto tag) { return GlobalPoolTyped<decltype(tag), false>(*ctx.input(0), *ctx.output(0)); });
 }
 
 absl::Status GlobalMaxPool(KernelContext& ctx) {
   if (absl::Status s = CheckGlobalShapes(ctx.input(0), ctx.output(0)); !s.ok()) return s;
-  return DispatchNumeric(ctx.input(0)->dtype(), [&](auto tag) {
-    return GlobalPoolTyped<decltype(tag), true>(*ctx.input(0), *ctx.output(0));
-  });
+  return DispatchNumeric(ctx.input(0)->dtype(),
+                         [&](auto tag) { return GlobalPoolTyped<decltype(tag), true>(*ctx.input(0), *ctx.output(0)); });
 }
 
 }  // namespace kernels::cpu::nn
