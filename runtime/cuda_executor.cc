@@ -120,16 +120,6 @@ kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64
   return shape;
 }
 
-// Element strides for reading `t` (in its stored layout) at the logical index
-// of an output with dims `out` (numpy alignment): 0 on broadcast dims.
-std::vector<int64_t> BroadcastStrides(const DeviceTensor& t, const std::vector<int64_t>& out) {
-  std::vector<int64_t> strides(out.size(), 0);
-  const std::vector<int64_t> own = t.strides();
-  const size_t offset = out.size() - t.dims.size();
-  for (size_t i = 0; i < t.dims.size(); ++i) strides[offset + i] = t.dims[i] == 1 ? 0 : own[i];
-  return strides;
-}
-
 }  // namespace
 
 std::string CudaUnavailableReason() {
@@ -404,7 +394,7 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   std::vector<int> order(out_dims.size());
   for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
   if (out->nhwc) order = {0, 2, 3, 1};
-  const std::vector<int64_t> sa = BroadcastStrides(*a, out_dims), sb = BroadcastStrides(*b, out_dims);
+  const std::vector<int64_t> sa = a->BroadcastStrides(out_dims), sb = b->BroadcastStrides(out_dims);
   kernels::cuda::CopyShape shape;
   shape.rank = static_cast<int>(out_dims.size());
   int64_t b_strides[kernels::cuda::kMaxRank] = {};

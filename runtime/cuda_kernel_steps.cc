@@ -135,15 +135,6 @@ absl::StatusOr<std::vector<OutputSpec>> InferOutputs(const ir::Graph& graph, con
   return outputs;
 }
 
-// Strides reading `t` (stored layout) at each index of `out_dims` under numpy broadcasting.
-std::vector<int64_t> BroadcastStrides(const DeviceTensor& t, const std::vector<int64_t>& out_dims) {
-  std::vector<int64_t> strides(out_dims.size(), 0);
-  const std::vector<int64_t> s = t.strides();
-  const size_t shift = out_dims.size() - t.dims.size();
-  for (size_t i = 0; i < t.dims.size(); ++i) strides[i + shift] = t.dims[i] == 1 ? 0 : s[i];
-  return strides;
-}
-
 // Copies `src` (viewed through `src_strides` over `dims`) into the dense `dst`.
 absl::Status CopyView(const void* src, const std::vector<int64_t>& dims, const std::vector<int64_t>& src_strides,
                       DeviceTensor& dst, cudaStream_t stream) {
@@ -250,7 +241,7 @@ Outputs RunExpand(const Call& c) {
   absl::StatusOr<DeviceTensor> out = c.Allocate(0);
   if (!out.ok()) return out.status();
   if (out->dims.size() < x.dims.size()) return c.Unsupported("output rank below the input's");
-  if (absl::Status st = CopyView(x.data(), out->dims, BroadcastStrides(x, out->dims), *out, c.stream); !st.ok()) {
+  if (absl::Status st = CopyView(x.data(), out->dims, x.BroadcastStrides(out->dims), *out, c.stream); !st.ok()) {
     return st;
   }
   return std::vector<DeviceTensor>{*std::move(out)};
@@ -288,8 +279,8 @@ Outputs RunWhere(const Call& c) {
   for (size_t i = 0; i < 3; ++i) {
     if (c.in(i).dims.size() > out->dims.size()) return c.Unsupported("operand rank above the output's");
   }
-  const std::vector<int64_t> sc = BroadcastStrides(c.in(0), out->dims), sx = BroadcastStrides(c.in(1), out->dims),
-                             sy = BroadcastStrides(c.in(2), out->dims);
+  const std::vector<int64_t> sc = c.in(0).BroadcastStrides(out->dims), sx = c.in(1).BroadcastStrides(out->dims),
+                             sy = c.in(2).BroadcastStrides(out->dims);
   for (int d = 0; d < shape.rank; ++d) {
     shape.dims[d] = out->dims[d];
     shape.cond_strides[d] = sc[d];
@@ -410,7 +401,7 @@ absl::StatusOr<DeviceTensor> FullParam(const Call& c, const DeviceTensor& p, con
   }
   absl::StatusOr<DeviceTensor> full = DeviceTensor::Allocate(p.dtype, norm_dims, false, c.stream);
   if (!full.ok()) return full.status();
-  if (absl::Status st = CopyView(logical->data(), norm_dims, BroadcastStrides(*logical, norm_dims), *full, c.stream);
+  if (absl::Status st = CopyView(logical->data(), norm_dims, logical->BroadcastStrides(norm_dims), *full, c.stream);
       !st.ok()) {
     return st;
   }

@@ -28,6 +28,14 @@ std::vector<int64_t> DeviceTensor::strides() const {
   return s;
 }
 
+std::vector<int64_t> DeviceTensor::BroadcastStrides(const std::vector<int64_t>& out) const {
+  std::vector<int64_t> result(out.size(), 0);
+  const std::vector<int64_t> own = strides();
+  const size_t offset = out.size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) result[offset + i] = dims[i] == 1 ? 0 : own[i];
+  return result;
+}
+
 absl::StatusOr<DeviceTensor> DeviceTensor::Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
                                                     cudaStream_t stream) {
   absl::StatusOr<int64_t> count = ir::CheckedElementCount(dims, dtype);

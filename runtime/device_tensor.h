@@ -35,6 +35,9 @@ struct DeviceTensor {
   size_t bytes() const { return static_cast<size_t>(num_elements()) * ir::DTypeSize(dtype); }
   // Element strides of the stored layout, in logical dim order.
   std::vector<int64_t> strides() const;
+  // Element strides for reading this tensor (in its stored layout) at each logical index of an
+  // output with dims `out` under numpy broadcasting: 0 on broadcast dims.
+  std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& out) const;
 
   static absl::StatusOr<DeviceTensor> Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
                                                cudaStream_t stream);

@@ -25,6 +25,27 @@ ir::Tensor MakeImage(int64_t batch, uint32_t seed) {
   return t;
 }
 
+// kThreads threads run at once, thread t running inputs[t + r * kThreads] for r < kRunsPerThread;
+// per input, how its output differs from expected[i] ("" when it matches within `tol`).
+std::vector<std::string> RunFromThreads(const runtime::Session& s, const std::vector<ir::Tensor>& inputs,
+                                        const std::vector<ir::Tensor>& expected, testing_util::Tolerance tol) {
+  const std::string input_name = s.inputs().at(0).name;
+  std::vector<std::string> errors(inputs.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRunsPerThread; ++r) {
+        const size_t i = static_cast<size_t>(t + r * kThreads);
+        auto out = s.Run({{input_name, inputs[i]}});
+        errors[i] =
+            !out.ok() ? out.status().ToString() : testing_util::CompareTensors(out->at(0).tensor, expected[i], tol);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return errors;
+}
+
 TEST(ConcurrentRunTest, EightThreadsMatchSingleThreadedRuns) {
   runtime::SessionOptions options;
   options.device = runtime::Device::kCpu;
@@ -43,24 +64,9 @@ TEST(ConcurrentRunTest, EightThreadsMatchSingleThreadedRuns) {
     expected.push_back(out->at(0).tensor);
   }
 
-  std::vector<std::string> errors(inputs.size());
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < kRunsPerThread; ++r) {
-        const size_t i = static_cast<size_t>(t + r * kThreads);
-        auto out = s.Run({{input_name, inputs[i]}});
-        errors[i] = !out.ok()
-                        ? out.status().ToString()
-                        : testing_util::CompareTensors(out->at(0).tensor, expected[i], {.rtol = 1e-6, .atol = 1e-7});
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  const std::vector<std::string> errors = RunFromThreads(s, inputs, expected, {.rtol = 1e-6, .atol = 1e-7});
   for (size_t i = 0; i < errors.size(); ++i) EXPECT_EQ(errors[i], "") << "input " << i;
 }
-
-}  // namespace
 
 // The GPU backend under the same load: runs with dims seen before are captured
 // into CUDA graphs and replayed, from several threads, with batch sizes 1-3
@@ -91,19 +97,8 @@ TEST(ConcurrentRunTest, GpuCudaGraphReplaysMatchTheCpuFromEightThreads) {
         << "run " << r;
   }
   EXPECT_EQ(s.gpu()->graph_status(), "CUDA graph replay");
-  std::vector<std::string> errors(inputs.size());
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < kRunsPerThread; ++r) {
-        const size_t i = static_cast<size_t>(t + r * kThreads);
-        auto out = s.Run({{input_name, inputs[i]}});
-        errors[i] = !out.ok()
-                        ? out.status().ToString()
-                        : testing_util::CompareTensors(out->at(0).tensor, expected[i], {.rtol = 1e-4, .atol = 1e-5});
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  const std::vector<std::string> errors = RunFromThreads(s, inputs, expected, {.rtol = 1e-4, .atol = 1e-5});
   for (size_t i = 0; i < errors.size(); ++i) EXPECT_EQ(errors[i], "") << "input " << i;
 }
+
+}  // namespace
