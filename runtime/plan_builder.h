@@ -64,7 +64,7 @@ struct BuiltFusedStep {
   bool from_cache = false;
   bool shared = false;        // the plan of an earlier step with the same spec
   std::string cache_warning;  // a cache entry that could not be trusted or stored ("" if none)
-  std::string autotune_note;  // "autotuned: 4 plans, best 0.061 ms (heuristics' first 0.073 ms)"
+  std::string autotune_note;  // "autotuned over 4 plans: <best> ms, heuristics' first <first> ms"
   std::string cache_key;      // the key it was (or is to be) stored under; "" without a cache
 };
 
