@@ -62,14 +62,21 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
     }
     std::optional<std::vector<int64_t>> shape;
     if (i < types->size() && (*types)[i].shape) shape = ir::ShapeToInts(*(*types)[i].shape);
-    if (!shape) return NodeError(node, absl::InternalError("output shape not concrete at run time"));
-    absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *shape);
-    if (!out.ok()) return NodeError(node, out.status());
-    outputs[i] = *std::move(out);
+    // A data-dependent output (NonZero, Unique, ...): the kernel creates it.
+    if (shape) {
+      absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *shape);
+      if (!out.ok()) return NodeError(node, out.status());
+      outputs[i] = *std::move(out);
+    }
     kctx.outputs.push_back(&outputs[i]);
   }
   absl::Status status = kernel(kctx);
   if (!status.ok()) return NodeError(node, status);
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] != ir::kNoValue && !outputs[i].valid()) {
+      return NodeError(node, absl::InternalError(absl::StrCat("output ", i, " was not produced")));
+    }
+  }
   return outputs;
 }
 

@@ -1,6 +1,8 @@
 // The CPU reference kernel interface: one function per op type, given the node (attributes in
 // canonical form), its input tensors and its output tensors, already allocated (zero-filled) with
-// the shapes the op's inference function computed from these inputs.
+// the shapes the op's inference function computed from these inputs. An output whose shape depends
+// on input data the inference does not evaluate (NonZero, Unique, ...) comes as an invalid Tensor:
+// the kernel assigns it (`*ctx.output(i) = *std::move(created)`).
 #ifndef ONNXRUN_KERNELS_CPU_KERNEL_H_
 #define ONNXRUN_KERNELS_CPU_KERNEL_H_
 
