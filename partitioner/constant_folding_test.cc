@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "importer/importer.h"
 #include "ir/printer.h"
-#include "partitioner/pass_test_util.h"
+#include "tests/util/pass_test_util.h"
 #include "tests/util/onnx_builder.h"
 
 namespace partitioner {

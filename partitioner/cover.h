@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
 #include "partitioner/fusion_rules.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 namespace partitioner {
 

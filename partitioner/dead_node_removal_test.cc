@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/printer.h"
-#include "partitioner/pass_test_util.h"
+#include "tests/util/pass_test_util.h"
 
 namespace partitioner {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 namespace partitioner {
 

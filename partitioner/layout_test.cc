@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "partitioner/pass_test_util.h"
+#include "tests/util/pass_test_util.h"
 
 namespace partitioner {
 namespace {

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel.h"
+#include "ops/infer_concrete.h"
 #include "ops/op_def.h"
 
 namespace exec {
@@ -37,34 +38,24 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
 
 absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
                                                      const std::vector<const ir::Tensor*>& inputs) {
-  const ops::OpDef* def = ops::FindOpDef(node.op_type);
   kernels::cpu::KernelFn kernel = kernels::cpu::FindKernel(node.op_type);
-  if (def == nullptr || kernel == nullptr) {
+  if (ops::FindOpDef(node.op_type) == nullptr || kernel == nullptr) {
     return NodeError(node, absl::UnimplementedError("no CPU kernel"));
   }
-  std::vector<ir::TensorType> input_types(inputs.size());
-  ops::InferContext ctx{node, {}, {}};
-  kernels::cpu::KernelContext kctx{node, {}, {}};
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const ir::Tensor* t = inputs[i];
-    if (t != nullptr) input_types[i] = {t->dtype(), ir::ShapeFromInts(t->shape())};
-    ctx.input_types.push_back(t ? &input_types[i] : nullptr);
-    ctx.input_values.push_back(t);
-    kctx.inputs.push_back(t);
-  }
-  absl::StatusOr<std::vector<ir::TensorType>> types = def->infer(ctx);
+  std::vector<ops::ConcreteInput> concrete;
+  for (const ir::Tensor* t : inputs) concrete.push_back(ops::ConcreteInput::OfTensor(t));
+  absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
   if (!types.ok()) return NodeError(node, types.status());
+  kernels::cpu::KernelContext kctx{node, inputs, {}};
   std::vector<ir::Tensor> outputs(node.outputs.size());
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == ir::kNoValue) {
       kctx.outputs.push_back(nullptr);
       continue;
     }
-    std::optional<std::vector<int64_t>> shape;
-    if (i < types->size() && (*types)[i].shape) shape = ir::ShapeToInts(*(*types)[i].shape);
     // A data-dependent output (NonZero, Unique, ...): the kernel creates it.
-    if (shape) {
-      absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *shape);
+    if (i < types->size() && (*types)[i].dims) {
+      absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *(*types)[i].dims);
       if (!out.ok()) return NodeError(node, out.status());
       outputs[i] = *std::move(out);
     }

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/tensor.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 namespace exec {
 

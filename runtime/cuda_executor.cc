@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cudnn/status.h"
+#include "ops/infer_concrete.h"
 #include "ops/op_def.h"
 #include "runtime/cpu_executor.h"
 #include "runtime/cuda_kernel_steps.h"
@@ -301,28 +302,28 @@ absl::Status CudaExecutor::RunAlias(const Step& step, std::vector<DeviceTensor>&
   if (!in.ok()) return in.status();
   // The output's dims come from the op's inference on the concrete input (shape
   // inputs are constants after folding; otherwise the step runs on the host).
-  std::vector<ir::TensorType> types(node.inputs.size());
-  ops::InferContext ctx{node, {}, {}};
+  std::vector<ops::ConcreteInput> concrete;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const ir::ValueId id = node.inputs[i];
+    const ir::Tensor* constant = id == ir::kNoValue || !g.value(id).constant ? nullptr : &*g.value(id).constant;
     if (id == ir::kNoValue) {
-      ctx.input_types.push_back(nullptr);
-      ctx.input_values.push_back(nullptr);
-      continue;
+      concrete.push_back(ops::ConcreteInput::Absent());
+    } else if (i == 0) {
+      concrete.push_back(ops::ConcreteInput::Of(in->dtype, in->dims, constant));
+    } else if (constant != nullptr) {
+      concrete.push_back(ops::ConcreteInput::OfTensor(constant));
+    } else {
+      return RunOnHost(step, values);  // a shape input computed at run time
     }
-    types[i] = i == 0 ? ir::TensorType{in->dtype, ir::ShapeFromInts(in->dims)} : g.value(id).type;
-    ctx.input_types.push_back(&types[i]);
-    ctx.input_values.push_back(g.value(id).constant ? &*g.value(id).constant : nullptr);
   }
-  absl::StatusOr<std::vector<ir::TensorType>> out_types = ops::FindOpDef(node.op_type)->infer(ctx);
-  std::optional<std::vector<int64_t>> dims;
-  if (out_types.ok() && (*out_types)[0].shape) dims = ir::ShapeToInts(*(*out_types)[0].shape);
-  if (!dims) return RunOnHost(step, values);
-  const bool same_dims = *dims == in->dims;
+  absl::StatusOr<std::vector<ops::ConcreteOutput>> out_types = ops::InferConcrete(node, concrete);
+  if (!out_types.ok() || !(*out_types)[0].dims) return RunOnHost(step, values);
+  const std::vector<int64_t> dims = *(*out_types)[0].dims;
+  const bool same_dims = dims == in->dims;
   absl::StatusOr<DeviceTensor> src = ToLayout(*in, same_dims && in->nhwc, stream_);
   if (!src.ok()) return src.status();
   DeviceTensor out = *src;
-  out.dims = *dims;
+  out.dims = dims;
   out.nhwc = src->nhwc && same_dims;
   absl::StatusOr<DeviceTensor> stored = ToLayout(out, WantsNhwc(node.outputs[0]), stream_);
   if (!stored.ok()) return stored.status();

@@ -33,7 +33,7 @@
 #include "kernels/cudnn/legacy.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_cache.h"
 

@@ -23,6 +23,7 @@
 #include "kernels/cuda/tile.h"
 #include "kernels/cuda/where.h"
 #include "ops/infer_util.h"
+#include "ops/infer_concrete.h"
 #include "ops/op_def.h"
 #include "ops/tensor_ops_slice.h"
 
@@ -105,32 +106,23 @@ using Outputs = absl::StatusOr<std::vector<DeviceTensor>>;
 // inputs with their values). Inference errors become Unimplemented: the host then reports them.
 absl::StatusOr<std::vector<OutputSpec>> InferOutputs(const ir::Graph& graph, const ir::Node& node,
                                                      const std::vector<DeviceTensor>& inputs) {
-  const ops::OpDef* def = ops::FindOpDef(node.op_type);
-  if (def == nullptr) return NotCovered(node, "no inference function");
-  std::vector<ir::TensorType> types(node.inputs.size());
-  ops::InferContext ctx{node, {}, {}};
+  std::vector<ops::ConcreteInput> concrete;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::ValueId id = node.inputs[i];
-    if (id == ir::kNoValue) {
-      ctx.input_types.push_back(nullptr);
-      ctx.input_values.push_back(nullptr);
-      continue;
+    if (node.inputs[i] == ir::kNoValue) {
+      concrete.push_back(ops::ConcreteInput::Absent());
+    } else {
+      concrete.push_back(ops::ConcreteInput::Of(inputs[i].dtype, inputs[i].dims, ConstantInput(graph, node, i)));
     }
-    types[i] = ir::TensorType{inputs[i].dtype, ir::ShapeFromInts(inputs[i].dims)};
-    ctx.input_types.push_back(&types[i]);
-    ctx.input_values.push_back(graph.value(id).constant ? &*graph.value(id).constant : nullptr);
   }
-  absl::StatusOr<std::vector<ir::TensorType>> inferred = def->infer(ctx);
+  absl::StatusOr<std::vector<ops::ConcreteOutput>> inferred = ops::InferConcrete(node, concrete);
   if (!inferred.ok()) return NotCovered(node, absl::StrCat("inference: ", inferred.status().message()));
   std::vector<OutputSpec> outputs(node.outputs.size());
   for (size_t o = 0; o < node.outputs.size() && o < inferred->size(); ++o) {
     if (node.outputs[o] == ir::kNoValue) continue;
-    const ir::TensorType& t = (*inferred)[o];
-    std::optional<std::vector<int64_t>> dims;
-    if (t.shape) dims = ir::ShapeToInts(*t.shape);
+    std::optional<std::vector<int64_t>>& dims = (*inferred)[o].dims;
     if (!dims) return NotCovered(node, absl::StrCat("output ", o, " has no concrete dims"));
     if (dims->size() > static_cast<size_t>(kMaxRank)) return NotCovered(node, "output rank above the kernels' limit");
-    outputs[o] = OutputSpec{true, t.dtype, *std::move(dims)};
+    outputs[o] = OutputSpec{true, (*inferred)[o].dtype, *std::move(dims)};
   }
   return outputs;
 }

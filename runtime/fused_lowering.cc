@@ -2,6 +2,7 @@
 #include "runtime/fused_lowering.h"
 
 #include "absl/strings/str_cat.h"
+#include "ops/infer_concrete.h"
 #include "ops/op_def.h"
 
 namespace exec {
@@ -61,32 +62,26 @@ absl::StatusOr<std::vector<int64_t>> Lowerer::DimsOf(ir::ValueId id) const {
 }
 
 absl::StatusOr<std::vector<int64_t>> Lowerer::InferOutputDims(const ir::Node& node) const {
-  std::vector<ir::TensorType> types(node.inputs.size());
-  ops::InferContext ctx{node, {}, {}};
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::ValueId id = node.inputs[i];
+  std::vector<ops::ConcreteInput> concrete;
+  for (ir::ValueId id : node.inputs) {
     if (id == ir::kNoValue) {
-      ctx.input_types.push_back(nullptr);
-      ctx.input_values.push_back(nullptr);
+      concrete.push_back(ops::ConcreteInput::Absent());
       continue;
     }
-    std::vector<int64_t> d;
+    const ir::Value& value = graph_.value(id);
+    const ir::Tensor* constant = value.constant ? &*value.constant : nullptr;
     if (auto it = dims_.find(id); it != dims_.end()) {
-      d = it->second;
-    } else if (graph_.value(id).constant) {
-      d = graph_.value(id).constant->shape();
+      concrete.push_back(ops::ConcreteInput::Of(value.type.dtype, it->second, constant));
+    } else if (constant != nullptr) {
+      concrete.push_back(ops::ConcreteInput::Of(value.type.dtype, constant->shape(), constant));
     } else {
-      return absl::InternalError(absl::StrCat("no dims for '", graph_.value(id).name, "'"));
+      return absl::InternalError(absl::StrCat("no dims for '", value.name, "'"));
     }
-    types[i] = {graph_.value(id).type.dtype, ir::ShapeFromInts(d)};
-    ctx.input_types.push_back(&types[i]);
-    ctx.input_values.push_back(graph_.value(id).constant ? &*graph_.value(id).constant : nullptr);
   }
-  absl::StatusOr<std::vector<ir::TensorType>> out = ops::FindOpDef(node.op_type)->infer(ctx);
+  absl::StatusOr<std::vector<ops::ConcreteOutput>> out = ops::InferConcrete(node, concrete);
   if (!out.ok()) return out.status();
-  std::optional<std::vector<int64_t>> d = (*out)[0].shape ? ir::ShapeToInts(*(*out)[0].shape) : std::nullopt;
-  if (!d) return absl::InternalError("output dims not concrete");
-  return *d;
+  if (!(*out)[0].dims) return absl::InternalError("output dims not concrete");
+  return *(*out)[0].dims;
 }
 
 int64_t Lowerer::Scalar(double value) {

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "kernels/cudnn/fused_graph.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 namespace exec {
 

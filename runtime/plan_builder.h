@@ -24,7 +24,7 @@
 #include "absl/status/status.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "runtime/fused_lowering.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 #include "runtime/plan_cache.h"
 
 namespace exec {

@@ -23,7 +23,7 @@
 #include "ir/shape.h"
 #include "ir/tensor.h"
 #include "runtime/cuda_executor.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 namespace runtime {
 

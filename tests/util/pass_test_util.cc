@@ -1,5 +1,5 @@
 // Graph builder, random tensors and CPU comparison runs for the pass tests.
-#include "partitioner/pass_test_util.h"
+#include "tests/util/pass_test_util.h"
 
 #include <random>
 
@@ -7,7 +7,7 @@
 #include "ir/half.h"
 #include "ops/infer_graph.h"
 #include "runtime/cpu_executor.h"
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 namespace partitioner::test {
 

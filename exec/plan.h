@@ -1,8 +1,8 @@
 // exec::Plan: the graph plus an ordered list of steps, each covering one or more nodes, and for each
 // step the values whose last reader it is (so executors free them right after it). A Plan is data:
 // printable, comparable, independent of any device.
-#ifndef ONNXRUN_RUNTIME_PLAN_H_
-#define ONNXRUN_RUNTIME_PLAN_H_
+#ifndef ONNXRUN_EXEC_PLAN_H_
+#define ONNXRUN_EXEC_PLAN_H_
 
 #include <functional>
 #include <string>
@@ -62,4 +62,4 @@ std::string PrintPlan(const Plan& plan);
 
 }  // namespace exec
 
-#endif  // ONNXRUN_RUNTIME_PLAN_H_
+#endif  // ONNXRUN_EXEC_PLAN_H_

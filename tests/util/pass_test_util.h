@@ -1,8 +1,8 @@
 // Test helpers shared by the partitioner's pass tests: a builder of small typed ir::Graphs (types
 // inferred node by node, as the importer does), seeded random tensors, and a CPU run of a graph
 // so a rewritten graph can be compared element by element with the graph before the pass.
-#ifndef ONNXRUN_PARTITIONER_PASS_TEST_UTIL_H_
-#define ONNXRUN_PARTITIONER_PASS_TEST_UTIL_H_
+#ifndef ONNXRUN_TESTS_UTIL_PASS_TEST_UTIL_H_
+#define ONNXRUN_TESTS_UTIL_PASS_TEST_UTIL_H_
 
 #include <cstdint>
 #include <initializer_list>
@@ -67,4 +67,4 @@ std::vector<ir::Tensor> RandomInputs(const ir::Graph& graph, uint32_t seed = 1);
 
 }  // namespace partitioner::test
 
-#endif  // ONNXRUN_PARTITIONER_PASS_TEST_UTIL_H_
+#endif  // ONNXRUN_TESTS_UTIL_PASS_TEST_UTIL_H_

@@ -1,5 +1,5 @@
 // Plan construction (node per step), liveness, and printing.
-#include "runtime/plan.h"
+#include "exec/plan.h"
 
 #include <set>
 
