@@ -52,7 +52,8 @@ std::vector<std::string> SupportedOpTypes();
 // Per-family tables (one .cc each); the registry concatenates them.
 std::vector<OpDef> ElementwiseOpDefs();  // unary/binary/variadic math, activations, Cast, Where, Clip
 std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, MatMul, Gemm
-std::vector<OpDef> TensorOpDefs();       // shape and data movement: Reshape, Slice, Gather, Pad, ...
+std::vector<OpDef> TensorOpDefs();       // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
+std::vector<OpDef> TensorCopyOpDefs();   // data movement: Concat, Split, Slice, Gather, Pad
 std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
 
 }  // namespace ops

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ir/tensor.h"
 #include "exec/plan.h"
+#include "ir/tensor.h"
 
 namespace exec {
 

@@ -28,12 +28,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exec/plan.h"
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
-#include "exec/plan.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_cache.h"
 

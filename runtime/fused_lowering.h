@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "kernels/cudnn/fused_graph.h"
 #include "exec/plan.h"
+#include "kernels/cudnn/fused_graph.h"
 
 namespace exec {
 

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "exec/plan.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "runtime/fused_lowering.h"
-#include "exec/plan.h"
 #include "runtime/plan_cache.h"
 
 namespace exec {

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exec/plan.h"
 #include "importer/importer.h"
 #include "ir/shape.h"
 #include "ir/tensor.h"
 #include "runtime/cuda_executor.h"
-#include "exec/plan.h"
 
 namespace runtime {
 

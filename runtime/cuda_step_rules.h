@@ -1,0 +1,20 @@
+// Support rules of the pointwise and copy Kernel steps that run on onnxrun's own CUDA kernels
+// (defined in cuda_steps_kernel.cc; the executor's dispatch and the split fallback ask them).
+#ifndef ONNXRUN_RUNTIME_CUDA_STEP_RULES_H_
+#define ONNXRUN_RUNTIME_CUDA_STEP_RULES_H_
+
+#include "ir/graph.h"
+
+namespace exec {
+
+// The float dtypes the own kernels and legacy calls compute in.
+inline bool IsFloatType(ir::DType d) { return d == ir::DType::kFloat32 || d == ir::DType::kFloat16; }
+
+// Unary/binary float ops of kernels/cuda/elementwise.h, Clip with constant bounds, Gelu, float Cast.
+bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node);
+// Concat, and constant Pad with constant non-negative pads: strided copies on the device.
+bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node);
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_CUDA_STEP_RULES_H_

@@ -1,0 +1,130 @@
+// FusedGraph steps: one cuDNN operation graph per step (plans built by plan_builder.cc, bound to the
+// step's values here), and the split fallback rung when no graph finalized.
+#include "absl/strings/str_cat.h"
+#include "kernels/cudnn/status.h"
+#include "runtime/cuda_executor.h"
+#include "runtime/cuda_step_rules.h"
+
+namespace exec {
+
+absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding, const std::vector<DeviceTensor>& values) {
+  absl::StatusOr<DeviceTensor> t = Input(binding.value, values);
+  if (!t.ok()) return t.status();
+  const bool want = binding.channels_last && t->dims.size() == 4;
+  if (t->nhwc == want) return t;
+  if (plan_.graph.value(binding.value).constant) {
+    DeviceTensor& cached = channels_last_constants_[binding.value];
+    if (!cached.valid() || cached.num_elements() != t->num_elements()) {
+      if (Capturing()) return absl::FailedPreconditionError("a constant cache would be filled inside a CUDA graph");
+      absl::StatusOr<DeviceTensor> converted = ToLayout(*t, want, stream_);
+      if (!converted.ok()) return converted.status();
+      cached = *std::move(converted);
+    }
+    return cached;
+  }
+  return ToLayout(*t, want, stream_);
+}
+
+void CudaExecutor::InstallFused(BuiltFusedStep built) {
+  FusedEntry& entry = fused_[built.step][built.dims_key];
+  entry.status = built.status;
+  entry.lowered = std::move(built.lowered);
+  entry.plan = std::move(built.plan);
+  if (!built.cache_warning.empty()) cache_warnings_.push_back(built.cache_warning);
+  notes_[built.step] =
+      entry.plan ? absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description(),
+                                built.from_cache ? " (plan from the cache)" : "",
+                                built.autotune_note.empty() ? "" : absl::StrCat(" (", built.autotune_note, ")"))
+                 : absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
+}
+
+absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
+  std::map<ir::ValueId, std::vector<int64_t>> dims;
+  for (ir::ValueId in : step.inputs) {
+    if (plan_.graph.value(in).constant) continue;
+    if (!values[in].valid()) return absl::InternalError("fused step input not on the device");
+    dims[in] = values[in].dims;
+  }
+  const std::string key = *FusedDimsKey(plan_, step, [&](ir::ValueId id) { return &dims.at(id); });
+  if (!fused_[index].count(key)) {
+    InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, GpuSignature()));
+  }
+  FusedEntry& entry = fused_[index].at(key);
+  if (!entry.status.ok()) return RunSplit(index, entry.status, values);
+  std::map<int64_t, void*> ptrs;
+  std::vector<DeviceTensor> keep_alive;
+  DeviceTensor output;
+  for (const auto& [uid, binding] : entry.lowered.bindings) {
+    if (uid == entry.lowered.output_uid) {
+      absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(plan_.graph.value(binding.value).type.dtype,
+                                                                binding.dims, binding.channels_last, stream_);
+      if (!out.ok()) return out.status();
+      output = *out;
+      ptrs[uid] = output.data();
+      continue;
+    }
+    absl::StatusOr<DeviceTensor> t = Bound(binding, values);
+    if (!t.ok()) return t.status();
+    ptrs[uid] = t->data();
+    keep_alive.push_back(*std::move(t));
+  }
+  DeviceTensor workspace;
+  if (entry.plan->workspace_bytes() > 0) {
+    absl::StatusOr<DeviceTensor> ws = DeviceTensor::Allocate(
+        ir::DType::kUint8, {static_cast<int64_t>(entry.plan->workspace_bytes())}, false, stream_);
+    if (!ws.ok()) return ws.status();
+    workspace = *std::move(ws);
+  }
+  absl::Status status = entry.plan->Execute(cudnn_, ptrs, workspace.data());
+  if (!status.ok()) return status;
+  absl::StatusOr<DeviceTensor> stored = ToLayout(output, WantsNhwc(step.outputs[0]), stream_);
+  if (!stored.ok()) return stored.status();
+  values[step.outputs[0]] = *std::move(stored);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunSplit(size_t index, const absl::Status& why_not_whole,
+                                    std::vector<DeviceTensor>& values) {
+  const Step& fused = plan_.steps[index];
+  const ir::Graph& g = plan_.graph;
+  const std::string why(why_not_whole.message());
+  const bool ran_on_host_before = ran_on_host_;
+  ran_on_host_ = false;
+  for (ir::NodeId id : fused.nodes) {
+    const ir::Node& node = g.node(id);
+    Step single;
+    single.kind = StepKind::kKernel;
+    single.nodes = {id};
+    for (ir::ValueId in : node.inputs) {
+      if (in != ir::kNoValue) single.inputs.push_back(in);
+    }
+    single.outputs = node.outputs;
+    absl::Status status;
+    if (id == fused.nodes[0]) {
+      status = RunLegacy(index, single, values);
+    } else if (RunsOnDevicePointwise(g, node)) {
+      status = RunPointwise(single, values);
+    } else {
+      status = RunOnHost(single, values);
+    }
+    if (!status.ok()) return status;
+  }
+  for (ir::NodeId id : fused.nodes) {  // intermediates of the split graph die here
+    for (ir::ValueId out : g.node(id).outputs) {
+      if (std::find(fused.outputs.begin(), fused.outputs.end(), out) == fused.outputs.end()) {
+        values[out] = DeviceTensor();
+      }
+    }
+  }
+  const bool all_on_device = !ran_on_host_;
+  ran_on_host_ = ran_on_host_ || ran_on_host_before;
+  notes_[index] =
+      absl::StrCat(all_on_device ? "split into single nodes: the conv/matmul on legacy cuDNN, each following "
+                                   "op on an own kernel"
+                                 : "split into single nodes, some on the host reference kernels",
+                   " (as one step: ", why.substr(0, why.find('\n')), ")");
+  return absl::OkStatus();
+}
+
+}  // namespace exec

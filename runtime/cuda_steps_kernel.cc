@@ -1,0 +1,286 @@
+// Kernel steps on onnxrun's own CUDA kernels: pointwise ops (kernels/cuda/elementwise.h), Concat and
+// constant Pad as strided copies, and every op of runtime/cuda_kernel_steps (Transpose, Slice,
+// reductions, softmax, norms, Resize, ...); forms they do not cover run on the host.
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cudnn/status.h"
+#include "runtime/cuda_executor.h"
+#include "runtime/cuda_kernel_steps.h"
+#include "runtime/cuda_step_rules.h"
+
+namespace exec {
+namespace {
+
+using kernels::cuda::BinaryOp;
+using kernels::cuda::UnaryOp;
+
+const std::map<std::string, UnaryOp>& UnaryOps() {
+  static const auto* ops = new std::map<std::string, UnaryOp>{{"Relu", UnaryOp::kRelu},
+                                                              {"Sigmoid", UnaryOp::kSigmoid},
+                                                              {"Tanh", UnaryOp::kTanh},
+                                                              {"LeakyRelu", UnaryOp::kLeakyRelu},
+                                                              {"Elu", UnaryOp::kElu},
+                                                              {"Selu", UnaryOp::kSelu},
+                                                              {"HardSigmoid", UnaryOp::kHardSigmoid},
+                                                              {"HardSwish", UnaryOp::kHardSwish},
+                                                              {"Softplus", UnaryOp::kSoftplus},
+                                                              {"Erf", UnaryOp::kErf},
+                                                              {"Sqrt", UnaryOp::kSqrt},
+                                                              {"Exp", UnaryOp::kExp},
+                                                              {"Log", UnaryOp::kLog},
+                                                              {"Neg", UnaryOp::kNeg},
+                                                              {"Abs", UnaryOp::kAbs},
+                                                              {"Reciprocal", UnaryOp::kReciprocal}};
+  return *ops;
+}
+
+const std::map<std::string, BinaryOp>& BinaryOps() {
+  static const auto* ops = new std::map<std::string, BinaryOp>{
+      {"Add", BinaryOp::kAdd}, {"Sub", BinaryOp::kSub}, {"Mul", BinaryOp::kMul}, {"Div", BinaryOp::kDiv},
+      {"Pow", BinaryOp::kPow}, {"Min", BinaryOp::kMin}, {"Max", BinaryOp::kMax}, {"PRelu", BinaryOp::kPRelu}};
+  return *ops;
+}
+
+// The unary op's alpha/beta from the node's attributes (and Clip's constant
+// bounds).
+void UnaryParams(const ir::Graph& graph, const ir::Node& node, float& alpha, float& beta) {
+  alpha = 0, beta = 0;
+  if (node.op_type == "LeakyRelu") alpha = node.attrs.GetFloat("alpha", 0.01f);
+  if (node.op_type == "Elu") alpha = node.attrs.GetFloat("alpha", 1.0f);
+  if (node.op_type == "Selu") {
+    alpha = node.attrs.GetFloat("alpha", 1.67326319217681884765625f);
+    beta = node.attrs.GetFloat("gamma", 1.05070102214813232421875f);
+  }
+  if (node.op_type == "HardSigmoid") {
+    alpha = node.attrs.GetFloat("alpha", 0.2f);
+    beta = node.attrs.GetFloat("beta", 0.5f);
+  }
+}
+// Fills `shape` for copying `src` (logical dims, its own strides) into
+// `dst_strides`.
+kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64_t>& dst_strides) {
+  kernels::cuda::CopyShape shape;
+  shape.rank = static_cast<int>(src.dims.size());
+  const std::vector<int64_t> s = src.strides();
+  for (int d = 0; d < shape.rank; ++d) {
+    shape.dims[d] = src.dims[d];
+    shape.src_strides[d] = s[d];
+    shape.dst_strides[d] = dst_strides[d];
+  }
+  return shape;
+}
+
+}  // namespace
+
+// Pointwise ops this executor runs with its own kernels: unary/binary float ops
+// of the maps above and Clip with constant bounds; Gelu by its approximation
+// attribute.
+bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.size() != 1 || node.inputs.empty() || node.inputs[0] == ir::kNoValue) return false;
+  if (node.op_type == "Cast") {
+    return IsFloatType(graph.value(node.inputs[0]).type.dtype) && IsFloatType(graph.value(node.outputs[0]).type.dtype);
+  }
+  if (!IsFloatType(graph.value(node.inputs[0]).type.dtype)) return false;
+  if (UnaryOps().count(node.op_type) || node.op_type == "Gelu") return node.inputs.size() == 1;
+  if (node.op_type == "Clip") {
+    for (size_t i = 1; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] != ir::kNoValue && !graph.value(node.inputs[i]).constant) return false;
+    }
+    return true;
+  }
+  if (node.op_type == "PRelu" && node.opset < 7) return false;  // opset 6: slope per channel, not numpy
+  if (BinaryOps().count(node.op_type)) {
+    return node.inputs.size() == 2 && node.inputs[1] != ir::kNoValue &&
+           graph.value(node.inputs[1]).type.dtype == graph.value(node.inputs[0]).type.dtype;
+  }
+  return false;
+}
+
+// Concat and Pad (constant, non-negative constant pads) run as strided copies
+// on the device.
+bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.size() != 1) return false;
+  if (node.op_type == "Concat") {
+    for (ir::ValueId in : node.inputs) {
+      if (in == ir::kNoValue || graph.value(in).type.rank() > kernels::cuda::kMaxRank) return false;
+    }
+    return !node.inputs.empty();
+  }
+  if (node.op_type != "Pad" || node.attrs.GetString("mode", "constant") != "constant") return false;
+  const ir::ValueId pads = node.input(1), value = node.input(2);
+  if (pads == ir::kNoValue || !graph.value(pads).constant || node.input(3) != ir::kNoValue) return false;
+  for (int64_t p : graph.value(pads).constant->ToInt64Vector()) {
+    if (p < 0) return false;
+  }
+  return value == ir::kNoValue || graph.value(value).constant.has_value();
+}
+
+absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node& node = g.node(step.nodes[0]);
+  const ir::ValueId out_id = node.outputs[0];
+  const bool nhwc = WantsNhwc(out_id);
+  absl::StatusOr<DeviceTensor> a = Input(node.inputs[0], values);
+  if (!a.ok()) return a.status();
+  const auto type =
+      a->dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
+  if (node.op_type == "Cast") {
+    const ir::DType to = plan_.graph.value(out_id).type.dtype;
+    absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, a->dims, a->nhwc, stream_);
+    if (!out.ok()) return out.status();
+    const auto to_type =
+        to == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::ConvertFloat(type, to_type, a->data(), out->data(), a->num_elements(), stream_));
+    absl::StatusOr<DeviceTensor> stored = ToLayout(*out, nhwc, stream_);
+    if (!stored.ok()) return stored.status();
+    values[out_id] = *std::move(stored);
+    return absl::OkStatus();
+  }
+  if (node.inputs.size() == 1 || node.op_type == "Clip") {
+    absl::StatusOr<DeviceTensor> src = ToLayout(*a, nhwc, stream_);
+    if (!src.ok()) return src.status();
+    absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, a->dims, src->nhwc, stream_);
+    if (!out.ok()) return out.status();
+    float alpha, beta;
+    UnaryParams(g, node, alpha, beta);
+    UnaryOp op = UnaryOp::kIdentity;
+    if (node.op_type == "Clip") {
+      op = UnaryOp::kClip;
+      alpha = -INFINITY, beta = INFINITY;
+      if (node.input(1) != ir::kNoValue) alpha = static_cast<float>(g.value(node.input(1)).constant->GetAsDouble(0));
+      if (node.input(2) != ir::kNoValue) beta = static_cast<float>(g.value(node.input(2)).constant->GetAsDouble(0));
+    } else if (node.op_type == "Gelu") {
+      op = node.attrs.GetString("approximate", "none") == "tanh" ? UnaryOp::kGeluTanh : UnaryOp::kGelu;
+    } else {
+      op = UnaryOps().at(node.op_type);
+    }
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::Unary(op, type, src->data(), out->data(), out->num_elements(), alpha, beta, stream_));
+    values[out_id] = *std::move(out);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<DeviceTensor> b = Input(node.inputs[1], values);
+  if (!b.ok()) return b.status();
+  // Both operands are read in place, whatever their layout, through strides in
+  // the output's index space; the output is written in the layout the plan
+  // wants (no conversions).
+  std::vector<int64_t> out_dims = a->dims.size() >= b->dims.size() ? a->dims : b->dims;
+  for (size_t i = 0; i < out_dims.size(); ++i) {
+    const size_t oa = out_dims.size() - a->dims.size(), ob = out_dims.size() - b->dims.size();
+    const int64_t da = i >= oa ? a->dims[i - oa] : 1, db = i >= ob ? b->dims[i - ob] : 1;
+    out_dims[i] = std::max(da, db);
+  }
+  if (out_dims.size() > kernels::cuda::kMaxRank) return RunOnHost(step, values);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, out_dims, nhwc, stream_);
+  if (!out.ok()) return out.status();
+  // The output's dims in storage order (NHWC: N,H,W,C), and each operand's
+  // strides in that order.
+  std::vector<int> order(out_dims.size());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
+  if (out->nhwc) order = {0, 2, 3, 1};
+  const std::vector<int64_t> sa = a->BroadcastStrides(out_dims), sb = b->BroadcastStrides(out_dims);
+  kernels::cuda::CopyShape shape;
+  shape.rank = static_cast<int>(out_dims.size());
+  int64_t b_strides[kernels::cuda::kMaxRank] = {};
+  for (int d = 0; d < shape.rank; ++d) {
+    shape.dims[d] = out_dims[order[d]];
+    shape.src_strides[d] = sa[order[d]];
+    b_strides[d] = sb[order[d]];
+  }
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Binary(BinaryOps().at(node.op_type), type, a->data(), b->data(),
+                                                     out->data(), shape, b_strides, stream_));
+  values[out_id] = *std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunConcat(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Node& node = plan_.graph.node(step.nodes[0]);
+  std::vector<DeviceTensor> inputs;
+  for (ir::ValueId in : node.inputs) {
+    absl::StatusOr<DeviceTensor> t = Input(in, values);
+    if (!t.ok()) return t.status();
+    inputs.push_back(*std::move(t));
+  }
+  const int64_t rank = static_cast<int64_t>(inputs[0].dims.size());
+  int64_t axis = node.attrs.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> dims = inputs[0].dims;
+  dims[axis] = 0;
+  for (const DeviceTensor& t : inputs) dims[axis] += t.dims[axis];
+  const bool nhwc = WantsNhwc(node.outputs[0]);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(inputs[0].dtype, dims, nhwc, stream_);
+  if (!out.ok()) return out.status();
+  const std::vector<int64_t> out_strides = out->strides();
+  const size_t element = ir::DTypeSize(out->dtype);
+  int64_t offset = 0;
+  for (const DeviceTensor& t : inputs) {
+    absl::StatusOr<DeviceTensor> src = ToLayout(t, nhwc, stream_);
+    if (!src.ok()) return src.status();
+    char* dst = static_cast<char*>(out->data()) + offset * out_strides[axis] * element;
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides), static_cast<int>(element), stream_));
+    offset += t.dims[axis];
+  }
+  values[node.outputs[0]] = *std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunPad(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node& node = g.node(step.nodes[0]);
+  absl::StatusOr<DeviceTensor> x = Input(node.inputs[0], values);
+  if (!x.ok()) return x.status();
+  const std::vector<int64_t> pads = g.value(node.input(1)).constant->ToInt64Vector();
+  const size_t rank = x->dims.size();
+  if (pads.size() != 2 * rank) return RunOnHost(step, values);
+  std::vector<int64_t> dims = x->dims;
+  for (size_t d = 0; d < rank; ++d) dims[d] += pads[d] + pads[d + rank];
+  const bool nhwc = WantsNhwc(node.outputs[0]);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, dims, nhwc, stream_);
+  if (!out.ok()) return out.status();
+  const size_t element = ir::DTypeSize(x->dtype);
+  uint64_t bits = 0;
+  if (node.input(2) != ir::kNoValue) std::memcpy(&bits, g.value(node.input(2)).constant->raw_data(), element);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::Fill(out->data(), out->num_elements(), static_cast<int>(element), bits, stream_));
+  absl::StatusOr<DeviceTensor> src = ToLayout(*x, nhwc, stream_);
+  if (!src.ok()) return src.status();
+  const std::vector<int64_t> out_strides = out->strides();
+  int64_t offset = 0;
+  for (size_t d = 0; d < rank; ++d) offset += pads[d] * out_strides[d];
+  char* dst = static_cast<char*>(out->data()) + offset * element;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::StridedCopy(src->data(), dst, CopyOf(*src, out_strides), static_cast<int>(element), stream_));
+  values[node.outputs[0]] = *std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunKernel(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node& node = g.node(step.nodes[0]);
+  std::vector<DeviceTensor> inputs;
+  for (ir::ValueId in : node.inputs) {
+    if (in == ir::kNoValue) {
+      inputs.emplace_back();
+      continue;
+    }
+    absl::StatusOr<DeviceTensor> t = Input(in, values);
+    if (!t.ok()) return t.status();
+    inputs.push_back(*std::move(t));
+  }
+  absl::StatusOr<std::vector<DeviceTensor>> outputs = RunCudaKernel(g, node, inputs, stream_);
+  if (outputs.status().code() == absl::StatusCode::kUnimplemented) return RunOnHost(step, values);
+  if (!outputs.ok()) return outputs.status();
+  for (size_t i = 0; i < node.outputs.size() && i < outputs->size(); ++i) {
+    if (node.outputs[i] == ir::kNoValue) continue;
+    absl::StatusOr<DeviceTensor> stored = ToLayout((*outputs)[i], WantsNhwc(node.outputs[i]), stream_);
+    if (!stored.ok()) return stored.status();
+    values[node.outputs[i]] = *std::move(stored);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace exec
