@@ -1,9 +1,13 @@
 // Legacy steps: BN inference (+ReLU), grouped conv (+bias, ReLU/ReLU6), pools and softmax through
 // legacy cuDNN calls; depthwise convs on the own NHWC depthwise kernel; Gemm as a 1x1 conv for the
 // fallback rung of FusedGraph steps.
+#include <array>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
 
 namespace exec {
@@ -85,6 +89,32 @@ absl::StatusOr<cudnn::LegacyConvSpec> GemmAsConv(const ir::Graph& g, const ir::N
   return spec;
 }
 
+// Softmax/LogSoftmax as cuDNN's channel-mode softmax over the middle dim of [outer, C, inner]: opset
+// 13+ normalises along `axis` alone; before 13 over the dims from `axis` on, flattened (inner = 1).
+// Unimplemented when a dim does not fit cuDNN's int descriptors.
+absl::StatusOr<std::array<int64_t, 3>> SoftmaxView(const ir::Node& node, const std::vector<int64_t>& dims) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t axis = node.attrs.GetInt("axis", node.opset < 13 ? 1 : -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return absl::UnimplementedError("softmax axis out of range");
+  std::array<int64_t, 3> view = {1, 1, 1};
+  for (int64_t d = 0; d < rank; ++d) {
+    view[d < axis ? 0 : (d == axis || node.opset < 13 ? 1 : 2)] *= dims[d];
+  }
+  for (int64_t v : view) {
+    if (v > std::numeric_limits<int32_t>::max())
+      return absl::UnimplementedError("softmax dims above cuDNN's int range");
+  }
+  return view;
+}
+
+// The legacy call's name for --explain: the op type, or the cuDNN softmax mode.
+std::string LegacyCallName(const ir::Node& node) {
+  if (node.op_type == "Softmax") return "Softmax (cudnnSoftmaxForward, accurate)";
+  if (node.op_type == "LogSoftmax") return "LogSoftmax (cudnnSoftmaxForward, log)";
+  return node.op_type;
+}
+
 bool SymmetricPads(const std::vector<int64_t>& pads) {
   return pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
 }
@@ -123,10 +153,12 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
       absl::StatusOr<cudnn::LegacyActivation> act = AbsorbedActivation(g, step);
       if (!act.ok()) return act.status();
       const std::string& op = node.op_type;
-      if (op == "Softmax") {
-        const int64_t axis = node.attrs.GetInt("axis", node.opset < 13 ? 1 : -1);
-        if (x->dims.size() != 2 || (axis != 1 && axis != -1)) return absl::UnimplementedError("softmax form");
-        CUDNN_ASSIGN_OR_RETURN(cudnn::Softmax sm, cudnn::Softmax::Create(x->dims[0], x->dims[1], io));
+      if (op == "Softmax" || op == "LogSoftmax") {
+        absl::StatusOr<std::array<int64_t, 3>> view = SoftmaxView(node, x->dims);
+        if (!view.ok()) return view.status();
+        CUDNN_ASSIGN_OR_RETURN(cudnn::Softmax sm,
+                               cudnn::Softmax::Create(static_cast<int>((*view)[0]), static_cast<int>((*view)[1]),
+                                                      static_cast<int>((*view)[2]), io, op == "LogSoftmax"));
         e.softmax = std::make_unique<cudnn::Softmax>(std::move(sm));
         e.out_dims = x->dims;
         return absl::OkStatus();
@@ -231,12 +263,17 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
       e.pool = std::make_unique<cudnn::Pooling>(std::move(p));
       return absl::OkStatus();
     }();
-    notes_[index] = e.status.ok() && e.depthwise ? "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)"
-                    : e.status.ok()
-                        ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : node.op_type)
+    const bool own_kernel = step.nodes.size() == 1 && CudaKernelSupports(g, node);
+    notes_[index] =
+        e.status.ok() && e.depthwise ? "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)"
+        : e.status.ok() ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : LegacyCallName(node))
+        : own_kernel ? absl::StrCat("own CUDA kernel (legacy cuDNN not used: ", e.status.message(), ")")
                         : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
   }
-  if (!e.status.ok()) return step.nodes.size() > 1 ? RunSplit(index, e.status, values) : RunOnHost(step, values);
+  if (!e.status.ok()) {
+    if (step.nodes.size() > 1) return RunSplit(index, e.status, values);
+    return CudaKernelSupports(g, node) ? RunKernel(step, values) : RunOnHost(step, values);
+  }
   absl::StatusOr<DeviceTensor> in = ToLayout(*x, e.nhwc, stream_);
   if (!in.ok()) return in.status();
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, e.out_dims, e.nhwc, stream_);

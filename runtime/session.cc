@@ -114,15 +114,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   session->startup_.passes_seconds = SecondsSince(start);
   if (session->device_ == Device::kCuda) {
     start = std::chrono::steady_clock::now();
-    exec::CudaExecutorOptions gpu;
-    gpu.cuda_graph = options.cuda_graph;
-    gpu.plan_cache = options.plan_cache;
-    gpu.plan_cache_dir = options.plan_cache_dir;
-    gpu.build_threads = options.build_threads;
-    gpu.share_plans = options.share_plans;
-    gpu.autotune_plans = options.autotune_plans;
-    gpu.progress = options.progress;
-    absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_, gpu);
+    absl::StatusOr<std::unique_ptr<exec::CudaExecutor>> cuda = exec::CudaExecutor::Create(session->plan_, options.gpu);
     if (!cuda.ok()) return cuda.status();
     session->cuda_ = *std::move(cuda);
     session->device_reason_ += absl::StrCat(", ", session->cuda_->device_name());

@@ -34,13 +34,9 @@ struct SessionOptions {
   Device device = Device::kAuto;     // kAuto: the GPU when one is usable, else the CPU
   std::string precision = "fp32";    // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
   bool fuse = true;                  // false: no passes, one Kernel step per node (the reference plan)
-  bool cuda_graph = true;            // GPU: capture a run into a CUDA graph and replay it for the same dims
-  bool plan_cache = true;            // GPU: keep built cuDNN plans on disk and reuse them across processes
-  std::string plan_cache_dir;        // "" : $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun
-  int build_threads = 0;             // GPU: threads building cuDNN plans (0: hardware threads, at most 16)
-  bool share_plans = true;           // GPU: steps with identical cuDNN graphs share one plan (built once)
-  int autotune_plans = 0;            // GPU: > 1: time this many cuDNN engine configs per plan, keep the fastest
-  exec::PlanBuildProgress progress;  // GPU: called per cuDNN plan built or loaded (from the building thread)
+  // GPU: CUDA graphs, the plan cache and its folder, plan-building threads, plan sharing,
+  // autotuning, build progress (exec::CudaExecutorOptions in runtime/cuda_executor.h).
+  exec::CudaExecutorOptions gpu;
   importer::ImportLimits limits;
 };
 

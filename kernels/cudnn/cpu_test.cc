@@ -350,7 +350,7 @@ TEST(LegacyCpuTest, DescriptorsWithoutGpu) {
   if (!pool.ok() && NeedsDevice(pool.status())) GTEST_SKIP() << pool.status();
   ASSERT_TRUE(pool.ok()) << pool.status();
   EXPECT_EQ(pool->output_shape(), (Shape4{1, 8, 4, 4}));
-  EXPECT_TRUE(Softmax::Create(2, 10, IoType::kFloat).ok());
+  EXPECT_TRUE(Softmax::Create(2, 10, 1, IoType::kFloat, false).ok());
   EXPECT_TRUE(Activation::Create(100, IoType::kHalf, LegacyActivation::kRelu6).ok());
   EXPECT_FALSE(Activation::Create(0, IoType::kHalf, LegacyActivation::kRelu).ok());
   EXPECT_TRUE(BatchNormInference::Create({2, 4, 3, 3}, Layout::kNCHW, IoType::kFloat, 1e-5).ok());

@@ -416,7 +416,7 @@ TEST_F(LegacyGpuTest, AvgPoolExcludePadNhwcFp32) {
 
 TEST_F(LegacyGpuTest, SoftmaxFp32) {
   constexpr int kRows = 4, kCols = 1000;
-  absl::StatusOr<Softmax> softmax = Softmax::Create(kRows, kCols, IoType::kFloat);
+  absl::StatusOr<Softmax> softmax = Softmax::Create(kRows, kCols, 1, IoType::kFloat, false);
   ASSERT_TRUE(softmax.ok()) << softmax.status();
   const std::vector<float> x = Random(kRows * kCols, IoType::kFloat, 41, -8, 8);
   std::vector<double> ref(x.size());

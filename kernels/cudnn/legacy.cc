@@ -16,9 +16,7 @@ constexpr float kOne = 1.0f;
 constexpr float kZero = 0.0f;
 constexpr double kRelu6Ceiling = 6.0;
 
-cudnnTensorFormat_t FormatOf(Layout layout) {
-  return layout == Layout::kNHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-}
+cudnnTensorFormat_t FormatOf(Layout layout) { return layout == Layout::kNHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW; }
 
 absl::Status CheckShape(const Shape4& s, const char* what) {
   if (s.n <= 0 || s.c <= 0 || s.h <= 0 || s.w <= 0) {
@@ -31,8 +29,7 @@ absl::StatusOr<FilterDescriptor> MakeFilter(const LegacyConvSpec& spec) {
   cudnnFilterDescriptor_t raw = nullptr;
   CUDNN_RETURN_IF_ERROR(cudnnCreateFilterDescriptor(&raw));
   FilterDescriptor w(raw);
-  CUDNN_RETURN_IF_ERROR(cudnnSetFilter4dDescriptor(raw, ToCudnnDataType(spec.type),
-                                                   FormatOf(spec.layout), spec.k,
+  CUDNN_RETURN_IF_ERROR(cudnnSetFilter4dDescriptor(raw, ToCudnnDataType(spec.type), FormatOf(spec.layout), spec.k,
                                                    spec.x.c / spec.groups, spec.r, spec.s));
   return w;
 }
@@ -46,9 +43,9 @@ absl::StatusOr<ConvolutionDescriptor> MakeConv(const LegacyConvSpec& spec) {
   cudnnConvolutionDescriptor_t raw = nullptr;
   CUDNN_RETURN_IF_ERROR(cudnnCreateConvolutionDescriptor(&raw));
   ConvolutionDescriptor conv(raw);
-  CUDNN_RETURN_IF_ERROR(cudnnSetConvolution2dDescriptor(
-      raw, spec.pad_h, spec.pad_w, spec.stride_h, spec.stride_w, spec.dilation_h, spec.dilation_w,
-      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolution2dDescriptor(raw, spec.pad_h, spec.pad_w, spec.stride_h, spec.stride_w,
+                                                        spec.dilation_h, spec.dilation_w, CUDNN_CROSS_CORRELATION,
+                                                        CUDNN_DATA_FLOAT));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(raw, spec.groups));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(raw, RequestedMath(spec)));
   return conv;
@@ -81,8 +78,8 @@ absl::StatusOr<TensorDescriptor> MakeTensor4d(const Shape4& shape, Layout layout
   cudnnTensorDescriptor_t raw = nullptr;
   CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&raw));
   TensorDescriptor desc(raw);
-  CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(raw, FormatOf(layout), ToCudnnDataType(type),
-                                                   shape.n, shape.c, shape.h, shape.w));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnSetTensor4dDescriptor(raw, FormatOf(layout), ToCudnnDataType(type), shape.n, shape.c, shape.h, shape.w));
   return desc;
 }
 
@@ -95,18 +92,13 @@ absl::StatusOr<ActivationDescriptor> MakeActivation(LegacyActivation act, double
       mode = CUDNN_ACTIVATION_CLIPPED_RELU;
       coef = kRelu6Ceiling;
       break;
-    case LegacyActivation::kSigmoid:
-      mode = CUDNN_ACTIVATION_SIGMOID;
-      break;
-    case LegacyActivation::kTanh:
-      mode = CUDNN_ACTIVATION_TANH;
-      break;
+    case LegacyActivation::kSigmoid: mode = CUDNN_ACTIVATION_SIGMOID; break;
+    case LegacyActivation::kTanh: mode = CUDNN_ACTIVATION_TANH; break;
     case LegacyActivation::kElu:
       mode = CUDNN_ACTIVATION_ELU;
       coef = elu_alpha;
       break;
-    default:
-      break;
+    default: break;
   }
   cudnnActivationDescriptor_t raw = nullptr;
   CUDNN_RETURN_IF_ERROR(cudnnCreateActivationDescriptor(&raw));
@@ -117,12 +109,10 @@ absl::StatusOr<ActivationDescriptor> MakeActivation(LegacyActivation act, double
 
 // ---- BatchNormInference ----
 
-absl::StatusOr<BatchNormInference> BatchNormInference::Create(const Shape4& shape, Layout layout,
-                                                              IoType type, double epsilon,
-                                                              LegacyActivation act) {
+absl::StatusOr<BatchNormInference> BatchNormInference::Create(const Shape4& shape, Layout layout, IoType type,
+                                                              double epsilon, LegacyActivation act) {
   if (epsilon < CUDNN_BN_MIN_EPSILON) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("BatchNorm epsilon ", epsilon, " < CUDNN_BN_MIN_EPSILON"));
+    return absl::InvalidArgumentError(absl::StrCat("BatchNorm epsilon ", epsilon, " < CUDNN_BN_MIN_EPSILON"));
   }
   BatchNormInference bn;
   bn.epsilon_ = epsilon;
@@ -135,15 +125,13 @@ absl::StatusOr<BatchNormInference> BatchNormInference::Create(const Shape4& shap
   return bn;
 }
 
-absl::Status BatchNormInference::Run(cudnnHandle_t handle, const void* x, void* y,
-                                     const void* scale, const void* bias, const void* mean,
-                                     const void* var) const {
-  CUDNN_RETURN_IF_ERROR(cudnnBatchNormalizationForwardInference(
-      handle, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xy_.get(), x, xy_.get(), y, params_.get(),
-      scale, bias, mean, var, epsilon_));
+absl::Status BatchNormInference::Run(cudnnHandle_t handle, const void* x, void* y, const void* scale, const void* bias,
+                                     const void* mean, const void* var) const {
+  CUDNN_RETURN_IF_ERROR(cudnnBatchNormalizationForwardInference(handle, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero,
+                                                                xy_.get(), x, xy_.get(), y, params_.get(), scale, bias,
+                                                                mean, var, epsilon_));
   if (act_) {
-    CUDNN_RETURN_IF_ERROR(
-        cudnnActivationForward(handle, act_.get(), &kOne, xy_.get(), y, &kZero, xy_.get(), y));
+    CUDNN_RETURN_IF_ERROR(cudnnActivationForward(handle, act_.get(), &kOne, xy_.get(), y, &kZero, xy_.get(), y));
   }
   return absl::OkStatus();
 }
@@ -158,13 +146,12 @@ absl::StatusOr<LegacyConv> LegacyConv::Create(cudnnHandle_t handle, const Legacy
   CUDNN_ASSIGN_OR_RETURN(conv.w_, MakeFilter(spec));
   CUDNN_ASSIGN_OR_RETURN(conv.conv_, MakeConv(spec));
   int n = 0, c = 0, h = 0, w = 0;
-  CUDNN_RETURN_IF_ERROR(cudnnGetConvolution2dForwardOutputDim(conv.conv_.get(), conv.x_.get(),
-                                                              conv.w_.get(), &n, &c, &h, &w));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnGetConvolution2dForwardOutputDim(conv.conv_.get(), conv.x_.get(), conv.w_.get(), &n, &c, &h, &w));
   conv.y_shape_ = Shape4{n, c, h, w};
   CUDNN_ASSIGN_OR_RETURN(conv.y_, MakeTensor4d(conv.y_shape_, spec.layout, spec.type));
   if (spec.has_bias) {
-    CUDNN_ASSIGN_OR_RETURN(conv.bias_,
-                           MakeTensor4d(Shape4{1, spec.k, 1, 1}, Layout::kNCHW, spec.type));
+    CUDNN_ASSIGN_OR_RETURN(conv.bias_, MakeTensor4d(Shape4{1, spec.k, 1, 1}, Layout::kNCHW, spec.type));
   }
   CUDNN_ASSIGN_OR_RETURN(conv.act_, MakeActivation(spec.activation));
   conv.fused_ = spec.has_bias && spec.activation == LegacyActivation::kRelu;
@@ -176,13 +163,11 @@ absl::Status LegacyConv::ChooseAlgorithm(cudnnHandle_t handle) {
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   int returned = 0;
   if (spec_.exhaustive_search) {
-    CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionForwardAlgorithm(
-        handle, x_.get(), w_.get(), conv_.get(), y_.get(), static_cast<int>(perf.size()), &returned,
-        perf.data()));
+    CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionForwardAlgorithm(handle, x_.get(), w_.get(), conv_.get(), y_.get(),
+                                                               static_cast<int>(perf.size()), &returned, perf.data()));
   } else {
     CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithm_v7(
-        handle, x_.get(), w_.get(), conv_.get(), y_.get(), static_cast<int>(perf.size()), &returned,
-        perf.data()));
+        handle, x_.get(), w_.get(), conv_.get(), y_.get(), static_cast<int>(perf.size()), &returned, perf.data()));
   }
   for (int i = 0; i < returned; ++i) {
     if (!Usable(perf[i], spec_)) continue;
@@ -191,40 +176,38 @@ absl::Status LegacyConv::ChooseAlgorithm(cudnnHandle_t handle) {
     // with.
     math_ = (spec_.type == IoType::kFloat && !spec_.allow_tf32) ? CUDNN_FMA_MATH : perf[i].mathType;
     CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(conv_.get(), math_));
-    CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardWorkspaceSize(
-        handle, x_.get(), w_.get(), conv_.get(), y_.get(), algo_, &workspace_));
+    CUDNN_RETURN_IF_ERROR(
+        cudnnGetConvolutionForwardWorkspaceSize(handle, x_.get(), w_.get(), conv_.get(), y_.get(), algo_, &workspace_));
     return absl::OkStatus();
   }
-  return absl::NotFoundError(absl::StrCat("no usable convolution algorithm among ", returned,
-                                          " (workspace limit ", spec_.workspace_limit, ")"));
+  return absl::NotFoundError(absl::StrCat("no usable convolution algorithm among ", returned, " (workspace limit ",
+                                          spec_.workspace_limit, ")"));
 }
 
-absl::Status LegacyConv::Run(cudnnHandle_t handle, const void* x, const void* w, const void* bias,
-                             void* y, void* workspace) const {
+absl::Status LegacyConv::Run(cudnnHandle_t handle, const void* x, const void* w, const void* bias, void* y,
+                             void* workspace) const {
   if (spec_.has_bias && bias == nullptr) return absl::InvalidArgumentError("bias pointer is null");
   if (fused_) {
     // z = y with alpha2 = 0: y's old contents are not read into the result.
-    CUDNN_RETURN_IF_ERROR(cudnnConvolutionBiasActivationForward(
-        handle, &kOne, x_.get(), x, w_.get(), w, conv_.get(), algo_, workspace, workspace_, &kZero,
-        y_.get(), y, bias_.get(), bias, act_.get(), y_.get(), y));
+    CUDNN_RETURN_IF_ERROR(cudnnConvolutionBiasActivationForward(handle, &kOne, x_.get(), x, w_.get(), w, conv_.get(),
+                                                                algo_, workspace, workspace_, &kZero, y_.get(), y,
+                                                                bias_.get(), bias, act_.get(), y_.get(), y));
     return absl::OkStatus();
   }
-  CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(handle, &kOne, x_.get(), x, w_.get(), w,
-                                                conv_.get(), algo_, workspace, workspace_, &kZero,
-                                                y_.get(), y));
+  CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(handle, &kOne, x_.get(), x, w_.get(), w, conv_.get(), algo_, workspace,
+                                                workspace_, &kZero, y_.get(), y));
   if (spec_.has_bias) {
     CUDNN_RETURN_IF_ERROR(cudnnAddTensor(handle, &kOne, bias_.get(), bias, &kOne, y_.get(), y));
   }
   if (act_) {
-    CUDNN_RETURN_IF_ERROR(
-        cudnnActivationForward(handle, act_.get(), &kOne, y_.get(), y, &kZero, y_.get(), y));
+    CUDNN_RETURN_IF_ERROR(cudnnActivationForward(handle, act_.get(), &kOne, y_.get(), y, &kZero, y_.get(), y));
   }
   return absl::OkStatus();
 }
 
 std::string LegacyConv::description() const {
-  return absl::StrCat("algo ", static_cast<int>(algo_), " math ", static_cast<int>(math_),
-                      " workspace ", workspace_, fused_ ? " fused-bias-relu" : "");
+  return absl::StrCat("algo ", static_cast<int>(algo_), " math ", static_cast<int>(math_), " workspace ", workspace_,
+                      fused_ ? " fused-bias-relu" : "");
 }
 
 // ---- Pooling ----
@@ -238,9 +221,8 @@ absl::StatusOr<Pooling> Pooling::Create(const PoolSpec& spec) {
   cudnnPoolingDescriptor_t raw = nullptr;
   CUDNN_RETURN_IF_ERROR(cudnnCreatePoolingDescriptor(&raw));
   pool.pool_.reset(raw);
-  CUDNN_RETURN_IF_ERROR(cudnnSetPooling2dDescriptor(raw, mode, CUDNN_PROPAGATE_NAN, spec.window_h,
-                                                    spec.window_w, spec.pad_h, spec.pad_w,
-                                                    spec.stride_h, spec.stride_w));
+  CUDNN_RETURN_IF_ERROR(cudnnSetPooling2dDescriptor(raw, mode, CUDNN_PROPAGATE_NAN, spec.window_h, spec.window_w,
+                                                    spec.pad_h, spec.pad_w, spec.stride_h, spec.stride_w));
   int n = 0, c = 0, h = 0, w = 0;
   CUDNN_RETURN_IF_ERROR(cudnnGetPooling2dForwardOutputDim(raw, pool.x_.get(), &n, &c, &h, &w));
   pool.y_shape_ = Shape4{n, c, h, w};
@@ -249,44 +231,40 @@ absl::StatusOr<Pooling> Pooling::Create(const PoolSpec& spec) {
 }
 
 absl::Status Pooling::Run(cudnnHandle_t handle, const void* x, void* y) const {
-  CUDNN_RETURN_IF_ERROR(
-      cudnnPoolingForward(handle, pool_.get(), &kOne, x_.get(), x, &kZero, y_.get(), y));
+  CUDNN_RETURN_IF_ERROR(cudnnPoolingForward(handle, pool_.get(), &kOne, x_.get(), x, &kZero, y_.get(), y));
   return absl::OkStatus();
 }
 
 // ---- Softmax ----
 
-absl::StatusOr<Softmax> Softmax::Create(int n, int c, IoType type) {
+absl::StatusOr<Softmax> Softmax::Create(int outer, int c, int inner, IoType type, bool log) {
   Softmax softmax;
-  CUDNN_ASSIGN_OR_RETURN(softmax.xy_, MakeTensor4d(Shape4{n, c, 1, 1}, Layout::kNCHW, type));
+  softmax.log_ = log;
+  CUDNN_ASSIGN_OR_RETURN(softmax.xy_, MakeTensor4d(Shape4{outer, c, inner, 1}, Layout::kNCHW, type));
   return softmax;
 }
 
 absl::Status Softmax::Run(cudnnHandle_t handle, const void* x, void* y) const {
-  CUDNN_RETURN_IF_ERROR(cudnnSoftmaxForward(handle, CUDNN_SOFTMAX_ACCURATE,
-                                            CUDNN_SOFTMAX_MODE_CHANNEL, &kOne, xy_.get(), x, &kZero,
-                                            xy_.get(), y));
+  CUDNN_RETURN_IF_ERROR(cudnnSoftmaxForward(handle, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                            CUDNN_SOFTMAX_MODE_CHANNEL, &kOne, xy_.get(), x, &kZero, xy_.get(), y));
   return absl::OkStatus();
 }
 
 // ---- Activation ----
 
-absl::StatusOr<Activation> Activation::Create(int64_t count, IoType type, LegacyActivation act,
-                                              double elu_alpha) {
+absl::StatusOr<Activation> Activation::Create(int64_t count, IoType type, LegacyActivation act, double elu_alpha) {
   if (count <= 0 || count > std::numeric_limits<int>::max()) {
     return absl::InvalidArgumentError(absl::StrCat("activation element count ", count));
   }
   if (act == LegacyActivation::kNone) return absl::InvalidArgumentError("activation kNone");
   Activation out;
-  CUDNN_ASSIGN_OR_RETURN(
-      out.xy_, MakeTensor4d(Shape4{1, 1, 1, static_cast<int>(count)}, Layout::kNCHW, type));
+  CUDNN_ASSIGN_OR_RETURN(out.xy_, MakeTensor4d(Shape4{1, 1, 1, static_cast<int>(count)}, Layout::kNCHW, type));
   CUDNN_ASSIGN_OR_RETURN(out.act_, MakeActivation(act, elu_alpha));
   return out;
 }
 
 absl::Status Activation::Run(cudnnHandle_t handle, const void* x, void* y) const {
-  CUDNN_RETURN_IF_ERROR(
-      cudnnActivationForward(handle, act_.get(), &kOne, xy_.get(), x, &kZero, xy_.get(), y));
+  CUDNN_RETURN_IF_ERROR(cudnnActivationForward(handle, act_.get(), &kOne, xy_.get(), x, &kZero, xy_.get(), y));
   return absl::OkStatus();
 }
 

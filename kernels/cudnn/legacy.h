@@ -40,16 +40,11 @@ template <typename Desc, cudnnStatus_t (*Destroy)(Desc)>
 using Owned = std::unique_ptr<std::remove_pointer_t<Desc>, Deleter<Desc, Destroy>>;
 }  // namespace legacy_internal
 
-using TensorDescriptor =
-    legacy_internal::Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
-using FilterDescriptor =
-    legacy_internal::Owned<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
-using ConvolutionDescriptor =
-    legacy_internal::Owned<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
-using ActivationDescriptor =
-    legacy_internal::Owned<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
-using PoolingDescriptor =
-    legacy_internal::Owned<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
+using TensorDescriptor = legacy_internal::Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDescriptor = legacy_internal::Owned<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvolutionDescriptor = legacy_internal::Owned<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+using ActivationDescriptor = legacy_internal::Owned<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
+using PoolingDescriptor = legacy_internal::Owned<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
 
 absl::StatusOr<TensorDescriptor> MakeTensor4d(const Shape4& shape, Layout layout, IoType type);
 // kNone → null descriptor; elu_alpha is used by kElu only.
@@ -59,11 +54,10 @@ absl::StatusOr<ActivationDescriptor> MakeActivation(LegacyActivation act, double
 // scale/bias/mean/var are float[C] in device memory (cudnnDeriveBNTensorDescriptor's type).
 class BatchNormInference {
  public:
-  static absl::StatusOr<BatchNormInference> Create(const Shape4& shape, Layout layout, IoType type,
-                                                   double epsilon,
+  static absl::StatusOr<BatchNormInference> Create(const Shape4& shape, Layout layout, IoType type, double epsilon,
                                                    LegacyActivation act = LegacyActivation::kNone);
-  absl::Status Run(cudnnHandle_t handle, const void* x, void* y, const void* scale,
-                   const void* bias, const void* mean, const void* var) const;
+  absl::Status Run(cudnnHandle_t handle, const void* x, void* y, const void* scale, const void* bias, const void* mean,
+                   const void* var) const;
   size_t workspace_bytes() const { return 0; }
 
  private:
@@ -85,7 +79,7 @@ struct LegacyConvSpec {
   bool allow_tf32 = false;  // float I/O: false → FMA math only
   bool has_bias = false;
   LegacyActivation activation = LegacyActivation::kNone;  // kNone, kRelu or kRelu6
-  bool exhaustive_search = false;  // cudnnFindConvolutionForwardAlgorithm (runs on the GPU)
+  bool exhaustive_search = false;                         // cudnnFindConvolutionForwardAlgorithm (runs on the GPU)
   size_t workspace_limit = size_t{256} << 20;
 };
 
@@ -139,23 +133,24 @@ class Pooling {
   PoolingDescriptor pool_;
 };
 
-// Accurate softmax over C of an [N, C] tensor (viewed as [N, C, 1, 1], channel mode).
+// Accurate softmax (or log-softmax) over the middle dim of a packed [outer, C, inner] tensor (viewed
+// as NCHW [outer, C, inner, 1], channel mode): softmax along any axis of any rank.
 class Softmax {
  public:
-  static absl::StatusOr<Softmax> Create(int n, int c, IoType type);
+  static absl::StatusOr<Softmax> Create(int outer, int c, int inner, IoType type, bool log);
   absl::Status Run(cudnnHandle_t handle, const void* x, void* y) const;
   size_t workspace_bytes() const { return 0; }
 
  private:
   Softmax() = default;
   TensorDescriptor xy_;
+  bool log_ = false;
 };
 
 // Elementwise activation over `count` packed elements (in place allowed: x == y).
 class Activation {
  public:
-  static absl::StatusOr<Activation> Create(int64_t count, IoType type, LegacyActivation act,
-                                           double elu_alpha = 1.0);
+  static absl::StatusOr<Activation> Create(int64_t count, IoType type, LegacyActivation act, double elu_alpha = 1.0);
   absl::Status Run(cudnnHandle_t handle, const void* x, void* y) const;
   size_t workspace_bytes() const { return 0; }
 

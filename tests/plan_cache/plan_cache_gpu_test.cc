@@ -78,8 +78,8 @@ class PlanCacheGpuTest : public ::testing::Test {
     runtime::SessionOptions options;
     options.device = runtime::Device::kCuda;
     options.precision = "fp16";
-    options.plan_cache_dir = dir_;
-    options.build_threads = threads;
+    options.gpu.plan_cache_dir = dir_;
+    options.gpu.build_threads = threads;
     auto session = runtime::Session::Create(kModel, options);
     EXPECT_TRUE(session.ok()) << session.status();
     if (!session.ok()) return nullptr;
@@ -151,10 +151,10 @@ TEST_F(PlanCacheGpuTest, ThreadCountDoesNotChangeTheEngines) {
   runtime::SessionOptions options;
   options.device = runtime::Device::kCuda;
   options.precision = "fp16";
-  options.plan_cache = false;
+  options.gpu.plan_cache = false;
   std::vector<std::vector<std::string>> notes;
   for (int threads : {1, 4}) {
-    options.build_threads = threads;
+    options.gpu.build_threads = threads;
     auto session = runtime::Session::Create(kModel, options);
     ASSERT_TRUE(session.ok()) << session.status();
     notes.push_back((*session)->gpu_step_notes());
