@@ -23,8 +23,8 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
 // Warm-up, then `runs` timed runs: prints p50/p90/p99 latency (host to host), on the GPU also the
 // p50 of GPU compute alone (inputs on the device to outputs on the device) and how runs execute
 // (CUDA graph or step by step), throughput (batch / p50) and peak device memory.
-absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs,
-                       int runs, int64_t batch);
+absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs, int runs,
+                       int64_t batch);
 
 // On the GPU: one step-by-step run with the GPU time of every step; prints the slowest steps with
 // how they ran, and the total per step kind. FailedPrecondition on the CPU.

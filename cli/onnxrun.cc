@@ -1,8 +1,10 @@
 // onnxrun: run an ONNX model from the command line (see --help). Exit code 0
 // only on success; otherwise one line on stderr saying what went wrong.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,73 +13,40 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cli/check.h"
+#include "cli/flags.h"
 #include "cli/npy.h"
 #include "cli/startup.h"
 #include "importer/tensor_proto.h"
 #include "ir/half.h"
 #include "ops/op_def.h"
 #include "partitioner/explain.h"
+#include "partitioner/fusion_rules.h"
 #include "runtime/session.h"
 
 namespace {
 
-constexpr char kUsage[] = R"(usage: onnxrun [options] MODEL.onnx
+constexpr char kUsageHead[] = R"(usage: onnxrun [run] [options] MODEL.onnx
 
 Runs an ONNX model and prints each output's name, shape, dtype and a summary.
 Inputs not given are generated (deterministic random; symbolic dims: the first is --batch, others 1).
 
 options:
-  --device cpu|cuda|auto   where to run (default auto: the GPU when usable, else the CPU)
-  --input NAME=FILE        an input from a .pb (TensorProto) or .npy file; repeatable
-  --input-dir DIR          inputs from DIR/input_<i>.pb, in graph-input order (ONNX test layout)
-  --output-dir DIR         write outputs as DIR/output_<i>.pb (TensorProto), in graph-output order
-  --batch N                size of symbolic batch dims of generated inputs (default 1)
-  --seed N                 seed of generated inputs (default 0)
-  --precision fp32|tf32|fp16  compute precision (default fp32; fp16: fp16 tensors, fp32 accumulation)
-  --no-fuse                run the reference plan: no passes, one kernel step per node
-  --explain[=text|json|dot]  print the plan (steps, what fused and why not) and exit
-  --check                  run on the GPU and on the CPU and compare (per output, and the first
-                           step whose output diverges); exit 1 when they disagree
-  --benchmark N            warm up, then time N runs: p50/p90/p99 latency (host to host, and GPU
-                           compute alone), throughput, peak memory
-  --profile                with --benchmark on the GPU: one more run timed step by step; prints
-                           the slowest steps and the time per step kind
-  --no-cuda-graph          GPU: run step by step instead of capturing a CUDA graph and replaying it
-  --plan-cache DIR         GPU: where built cuDNN plans are kept across runs (default
-                           $XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun)
-  --no-plan-cache          GPU: build every cuDNN plan, read and write no cache
-  --build-threads N        GPU: threads building cuDNN plans (default: hardware threads, at most 16)
-  --no-plan-sharing        GPU: build a plan for every step, also for steps identical to another
-                           (to measure what sharing saves)
-  --autotune               GPU: time the first 4 engine configs of every cuDNN plan on the real
-                           shapes and keep the fastest (kept in the plan cache)
-  --quiet                  no progress lines while cuDNN plans build
-  --print-graph            print the plan, one line per step, before running
-  --list-ops               print the supported ONNX op types and exit
-  -h, --help               this text
 )";
 
 struct Options {
   std::string model;
-  runtime::Device device = runtime::Device::kAuto;
+  runtime::SessionOptions session;  // device, precision, fuse, GPU options (session.gpu)
   std::vector<std::pair<std::string, std::string>> input_files;
   std::string input_dir, output_dir;
   int64_t batch = 1;
   uint64_t seed = 0;
   bool print_graph = false;
-  std::string precision = "fp32";
-  bool fuse = true;
   std::string explain;  // "", "text", "json", "dot"
   bool check = false;
   int benchmark_runs = 0;
   bool profile = false;
-  bool cuda_graph = true;
-  bool plan_cache = true;
-  std::string plan_cache_dir;
-  int build_threads = 0;
-  bool share_plans = true;
-  bool autotune = false;
   bool quiet = false;
   bool list_ops = false;
   bool help = false;
@@ -87,100 +56,157 @@ absl::Status UsageError(const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat(message, " (see onnxrun --help)"));
 }
 
+// A switch that sets `*target` to `value`.
+cli::Flag Switch(std::vector<std::string> names, std::string help, bool* target, bool value = true) {
+  return {std::move(names), cli::FlagArity::kSwitch, "", std::move(help), [target, value](const std::string&) {
+            *target = value;
+            return absl::OkStatus();
+          }};
+}
+
+// A flag whose value is an integer in [lo, hi], stored in `*target`.
+template <typename Int>
+cli::Flag IntFlag(std::string name, std::string value_name, std::string help, Int* target, Int lo, Int hi,
+                  std::string error) {
+  return {{std::move(name)},
+          cli::FlagArity::kValue,
+          std::move(value_name),
+          std::move(help),
+          [target, lo, hi, error](const std::string& v) {
+            Int parsed;
+            if (!absl::SimpleAtoi(v, &parsed) || parsed < lo || parsed > hi) return absl::InvalidArgumentError(error);
+            *target = parsed;
+            return absl::OkStatus();
+          }};
+}
+
+// A flag whose value must be one of `choices`, stored in `*target`.
+cli::Flag ChoiceFlag(std::string name, std::vector<std::string> choices, std::string help, std::string* target) {
+  const std::string value_name = absl::StrJoin(choices, "|");
+  return {{name}, cli::FlagArity::kValue, value_name, std::move(help), [=](const std::string& v) {
+            if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat(name, " must be ", absl::StrJoin(choices, ", "), ", not '", v, "'"));
+            }
+            *target = v;
+            return absl::OkStatus();
+          }};
+}
+
+// The flags of `onnxrun [run]`, in help order; each applies its value to `o`.
+std::vector<cli::Flag> RunFlags(Options& o) {
+  runtime::SessionOptions& s = o.session;
+  using cli::FlagArity;
+  return {
+      {{"--device"},
+       FlagArity::kValue,
+       "cpu|cuda|auto",
+       "where to run (default auto: the GPU when usable, else the CPU)",
+       [&s](const std::string& v) {
+         if (v == "cpu")
+           s.device = runtime::Device::kCpu;
+         else if (v == "cuda")
+           s.device = runtime::Device::kCuda;
+         else if (v == "auto")
+           s.device = runtime::Device::kAuto;
+         else
+           return absl::InvalidArgumentError(absl::StrCat("--device must be cpu, cuda or auto, not '", v, "'"));
+         return absl::OkStatus();
+       }},
+      {{"--input"},
+       FlagArity::kValue,
+       "NAME=FILE",
+       "an input from a .pb (TensorProto) or .npy file; repeatable",
+       [&o](const std::string& v) {
+         const size_t sep = v.find('=');
+         if (sep == std::string::npos || sep == 0) return absl::InvalidArgumentError("--input needs NAME=FILE");
+         o.input_files.emplace_back(v.substr(0, sep), v.substr(sep + 1));
+         return absl::OkStatus();
+       }},
+      {{"--input-dir"},
+       FlagArity::kValue,
+       "DIR",
+       "inputs from DIR/input_<i>.pb, in graph-input order (ONNX test layout)",
+       [&o](const std::string& v) { return (o.input_dir = v, absl::OkStatus()); }},
+      {{"--output-dir"},
+       FlagArity::kValue,
+       "DIR",
+       "write outputs as DIR/output_<i>.pb (TensorProto), in graph-output order",
+       [&o](const std::string& v) { return (o.output_dir = v, absl::OkStatus()); }},
+      IntFlag<int64_t>("--batch", "N", "size of symbolic batch dims of generated inputs (default 1)", &o.batch, 1,
+                       std::numeric_limits<int64_t>::max(), "--batch needs N >= 1"),
+      IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.seed, 0,
+                        std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
+      ChoiceFlag("--precision", {"fp32", "tf32", "fp16"},
+                 "compute precision (default fp32; fp16: fp16 tensors, fp32 accumulation)", &s.precision),
+      Switch({"--no-fuse"}, "run the reference plan: no passes, one kernel step per node", &s.fuse, false),
+      {{"--explain"},
+       FlagArity::kOptionalValue,
+       "text|json|dot",
+       "print the plan (steps, what fused and why not) and exit",
+       [&o](const std::string& v) {
+         o.explain = v.empty() ? "text" : v;
+         if (o.explain != "text" && o.explain != "json" && o.explain != "dot") {
+           return absl::InvalidArgumentError(absl::StrCat("--explain takes text, json or dot, not '", v, "'"));
+         }
+         return absl::OkStatus();
+       }},
+      Switch({"--check"},
+             "run on the GPU and on the CPU and compare (per output, and the first\n"
+             "step whose output diverges); exit 1 when they disagree",
+             &o.check),
+      IntFlag<int>("--benchmark", "N",
+                   "warm up, then time N runs: p50/p90/p99 latency (host to host, and GPU\n"
+                   "compute alone), throughput, peak memory",
+                   &o.benchmark_runs, 1, std::numeric_limits<int>::max(), "--benchmark needs N >= 1"),
+      Switch({"--profile"},
+             "with --benchmark on the GPU: one more run timed step by step; prints\n"
+             "the slowest steps and the time per step kind",
+             &o.profile),
+      Switch({"--no-cuda-graph"}, "GPU: run step by step instead of capturing a CUDA graph and replaying it",
+             &s.gpu.cuda_graph, false),
+      {{"--plan-cache"},
+       FlagArity::kValue,
+       "DIR",
+       "GPU: where built cuDNN plans are kept across runs (default\n$XDG_CACHE_HOME/onnxrun, else ~/.cache/onnxrun)",
+       [&s](const std::string& v) {
+         if (v.empty()) return absl::InvalidArgumentError("--plan-cache needs a folder");
+         s.gpu.plan_cache_dir = v;
+         return absl::OkStatus();
+       }},
+      Switch({"--no-plan-cache"}, "GPU: build every cuDNN plan, read and write no cache", &s.gpu.plan_cache, false),
+      IntFlag<int>("--build-threads", "N", "GPU: threads building cuDNN plans (default: hardware threads, at most 16)",
+                   &s.gpu.build_threads, 1, 256, "--build-threads needs N from 1 to 256"),
+      Switch({"--no-plan-sharing"},
+             "GPU: build a plan for every step, also for steps identical to another\n"
+             "(to measure what sharing saves)",
+             &s.gpu.share_plans, false),
+      {{"--autotune"},
+       FlagArity::kSwitch,
+       "",
+       "GPU: time the first 4 engine configs of every cuDNN plan on the real\n"
+       "shapes and keep the fastest (kept in the plan cache)",
+       [&s](const std::string&) { return (s.gpu.autotune_plans = 4, absl::OkStatus()); }},
+      Switch({"--quiet"}, "no progress lines while cuDNN plans build", &o.quiet),
+      Switch({"--print-graph"}, "print the plan, one line per step, before running", &o.print_graph),
+      Switch({"--list-ops"}, "print the supported ONNX op types, and how each runs on the GPU, and exit", &o.list_ops),
+      Switch({"-h", "--help"}, "this text", &o.help),
+  };
+}
+
+std::string Usage() {
+  Options scratch;
+  return absl::StrCat(kUsageHead, cli::FlagHelp(RunFlags(scratch)));
+}
+
 absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    const size_t eq = arg.find('=');
-    const bool has_inline = absl::StartsWith(arg, "--") && eq != std::string::npos;
-    if (has_inline) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    auto next = [&]() -> absl::StatusOr<std::string> {
-      if (has_inline) return value;
-      if (i + 1 >= argc) return UsageError(absl::StrCat(arg, " needs a value"));
-      return std::string(argv[++i]);
-    };
-    if (arg == "-h" || arg == "--help") {
-      options.help = true;
-    } else if (arg == "--list-ops") {
-      options.list_ops = true;
-    } else if (arg == "--explain") {
-      options.explain = has_inline ? value : "text";
-      if (options.explain != "text" && options.explain != "json" && options.explain != "dot") {
-        return UsageError(absl::StrCat("--explain takes text, json or dot, not '", options.explain, "'"));
-      }
-    } else if (arg == "--check") {
-      options.check = true;
-    } else if (arg == "--no-fuse") {
-      options.fuse = false;
-    } else if (arg == "--no-cuda-graph") {
-      options.cuda_graph = false;
-    } else if (arg == "--no-plan-cache") {
-      options.plan_cache = false;
-    } else if (arg == "--no-plan-sharing") {
-      options.share_plans = false;
-    } else if (arg == "--autotune") {
-      options.autotune = true;
-    } else if (arg == "--quiet") {
-      options.quiet = true;
-    } else if (arg == "--profile") {
-      options.profile = true;
-    } else if (arg == "--print-graph") {
-      options.print_graph = true;
-    } else if (arg == "--device" || arg == "--input" || arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--batch" || arg == "--seed" || arg == "--precision" || arg == "--benchmark" ||
-               arg == "--plan-cache" || arg == "--build-threads") {
-      absl::StatusOr<std::string> v = next();
-      if (!v.ok()) return v.status();
-      if (arg == "--device") {
-        if (*v == "cpu")
-          options.device = runtime::Device::kCpu;
-        else if (*v == "cuda")
-          options.device = runtime::Device::kCuda;
-        else if (*v == "auto")
-          options.device = runtime::Device::kAuto;
-        else
-          return UsageError(absl::StrCat("--device must be cpu, cuda or auto, not '", *v, "'"));
-      } else if (arg == "--input") {
-        const size_t sep = v->find('=');
-        if (sep == std::string::npos || sep == 0) return UsageError("--input needs NAME=FILE");
-        options.input_files.emplace_back(v->substr(0, sep), v->substr(sep + 1));
-      } else if (arg == "--precision") {
-        if (*v != "fp32" && *v != "tf32" && *v != "fp16") {
-          return UsageError(absl::StrCat("--precision must be fp32, tf32 or fp16, not '", *v, "'"));
-        }
-        options.precision = *v;
-      } else if (arg == "--benchmark") {
-        if (!absl::SimpleAtoi(*v, &options.benchmark_runs) || options.benchmark_runs < 1) {
-          return UsageError("--benchmark needs N >= 1");
-        }
-      } else if (arg == "--plan-cache") {
-        if (v->empty()) return UsageError("--plan-cache needs a folder");
-        options.plan_cache_dir = *v;
-      } else if (arg == "--build-threads") {
-        if (!absl::SimpleAtoi(*v, &options.build_threads) || options.build_threads < 1 || options.build_threads > 256) {
-          return UsageError("--build-threads needs N from 1 to 256");
-        }
-      } else if (arg == "--input-dir") {
-        options.input_dir = *v;
-      } else if (arg == "--output-dir") {
-        options.output_dir = *v;
-      } else if (arg == "--batch") {
-        if (!absl::SimpleAtoi(*v, &options.batch) || options.batch < 1) return UsageError("--batch needs N >= 1");
-      } else if (!absl::SimpleAtoi(*v, &options.seed)) {
-        return UsageError("--seed needs a number");
-      }
-    } else if (absl::StartsWith(arg, "-")) {
-      return UsageError(absl::StrCat("unknown option '", arg, "'"));
-    } else if (options.model.empty()) {
-      options.model = arg;
-    } else {
-      return UsageError(absl::StrCat("unexpected argument '", arg, "'"));
-    }
-  }
+  // `onnxrun run ...` is `onnxrun ...`; further subcommands (`onnxrun test`) dispatch here.
+  const int first = argc > 1 && std::string(argv[1]) == "run" ? 2 : 1;
+  absl::StatusOr<std::vector<std::string>> positional = cli::ParseFlags(RunFlags(options), argc, argv, first);
+  if (!positional.ok()) return UsageError(std::string(positional.status().message()));
+  if (positional->size() > 1) return UsageError(absl::StrCat("unexpected argument '", (*positional)[1], "'"));
+  if (!positional->empty()) options.model = (*positional)[0];
   if (!options.help && !options.list_ops && options.model.empty()) return UsageError("no model given");
   if (options.profile && options.benchmark_runs == 0) return UsageError("--profile goes with --benchmark N");
   return options;
@@ -318,18 +344,26 @@ absl::Status Explain(const Options& options, const runtime::Session& session) {
   return absl::OkStatus();
 }
 
+// --list-ops: every supported op type with its step kind and how that step runs on the GPU.
+void PrintOpList() {
+  std::printf("%-26s%-17s%s\n", "# op", "step", "on the GPU");
+  for (const std::string& op : ops::SupportedOpTypes()) {
+    const std::string_view kind = partitioner::PlannedStepKind(op);
+    std::string gpu = exec::HasOwnCudaKernel(op) ? "own CUDA kernel" : "host reference kernel";
+    if (kind == "FusedGraph") gpu = "cuDNN operation graph (fallback: legacy cuDNN + own kernels)";
+    if (kind == "Legacy") gpu = "legacy cuDNN call (other forms: own kernel or host)";
+    if (kind == "Alias") gpu = "no work (same device bytes)";
+    if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
+    std::printf("%-26s%-17s%s\n", op.c_str(), std::string(kind).c_str(), gpu.c_str());
+  }
+  // Rewritten by the importer into the ops above.
+  std::printf("%-26s%-17s%s\n", "Constant", "-", "a constant (importer)");
+  std::printf("%-26s%-17s%s\n", "Upsample", "-", "rewritten to Resize (importer)");
+}
+
 absl::Status Main(const Options& options) {
-  runtime::SessionOptions session_options;
-  session_options.device = options.device;
-  session_options.precision = options.precision;
-  session_options.fuse = options.fuse;
-  session_options.cuda_graph = options.cuda_graph;
-  session_options.plan_cache = options.plan_cache;
-  session_options.plan_cache_dir = options.plan_cache_dir;
-  session_options.build_threads = options.build_threads;
-  session_options.share_plans = options.share_plans;
-  if (options.autotune) session_options.autotune_plans = 4;
-  if (!options.quiet && options.explain.empty()) session_options.progress = cli::PlanProgressPrinter();
+  runtime::SessionOptions session_options = options.session;
+  if (!options.quiet && options.explain.empty()) session_options.gpu.progress = cli::PlanProgressPrinter();
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();
   if (!options.explain.empty()) return Explain(options, **session);
@@ -337,7 +371,7 @@ absl::Status Main(const Options& options) {
   if (options.print_graph) std::printf("%s", exec::PrintPlan((*session)->plan()).c_str());
   auto inputs = CollectInputs(options, **session);
   if (!inputs.ok()) return inputs.status();
-  if (options.check) return cli::CheckGpuAgainstCpu(**session, options.precision, *inputs);
+  if (options.check) return cli::CheckGpuAgainstCpu(**session, options.session.precision, *inputs);
   if (options.benchmark_runs > 0) {
     absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch);
     if (!timed.ok() || !options.profile) return timed;
@@ -368,12 +402,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (options->help) {
-    std::printf("%s", kUsage);
+    std::printf("%s", Usage().c_str());
     return 0;
   }
   if (options->list_ops) {
-    for (const std::string& op : ops::SupportedOpTypes()) std::printf("%s\n", op.c_str());
-    std::printf("Constant\nUpsample\n");  // consumed or rewritten by the importer
+    PrintOpList();
     return 0;
   }
   absl::Status status = Main(*options);

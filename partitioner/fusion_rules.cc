@@ -8,8 +8,7 @@ namespace {
 
 // Element size in bits of a value's dtype (0 when unknown).
 int64_t ElementBits(const ir::Graph& graph, ir::ValueId id) {
-  return id == ir::kNoValue ? 0
-                            : static_cast<int64_t>(ir::DTypeSize(graph.value(id).type.dtype)) * 8;
+  return id == ir::kNoValue ? 0 : static_cast<int64_t>(ir::DTypeSize(graph.value(id).type.dtype)) * 8;
 }
 
 const ir::Dim* DimOf(const ir::Graph& graph, ir::ValueId id, int64_t axis) {
@@ -21,16 +20,14 @@ const ir::Dim* DimOf(const ir::Graph& graph, ir::ValueId id, int64_t axis) {
 }
 
 // "" when `channels` elements of `bits` bits meet the alignment, else the reason.
-std::string AlignmentRejection(const FusionRules& rules, std::string_view what,
-                               const ir::Dim* channels, int64_t bits) {
+std::string AlignmentRejection(const FusionRules& rules, std::string_view what, const ir::Dim* channels, int64_t bits) {
   if (channels == nullptr || !channels->known() || bits == 0) {
     return absl::StrCat(std::string(what), " unknown: alignment cannot be checked");
   }
   const int64_t total = channels->value * bits;
   if (total % rules.mainloop_alignment_bits == 0) return "";
-  return absl::StrCat(std::string(what), " = ", channels->value, ": ", total,
-                      " bits, not a multiple of ", rules.mainloop_alignment_bits,
-                      " (sm90 mainloop alignment)");
+  return absl::StrCat(std::string(what), " = ", channels->value, ": ", total, " bits, not a multiple of ",
+                      rules.mainloop_alignment_bits, " (sm90 mainloop alignment)");
 }
 
 bool IsFloat(const ir::Graph& graph, ir::ValueId id) {
@@ -40,8 +37,7 @@ bool IsFloat(const ir::Graph& graph, ir::ValueId id) {
 
 std::string ConvRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node) {
   const int64_t rank = graph.value(node.inputs[0]).type.rank();
-  if (rank != 4)
-    return absl::StrCat("conv of rank ", rank, ": only 2-D convolutions (4-D tensors) fuse");
+  if (rank != 4) return absl::StrCat("conv of rank ", rank, ": only 2-D convolutions (4-D tensors) fuse");
   if (!IsFloat(graph, node.inputs[0])) return "conv dtype is not float32/float16";
   const int64_t group = node.attrs.GetInt("group", 1);
   const int64_t bits = ElementBits(graph, node.inputs[0]);
@@ -49,19 +45,16 @@ std::string ConvRejection(const FusionRules& rules, const ir::Graph& graph, cons
   if (group != 1) {
     if (c == nullptr || !c->known()) return absl::StrCat("grouped conv (group=", group, ")");
     const int64_t per_group = c->value / group;
-    return absl::StrCat(per_group == 1 ? "depthwise" : "grouped", " conv (group=", group,
-                        "): per-group alignment ", per_group * bits, " bits < ",
-                        rules.mainloop_alignment_bits, "; runs on the legacy API");
+    return absl::StrCat(per_group == 1 ? "depthwise" : "grouped", " conv (group=", group, "): per-group alignment ",
+                        per_group * bits, " bits < ", rules.mainloop_alignment_bits, "; runs on the legacy API");
   }
   return AlignmentRejection(rules, "input channels C", c, bits);
 }
 
-std::string MatMulRejection(const FusionRules& rules, const ir::Graph& graph,
-                            const ir::Node& node) {
+std::string MatMulRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node) {
   const ir::ValueId a = node.inputs[0];
   if (!IsFloat(graph, a)) return "matmul dtype is not float32/float16";
-  const int64_t rank_a = graph.value(a).type.rank(),
-                rank_b = graph.value(node.inputs[1]).type.rank();
+  const int64_t rank_a = graph.value(a).type.rank(), rank_b = graph.value(node.inputs[1]).type.rank();
   if (rank_a < 2 || rank_b < 2) return "1-D matmul operand";
   if (node.op_type == "Gemm") {
     if (node.attrs.GetFloat("alpha", 1.0f) != 1.0f || node.attrs.GetFloat("beta", 1.0f) != 1.0f) {
@@ -106,20 +99,15 @@ const EpilogueOpRule* FindEpilogueRule(const FusionRules& rules, std::string_vie
   return nullptr;
 }
 
-bool IsAnchorOp(std::string_view op_type) {
-  return op_type == "Conv" || op_type == "MatMul" || op_type == "Gemm";
-}
+bool IsAnchorOp(std::string_view op_type) { return op_type == "Conv" || op_type == "MatMul" || op_type == "Gemm"; }
 
-std::string AnchorRejection(const FusionRules& rules, const ir::Graph& graph,
-                            const ir::Node& node) {
+std::string AnchorRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node) {
   if (node.op_type == "Conv") return ConvRejection(rules, graph, node);
-  if (node.op_type == "MatMul" || node.op_type == "Gemm")
-    return MatMulRejection(rules, graph, node);
+  if (node.op_type == "MatMul" || node.op_type == "Gemm") return MatMulRejection(rules, graph, node);
   return absl::StrCat(node.op_type, " is not a conv or matmul");
 }
 
-std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& graph,
-                                  const ir::Node& node) {
+std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node) {
   if (FindEpilogueRule(rules, node.op_type) == nullptr) {
     return absl::StrCat(node.op_type, " is not a pointwise op cuDNN fuses");
   }
@@ -136,8 +124,7 @@ std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& gra
   return "";
 }
 
-std::optional<OperandShape> ClassifyOperand(const ir::Shape& out, const ir::Shape& operand,
-                                            bool anchor_is_conv) {
+std::optional<OperandShape> ClassifyOperand(const ir::Shape& out, const ir::Shape& operand, bool anchor_is_conv) {
   if (operand.size() > out.size()) return std::nullopt;
   const size_t offset = out.size() - operand.size();
   bool all_one = true, full = operand.size() == out.size();
@@ -163,31 +150,49 @@ std::optional<OperandShape> ClassifyOperand(const ir::Shape& out, const ir::Shap
 
 std::string OperandShapeName(OperandShape shape) {
   switch (shape) {
-    case OperandShape::kScalar:
-      return "scalar";
-    case OperandShape::kPerChannel:
-      return "per-channel";
-    case OperandShape::kFull:
-      return "full";
+    case OperandShape::kScalar: return "scalar";
+    case OperandShape::kPerChannel: return "per-channel";
+    case OperandShape::kFull: return "full";
   }
   return "?";
 }
 
-bool IsLegacyOp(const ir::Node& node) {
-  static const char* const kOps[] = {"BatchNormalization", "MaxPool",       "AveragePool",
-                                     "GlobalAveragePool",  "GlobalMaxPool", "Softmax",
-                                     "LogSoftmax"};
+namespace {
+
+bool IsLegacyOpType(std::string_view op_type) {
+  static const char* const kOps[] = {"BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
+                                     "GlobalMaxPool",      "Softmax", "LogSoftmax"};
   for (const char* op : kOps) {
-    if (node.op_type == op) return true;
+    if (op_type == op) return true;
   }
+  return false;
+}
+
+bool IsAliasOpType(std::string_view op_type) {
+  static const char* const kOps[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+  for (const char* op : kOps) {
+    if (op_type == op) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsLegacyOp(const ir::Node& node) {
+  if (IsLegacyOpType(node.op_type)) return true;
   return node.op_type == "Conv" && node.attrs.GetInt("group", 1) != 1;
 }
 
+std::string_view PlannedStepKind(std::string_view op_type) {
+  if (IsAnchorOp(op_type)) return "FusedGraph";
+  if (IsLegacyOpType(op_type)) return "Legacy";
+  if (IsAliasOpType(op_type) || op_type == "Dropout") return "Alias";
+  if (FindEpilogueRule(Sm90Rules(), op_type) != nullptr) return "Kernel+epilogue";
+  return "Kernel";
+}
+
 bool IsAliasOp(const ir::Node& node, const ir::Graph& graph) {
-  static const char* const kOps[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
-  for (const char* op : kOps) {
-    if (node.op_type == op) return true;
-  }
+  if (IsAliasOpType(node.op_type)) return true;
   // Dropout is an alias when its mask output is not used.
   return node.op_type == "Dropout" && (node.outputs.size() < 2 || node.outputs[1] == ir::kNoValue);
 }

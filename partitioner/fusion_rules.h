@@ -45,16 +45,20 @@ bool IsAnchorOp(std::string_view op_type);
 
 // Why `node` (an epilogue candidate) cannot join, given its op's attributes ("" when it can):
 // e.g. Clip needs constant bounds, Gelu "tanh" is not lowered.
-std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& graph,
-                                  const ir::Node& node);
+std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node);
 
 // Classifies `operand` against the anchor output shape; nullopt when no allowed shape fits.
-std::optional<OperandShape> ClassifyOperand(const ir::Shape& anchor_output,
-                                            const ir::Shape& operand, bool anchor_is_conv);
+std::optional<OperandShape> ClassifyOperand(const ir::Shape& anchor_output, const ir::Shape& operand,
+                                            bool anchor_is_conv);
 std::string OperandShapeName(OperandShape shape);
 
 // Legacy routing: grouped/depthwise conv, BN that could not be folded, pools, softmax.
 bool IsLegacyOp(const ir::Node& node);
+// The step kind the cover gives a node of this op type as far as the type alone decides, for
+// --list-ops: "FusedGraph" (anchors), "Legacy", "Alias", "Kernel+epilogue" (a Kernel step, or part
+// of a FusedGraph epilogue after a conv/matmul), "Kernel". Attributes and shapes may still send one
+// node elsewhere (a grouped Conv is Legacy); --explain gives the reason per node.
+std::string_view PlannedStepKind(std::string_view op_type);
 // Reshape-like ops that need no work (same bytes, new shape).
 bool IsAliasOp(const ir::Node& node, const ir::Graph& graph);
 

@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -41,6 +42,10 @@ namespace exec {
 
 // "" when a CUDA device is usable, else why not (no driver, no device, ...).
 std::string CudaUnavailableReason();
+
+// Whether Kernel steps of this op type have an own CUDA kernel for some of its forms (pointwise ops,
+// Concat/Pad, the device runners); other forms and other ops run their host reference kernel.
+bool HasOwnCudaKernel(std::string_view op_type);
 
 struct CudaExecutorOptions {
   bool cuda_graph = true;      // capture and replay runs with the same input dims

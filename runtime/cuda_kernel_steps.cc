@@ -54,6 +54,8 @@ const std::map<std::string_view, DeviceRunnerDef>& Runners() {
 
 }  // namespace
 
+bool HasDeviceRunner(std::string_view op_type) { return Runners().count(op_type) > 0; }
+
 bool CudaKernelSupports(const ir::Graph& graph, const ir::Node& node) {
   auto it = Runners().find(node.op_type);
   if (it == Runners().end() || ops::FindOpDef(node.op_type) == nullptr) return false;  // ops without inference

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,6 +25,8 @@ namespace exec {
 // Whether `node` runs on the device with kernels/cuda (attributes and constant inputs checked here;
 // dims are concrete only at run time).
 bool CudaKernelSupports(const ir::Graph& graph, const ir::Node& node);
+// Whether some form of this op type has a device runner.
+bool HasDeviceRunner(std::string_view op_type);
 
 // Runs it: `inputs` are the node's inputs on the device (entries for absent optional inputs are
 // invalid DeviceTensors; constant inputs are also available through graph.value(id).constant on

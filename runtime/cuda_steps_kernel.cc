@@ -74,6 +74,12 @@ kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64
 
 }  // namespace
 
+bool HasOwnCudaKernel(std::string_view op_type) {
+  const std::string op(op_type);
+  return UnaryOps().count(op) > 0 || BinaryOps().count(op) > 0 || op == "Gelu" || op == "Clip" || op == "Cast" ||
+         op == "Concat" || op == "Pad" || HasDeviceRunner(op_type);
+}
+
 // Pointwise ops this executor runs with its own kernels: unary/binary float ops
 // of the maps above and Clip with constant bounds; Gelu by its approximation
 // attribute.

@@ -16,8 +16,9 @@ from onnx import numpy_helper
 
 onnxrun = sys.argv[1] if len(sys.argv) > 1 else "bazel-bin/cli/onnxrun"
 root = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/libonnx-testdata/data"
-supported = set(subprocess.run([onnxrun, "--list-ops"], capture_output=True, text=True,
-                               check=True).stdout.split())
+supported = {line.split()[0] for line in subprocess.run([onnxrun, "--list-ops"], capture_output=True, text=True,
+                                                       check=True).stdout.splitlines()
+             if line and not line.startswith("#")}
 
 
 def case_ops(model_path):
