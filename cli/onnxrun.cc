@@ -85,8 +85,9 @@ cli::Flag ChoiceFlag(std::string name, std::vector<std::string> choices, std::st
   const std::string value_name = absl::StrJoin(choices, "|");
   return {{name}, cli::FlagArity::kValue, value_name, std::move(help), [=](const std::string& v) {
             if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
-              return absl::InvalidArgumentError(
-                  absl::StrCat(name, " must be ", absl::StrJoin(choices, ", "), ", not '", v, "'"));
+              return absl::InvalidArgumentError(absl::StrCat(name, " must be ",
+                                                             absl::StrJoin(choices.begin(), choices.end() - 1, ", "),
+                                                             " or ", choices.back(), ", not '", v, "'"));
             }
             *target = v;
             return absl::OkStatus();
