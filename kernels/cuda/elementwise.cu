@@ -73,14 +73,11 @@ __global__ void BinaryKernel(BinaryOp op, const T* a, const T* b, T* out, CopySh
                              Index total) {
   for (Index linear = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x; linear < total;
        linear += static_cast<Index>(gridDim.x) * blockDim.x) {
-    Index rest = linear, ia = 0, ib = 0;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-      const Index dim = static_cast<Index>(shape.dims[d]);
-      const Index i = rest % dim;
-      rest /= dim;
+    Index ia = 0, ib = 0;
+    ForEachCoordinate(linear, shape.rank, shape.dims, [&](int d, Index i) {
       ia += i * static_cast<Index>(shape.src_strides[d]);
       ib += i * static_cast<Index>(b_strides.v[d]);
-    }
+    });
     Store(out, linear, ApplyBinary(op, Load(a, ia), Load(b, ib)));
   }
 }
@@ -103,14 +100,11 @@ __global__ void BinaryPackedKernel(BinaryOp op, const T* a, const T* b, T* out, 
   for (Index p = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x; p < packs;
        p += static_cast<Index>(gridDim.x) * blockDim.x) {
     const Index linear = p * V;
-    Index rest = linear, ia = 0, ib = 0;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-      const Index dim = static_cast<Index>(shape.dims[d]);
-      const Index i = rest % dim;
-      rest /= dim;
+    Index ia = 0, ib = 0;
+    ForEachCoordinate(linear, shape.rank, shape.dims, [&](int d, Index i) {
       ia += i * static_cast<Index>(shape.src_strides[d]);
       ib += i * static_cast<Index>(b_strides.v[d]);
-    }
+    });
     const Pack<T, V> x = *reinterpret_cast<const Pack<T, V>*>(a + ia);
     const Pack<T, V> y = *reinterpret_cast<const Pack<T, V>*>(b + ib);
     Pack<T, V> z;

@@ -33,6 +33,19 @@ __device__ __forceinline__ int64_t GlobalThreadIndex() {
   return blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
 }
 __device__ __forceinline__ int64_t GlobalThreadCount() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
+// Splits the row-major index `linear` over dims[0, rank) into coordinates and calls visit(d, i_d)
+// for each, innermost dim first: the one place the kernels turn a linear index into strided
+// offsets (each caller accumulates i_d * its operands' strides[d]).
+template <typename Index, typename Visit>
+__device__ __forceinline__ void ForEachCoordinate(Index linear, int rank, const int64_t* dims, Visit&& visit) {
+  for (int d = rank - 1; d >= 0; --d) {
+    const Index dim = static_cast<Index>(dims[d]);
+    const Index i = linear % dim;
+    linear /= dim;
+    visit(d, i);
+  }
+}
 #endif  // __CUDACC__
 
 }  // namespace kernels::cuda

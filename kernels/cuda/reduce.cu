@@ -81,18 +81,13 @@ __global__ void ReduceBlockPerOutput(ReduceOp op, const T* __restrict__ in, T* _
   __shared__ Acc shared[kBlockSize];
   const auto combine = [op](Acc a, Acc b) { return Combine(op, a, b); };
   for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
-    int64_t rest = o, base = 0;
-    for (int d = s.kept_rank - 1; d >= 0; --d) {
-      base += (rest % s.kept_dims[d]) * s.kept_strides[d];
-      rest /= s.kept_dims[d];
-    }
+    int64_t base = 0;
+    ForEachCoordinate(o, s.kept_rank, s.kept_dims, [&](int d, int64_t i) { base += i * s.kept_strides[d]; });
     Acc acc = Init(op, Acc{});
     for (int64_t r = threadIdx.x; r < n_reduced; r += blockDim.x) {
-      int64_t rr = r, offset = base;
-      for (int d = s.reduced_rank - 1; d >= 0; --d) {
-        offset += (rr % s.reduced_dims[d]) * s.reduced_strides[d];
-        rr /= s.reduced_dims[d];
-      }
+      int64_t offset = base;
+      ForEachCoordinate(r, s.reduced_rank, s.reduced_dims,
+                        [&](int d, int64_t i) { offset += i * s.reduced_strides[d]; });
       acc = Combine(op, acc, Map(op, Widen(in[offset])));
     }
     acc = BlockReduce(acc, combine, shared);
@@ -107,18 +102,13 @@ template <typename T, typename Acc>
 __global__ void ReduceThreadPerOutput(ReduceOp op, const T* __restrict__ in, T* __restrict__ out, ReduceShape s,
                                       int64_t n_out, int64_t n_reduced) {
   for (int64_t o = GlobalThreadIndex(); o < n_out; o += GlobalThreadCount()) {
-    int64_t rest = o, base = 0;
-    for (int d = s.kept_rank - 1; d >= 0; --d) {
-      base += (rest % s.kept_dims[d]) * s.kept_strides[d];
-      rest /= s.kept_dims[d];
-    }
+    int64_t base = 0;
+    ForEachCoordinate(o, s.kept_rank, s.kept_dims, [&](int d, int64_t i) { base += i * s.kept_strides[d]; });
     Acc acc = Init(op, Acc{});
     for (int64_t r = 0; r < n_reduced; ++r) {
-      int64_t rr = r, offset = base;
-      for (int d = s.reduced_rank - 1; d >= 0; --d) {
-        offset += (rr % s.reduced_dims[d]) * s.reduced_strides[d];
-        rr /= s.reduced_dims[d];
-      }
+      int64_t offset = base;
+      ForEachCoordinate(r, s.reduced_rank, s.reduced_dims,
+                        [&](int d, int64_t i) { offset += i * s.reduced_strides[d]; });
       acc = Combine(op, acc, Map(op, Widen(in[offset])));
     }
     Narrow(Finish(op, acc, n_reduced), &out[o]);

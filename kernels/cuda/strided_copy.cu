@@ -13,14 +13,11 @@ template <typename T, typename Index>
 __global__ void StridedCopyKernel(const T* __restrict__ src, T* __restrict__ dst, CopyShape shape, Index total) {
   for (Index linear = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x; linear < total;
        linear += static_cast<Index>(gridDim.x) * blockDim.x) {
-    Index rest = linear, src_offset = 0, dst_offset = 0;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-      const Index dim = static_cast<Index>(shape.dims[d]);
-      const Index i = rest % dim;
-      rest /= dim;
+    Index src_offset = 0, dst_offset = 0;
+    ForEachCoordinate(linear, shape.rank, shape.dims, [&](int d, Index i) {
       src_offset += i * static_cast<Index>(shape.src_strides[d]);
       dst_offset += i * static_cast<Index>(shape.dst_strides[d]);
-    }
+    });
     dst[dst_offset] = src[src_offset];
   }
 }

@@ -8,12 +8,9 @@ namespace {
 template <typename T>
 __global__ void TileKernel(const T* __restrict__ in, T* __restrict__ out, TileShape shape, int64_t total) {
   for (int64_t linear = GlobalThreadIndex(); linear < total; linear += GlobalThreadCount()) {
-    int64_t rest = linear, offset = 0;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-      const int64_t i = rest % shape.out_dims[d];
-      rest /= shape.out_dims[d];
-      offset += (i % shape.in_dims[d]) * shape.in_strides[d];
-    }
+    int64_t offset = 0;
+    ForEachCoordinate(linear, shape.rank, shape.out_dims,
+                      [&](int d, int64_t i) { offset += (i % shape.in_dims[d]) * shape.in_strides[d]; });
     out[linear] = in[offset];
   }
 }

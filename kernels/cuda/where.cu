@@ -9,14 +9,12 @@ template <typename T>
 __global__ void WhereKernel(const uint8_t* __restrict__ cond, const T* __restrict__ x, const T* __restrict__ y,
                             T* __restrict__ out, WhereShape shape, int64_t total) {
   for (int64_t linear = GlobalThreadIndex(); linear < total; linear += GlobalThreadCount()) {
-    int64_t rest = linear, ic = 0, ix = 0, iy = 0;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-      const int64_t i = rest % shape.dims[d];
-      rest /= shape.dims[d];
+    int64_t ic = 0, ix = 0, iy = 0;
+    ForEachCoordinate(linear, shape.rank, shape.dims, [&](int d, int64_t i) {
       ic += i * shape.cond_strides[d];
       ix += i * shape.x_strides[d];
       iy += i * shape.y_strides[d];
-    }
+    });
     out[linear] = cond[ic] != 0 ? x[ix] : y[iy];
   }
 }
