@@ -54,7 +54,8 @@ std::vector<OpDef> ElementwiseOpDefs();  // unary/binary/variadic math, activati
 std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, MatMul, Gemm
 std::vector<OpDef> TensorOpDefs();       // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
 std::vector<OpDef> TensorCopyOpDefs();   // data movement: Concat, Split, Slice, Gather, Pad
-std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+std::vector<OpDef> ReduceResizeOpDefs();
+std::vector<OpDef> CumSumOpDefs();        // ops/cumsum.h // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
 
 }  // namespace ops
 

@@ -534,6 +534,30 @@ TEST_F(CudaKernelStepsTest, InstanceNormalization) {
   Check(c);
 }
 
+// ---- CumSum ---------------------------------------------------------------------------------------
+
+TEST_F(CudaKernelStepsTest, CumSum) {
+  Case a("CumSum", 14);
+  a.In(Random(DType::kFloat32, {3, 37, 5}, 1)).Const(Ints({1})).Label("middle axis");
+  Check(a);
+  Case b("CumSum", 14);
+  b.In(Random(DType::kFloat16, {2, 3, 4, 5}, 2), /*nhwc=*/true)
+      .Const(Ints({-1}))
+      .Attr("exclusive", int64_t{1})
+      .Label("fp16 NHWC, last axis, exclusive");
+  Check(b);
+  Case c("CumSum", 14);
+  c.In(Random(DType::kInt64, {4, 300}, 3)).Const(Ints({0})).Attr("reverse", int64_t{1}).Label("int64 reverse");
+  Check(c);
+  Case d("CumSum", 11);
+  d.In(Random(DType::kInt32, {1000}, 4))
+      .Const(Ints({0}))
+      .Attr("reverse", int64_t{1})
+      .Attr("exclusive", int64_t{1})
+      .Label("int32 reverse exclusive");
+  Check(d);
+}
+
 // ---- Resize ---------------------------------------------------------------------------------------
 
 TEST_F(CudaKernelStepsTest, ResizeNearest) {
@@ -785,6 +809,12 @@ TEST(CudaKernelSupportsTest, CoveredForms) {
   Case e("ReduceMax");
   e.In(Random(DType::kInt64, {2, 4}, 1)).Const(Ints({0}));
   EXPECT_TRUE(Supports(e));
+  Case f("CumSum", 14);
+  f.In(Random(DType::kFloat16, {2, 4}, 1)).Const(Ints({1}));
+  EXPECT_TRUE(Supports(f));
+  Case g("CumSum", 14);
+  g.In(Random(DType::kInt32, {2, 4}, 1)).In(Ints({1}));
+  EXPECT_FALSE(Supports(g)) << "an axis computed at run time stays on the host";
 }
 
 TEST(CudaKernelSupportsTest, FormsLeftToTheHost) {

@@ -78,7 +78,7 @@ struct DeviceRunnerDef {
 
 // Per-family tables (one .cc each); cuda_kernel_steps.cc concatenates them.
 std::vector<DeviceRunnerDef> MovementRunners();  // Transpose, Slice, Gather, Expand, Tile, Where
-std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms
+std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms, CumSum
 std::vector<DeviceRunnerDef> ResizeRunners();    // Resize
 
 }  // namespace exec

@@ -1,4 +1,5 @@
-// Device runners for reductions, Softmax/LogSoftmax, LayerNormalization, InstanceNormalization.
+// Device runners for reductions, Softmax/LogSoftmax, LayerNormalization, InstanceNormalization,
+// CumSum.
 // that turns the concrete input dims and the node's attributes and constant inputs into kernel
 // parameters. Output dims always come from the op's own inference.
 #include <cmath>
@@ -10,10 +11,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "kernels/cuda/cumsum.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/norm.h"
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/softmax.h"
+#include "ops/cumsum.h"
 #include "ops/infer_concrete.h"
 #include "ops/infer_util.h"
 #include "ops/op_def.h"
@@ -213,6 +216,40 @@ Outputs RunInstanceNorm(const Call& c) {
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 
+// ---- CumSum ---------------------------------------------------------------------------------------
+
+std::optional<kernels::cuda::ScanType> ScanTypeOf(DType d) {
+  switch (d) {
+    case DType::kFloat32: return kernels::cuda::ScanType::kFloat32;
+    case DType::kFloat16: return kernels::cuda::ScanType::kFloat16;
+    case DType::kFloat64: return kernels::cuda::ScanType::kFloat64;
+    case DType::kInt32: return kernels::cuda::ScanType::kInt32;
+    case DType::kInt64: return kernels::cuda::ScanType::kInt64;
+    default: return std::nullopt;
+  }
+}
+
+bool SupportsCumSum(const ir::Graph& g, const ir::Node& n) {
+  return ScanTypeOf(InputDType(g, n, 0)).has_value() && ConstantInput(g, n, 1) != nullptr &&
+         ops::ParseCumSumAttrs(n).ok();
+}
+
+Outputs RunCumSum(const Call& c) {
+  const DeviceTensor& x = c.in(0);
+  absl::StatusOr<ops::CumSumAttrs> attrs = ops::ParseCumSumAttrs(c.node);
+  if (!attrs.ok()) return c.Unsupported(attrs.status().message());
+  absl::StatusOr<int64_t> axis = ops::CumSumAxis(*c.constant(1), static_cast<int64_t>(x.dims.size()));
+  if (!axis.ok()) return c.Unsupported(axis.status().message());
+  absl::StatusOr<DeviceTensor> dense = ToLayout(x, false, c.stream);
+  if (!dense.ok()) return dense.status();
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  const ops::ScanExtents e = ops::ScanExtentsOf(x.dims, *axis);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CumSum(*ScanTypeOf(x.dtype), dense->data(), out->data(), e.outer,
+                                                     e.length, e.inner, attrs->exclusive, attrs->reverse, c.stream));
+  return std::vector<DeviceTensor>{*std::move(out)};
+}
+
 }  // namespace
 
 std::vector<DeviceRunnerDef> MathRunners() {
@@ -227,6 +264,7 @@ std::vector<DeviceRunnerDef> MathRunners() {
       {"LogSoftmax", SupportsFloat, RunSoftmax},
       {"LayerNormalization", SupportsLayerNorm, RunLayerNorm},
       {"InstanceNormalization", SupportsInstanceNorm, RunInstanceNorm},
+      {"CumSum", SupportsCumSum, RunCumSum},
   };
 }
 
