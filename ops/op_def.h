@@ -54,6 +54,7 @@ std::vector<OpDef> ElementwiseOpDefs();  // unary/binary/variadic math, activati
 std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, MatMul, Gemm
 std::vector<OpDef> TensorOpDefs();       // shape and data movement: Reshape, Slice, Gather, Pad, ...
 std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
 
 }  // namespace ops
 

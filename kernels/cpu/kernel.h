@@ -40,6 +40,7 @@ std::vector<KernelDef> ElementwiseKernels();
 std::vector<KernelDef> NnKernels();
 std::vector<KernelDef> TensorKernels();
 std::vector<KernelDef> ReduceResizeKernels();
+std::vector<KernelDef> RnnKernels();  // rnn.cc
 
 }  // namespace kernels::cpu
 
