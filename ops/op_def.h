@@ -55,6 +55,7 @@ std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, M
 std::vector<OpDef> TensorOpDefs();       // shape and data movement: Reshape, Slice, Gather, Pad, ...
 std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
 std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
+std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
 
 }  // namespace ops
 

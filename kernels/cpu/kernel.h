@@ -40,7 +40,9 @@ std::vector<KernelDef> ElementwiseKernels();
 std::vector<KernelDef> NnKernels();
 std::vector<KernelDef> TensorKernels();
 std::vector<KernelDef> ReduceResizeKernels();
-std::vector<KernelDef> RnnKernels();  // rnn.cc
+std::vector<KernelDef> RnnKernels();           // rnn.cc
+std::vector<KernelDef> QuantizeKernels();      // quantize.cc
+std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
 
 }  // namespace kernels::cpu
 

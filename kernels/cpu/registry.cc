@@ -8,7 +8,8 @@ namespace kernels::cpu {
 KernelFn FindKernel(std::string_view op_type) {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, KernelFn>();
-    for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels, RnnKernels}) {
+    for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels, RnnKernels, QuantizeKernels,
+                        QuantizeGemmKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;
