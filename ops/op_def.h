@@ -56,6 +56,7 @@ std::vector<OpDef> TensorOpDefs();       // shape and data movement: Reshape, Sl
 std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
 std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
 std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
+std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
 
 }  // namespace ops
 

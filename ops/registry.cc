@@ -10,7 +10,7 @@ namespace {
 const std::map<std::string_view, OpDef>& Registry() {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, OpDef>();
-    for (auto family : {ElementwiseOpDefs, NnOpDefs, TensorOpDefs, ReduceResizeOpDefs, RnnOpDefs, QuantizeOpDefs}) {
+    for (auto family : {ElementwiseOpDefs, NnOpDefs, TensorOpDefs, ReduceResizeOpDefs, RnnOpDefs, QuantizeOpDefs, VisionOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     return map;

@@ -43,6 +43,7 @@ std::vector<KernelDef> ReduceResizeKernels();
 std::vector<KernelDef> RnnKernels();           // rnn.cc
 std::vector<KernelDef> QuantizeKernels();      // quantize.cc
 std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
+std::vector<KernelDef> VisionKernels();        // vision.cc
 
 }  // namespace kernels::cpu
 

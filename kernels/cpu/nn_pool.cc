@@ -1,12 +1,14 @@
-// CPU kernels of MaxPool (with optional Indices), AveragePool, GlobalAveragePool and
-// GlobalMaxPool: N-d, separable (the window reduced one spatial dim at a time, so a window of
+// CPU kernels of MaxPool (with optional Indices), AveragePool, LpPool, GlobalAveragePool,
+// GlobalMaxPool and GlobalLpPool: N-d, separable (the window reduced one spatial dim at a time, so a window of
 // k1 x ... x kn taps costs k1 + ... + kn operations per output rather than their product).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/nn_util.h"
+#include "ops/vision_attrs.h"
 
 namespace kernels::cpu::nn {
 namespace {
@@ -267,6 +269,33 @@ absl::Status AveragePoolTyped(const PoolArgs& a, bool count_include_pad) {
   return absl::OkStatus();
 }
 
+// |v|^p, exactly for the common p.
+double PowAbs(double v, int64_t p) {
+  const double a = std::fabs(v);
+  return p == 1 ? a : p == 2 ? a * a : std::pow(a, static_cast<double>(p));
+}
+
+// s^(1/p).
+double Root(double s, int64_t p) { return p == 1 ? s : p == 2 ? std::sqrt(s) : std::pow(s, 1.0 / p); }
+
+// LpPool: (sum of |x|^p over the window's in-bounds taps)^(1/p).
+template <typename T>
+absl::Status LpPoolTyped(const PoolArgs& a, int64_t power) {
+  const std::vector<DimTaps> taps = MakeTaps(a.geo);
+  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
+  SeparablePool<double, false> pool(a.geo, taps, false);
+  std::vector<double> plane(in_size), out;
+  std::vector<int64_t> unused;
+  const T* x = a.x->data<T>();
+  T* y = a.y->data<T>();
+  for (int64_t p = 0; p < a.planes; ++p) {
+    for (int64_t i = 0; i < in_size; ++i) plane[i] = PowAbs(static_cast<double>(x[p * in_size + i]), power);
+    if (absl::Status s = pool.Run(plane.data(), out, unused); !s.ok()) return s;
+    for (int64_t o = 0; o < out_size; ++o) y[p * out_size + o] = static_cast<T>(Root(out[o], power));
+  }
+  return absl::OkStatus();
+}
+
 // Output shape of a global pool: [N, C, 1, ...].
 absl::Status CheckGlobalShapes(const ir::Tensor* x, const ir::Tensor* y) {
   if (x == nullptr || y == nullptr) return absl::InvalidArgumentError("X and Y are required");
@@ -322,6 +351,33 @@ absl::Status AveragePool(KernelContext& ctx) {
   const bool count_include_pad = ctx.attrs().GetInt("count_include_pad", 0) != 0;
   return DispatchFloat(args->x->dtype(),
                        [&](auto tag) { return AveragePoolTyped<decltype(tag)>(*args, count_include_pad); });
+}
+
+absl::Status LpPool(KernelContext& ctx) {
+  absl::StatusOr<int64_t> power = ops::ParseLpPoolP(ctx.node);
+  if (!power.ok()) return power.status();
+  absl::StatusOr<PoolArgs> args = ReadPoolArgs(ctx);
+  if (!args.ok()) return args.status();
+  return DispatchFloat(args->x->dtype(), [&](auto tag) { return LpPoolTyped<decltype(tag)>(*args, *power); });
+}
+
+absl::Status GlobalLpPool(KernelContext& ctx) {
+  absl::StatusOr<int64_t> power = ops::ParseLpPoolP(ctx.node);
+  if (!power.ok()) return power.status();
+  if (absl::Status s = CheckGlobalShapes(ctx.input(0), ctx.output(0)); !s.ok()) return s;
+  const ir::Tensor& x = *ctx.input(0);
+  ir::Tensor& y = *ctx.output(0);
+  return DispatchFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t planes = x.shape()[0] * x.shape()[1];
+    const int64_t size = planes == 0 ? 0 : x.num_elements() / planes;
+    for (int64_t p = 0; p < planes; ++p) {
+      double sum = 0;
+      for (int64_t i = 0; i < size; ++i) sum += PowAbs(static_cast<double>(x.data<T>()[p * size + i]), *power);
+      y.data<T>()[p] = static_cast<T>(Root(sum, *power));
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status GlobalAveragePool(KernelContext& ctx) {
