@@ -164,6 +164,29 @@ absl::Status DropLegacyAttrs(Graph&, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
+// GridSample-16 names its modes "bilinear" and "bicubic"; opset 20 (canonical) "linear", "cubic".
+absl::Status GridSampleModeNames(Graph&, Node& node, std::vector<Node>&) {
+  const std::string mode = node.attrs.GetString("mode", "linear");
+  if (mode == "bilinear") node.attrs.Set("mode", std::string("linear"));
+  if (mode == "bicubic") node.attrs.Set("mode", std::string("cubic"));
+  return absl::OkStatus();
+}
+
+// RoiAlign before opset 16 has no coordinate_transformation_mode and behaves as
+// "output_half_pixel" (opset 16's default is "half_pixel").
+absl::Status RoiAlignCoordinates(Graph&, Node& node, std::vector<Node>&) {
+  if (node.opset < 16 && !node.attrs.Has("coordinate_transformation_mode")) {
+    node.attrs.Set("coordinate_transformation_mode", std::string("output_half_pixel"));
+  }
+  return absl::OkStatus();
+}
+
+// Opset < 7 recurrent ops may carry output_sequence (Y is produced when it is an output anyway).
+absl::Status DropOutputSequence(Graph&, Node& node, std::vector<Node>&) {
+  node.attrs.Erase("output_sequence");
+  return absl::OkStatus();
+}
+
 const std::map<std::string, Rewrite>& Rewrites() {
   static const auto* table = new std::map<std::string, Rewrite>{
       {"Clip", ClipAttrsToInputs},
@@ -185,6 +208,11 @@ const std::map<std::string, Rewrite>& Rewrites() {
       {"Gemm", DropLegacyAttrs},
       {"BatchNormalization", DropLegacyAttrs},
       {"Dropout", DropLegacyAttrs},
+      {"GridSample", GridSampleModeNames},
+      {"RoiAlign", RoiAlignCoordinates},
+      {"RNN", DropOutputSequence},
+      {"GRU", DropOutputSequence},
+      {"LSTM", DropOutputSequence},
   };
   return *table;
 }

@@ -54,8 +54,11 @@ std::vector<OpDef> ElementwiseOpDefs();  // unary/binary/variadic math, activati
 std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, MatMul, Gemm
 std::vector<OpDef> TensorOpDefs();       // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
 std::vector<OpDef> TensorCopyOpDefs();   // data movement: Concat, Split, Slice, Gather, Pad
-std::vector<OpDef> ReduceResizeOpDefs();
-std::vector<OpDef> CumSumOpDefs();        // ops/cumsum.h // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+std::vector<OpDef> CumSumOpDefs();       // ops/cumsum.h
+std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
+std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
+std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
 
 }  // namespace ops
 

@@ -40,7 +40,11 @@ std::vector<KernelDef> ElementwiseKernels();
 std::vector<KernelDef> NnKernels();
 std::vector<KernelDef> TensorKernels();
 std::vector<KernelDef> ReduceResizeKernels();
-std::vector<KernelDef> CumSumKernels();  // cumsum.cc
+std::vector<KernelDef> CumSumKernels();        // cumsum.cc
+std::vector<KernelDef> RnnKernels();           // rnn.cc
+std::vector<KernelDef> QuantizeKernels();      // quantize.cc
+std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
+std::vector<KernelDef> VisionKernels();        // vision.cc
 
 }  // namespace kernels::cpu
 

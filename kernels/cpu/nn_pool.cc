@@ -1,84 +1,52 @@
-// CPU kernels of MaxPool (with optional Indices), AveragePool, GlobalAveragePool and
-// GlobalMaxPool: N-d, direct loops over each window's in-bounds taps.
+// CPU kernels of MaxPool (with optional Indices), AveragePool, LpPool, GlobalAveragePool,
+// GlobalMaxPool and GlobalLpPool: N-d, separable (the window reduced one spatial dim at a time, so a window of
+// k1 x ... x kn taps costs k1 + ... + kn operations per output rather than their product).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/nn_util.h"
+#include "ops/vision_attrs.h"
 
 namespace kernels::cpu::nn {
 namespace {
 
-// Per spatial dim and output index: the in-bounds input positions of the window, and how many
-// taps fall inside the padded extent (the count_include_pad divisor factor).
-struct PoolPlan {
-  std::vector<std::vector<std::vector<int64_t>>> taps;  // [dim][out] -> positions
-  std::vector<std::vector<int64_t>> padded_count;       // [dim][out]
-  std::vector<int64_t> in_stride;                       // row-major strides of the input plane
-  std::vector<int64_t> col_stride;                      // column-major strides (storage_order 1)
+// One spatial dim of a pooling window over concrete extents: for output index o, the in-bounds
+// taps are the input positions first[o] + t * dilation for t in [0, count[o]); padded[o] counts
+// the taps inside the padded extent (the count_include_pad divisor factor).
+struct DimTaps {
+  std::vector<int64_t> first, count, padded;
+  int64_t dilation = 1;
 };
 
-PoolPlan MakePlan(const WindowGeometry& geo) {
-  const size_t nd = geo.kernel.size();
-  PoolPlan plan;
-  plan.taps.resize(nd);
-  plan.padded_count.resize(nd);
-  plan.in_stride.assign(nd, 1);
-  plan.col_stride.assign(nd, 1);
-  for (size_t j = nd; j-- > 1;) plan.in_stride[j - 1] = plan.in_stride[j] * geo.image[j];
-  for (size_t j = 1; j < nd; ++j) plan.col_stride[j] = plan.col_stride[j - 1] * geo.image[j - 1];
-  for (size_t j = 0; j < nd; ++j) {
+// Valid tap range [lo, hi) of a window starting at `start` (kernel k, dilation d, extent n).
+inline void TapRange(int64_t start, int64_t k, int64_t d, int64_t n, int64_t& lo, int64_t& hi) {
+  lo = start >= 0 ? 0 : (-start + d - 1) / d;
+  hi = n - start <= 0 ? 0 : std::min(k, (n - start - 1) / d + 1);
+  if (hi < lo) hi = lo;
+}
+
+std::vector<DimTaps> MakeTaps(const WindowGeometry& geo) {
+  std::vector<DimTaps> dims(geo.kernel.size());
+  for (size_t j = 0; j < dims.size(); ++j) {
+    DimTaps& d = dims[j];
+    d.dilation = geo.dilations[j];
     for (int64_t o = 0; o < geo.grid[j]; ++o) {
-      std::vector<int64_t> positions;
-      int64_t padded = 0;
+      const int64_t start = o * geo.strides[j] - geo.pad_begin[j];
+      int64_t lo, hi, padded = 0;
+      TapRange(start, geo.kernel[j], d.dilation, geo.image[j], lo, hi);
       for (int64_t k = 0; k < geo.kernel[j]; ++k) {
-        const int64_t p = o * geo.strides[j] + k * geo.dilations[j] - geo.pad_begin[j];
-        if (p >= -geo.pad_begin[j] && p < geo.image[j] + geo.pad_end[j]) ++padded;
-        if (p >= 0 && p < geo.image[j]) positions.push_back(p);
+        const int64_t p = start + k * d.dilation;
+        padded += p >= -geo.pad_begin[j] && p < geo.image[j] + geo.pad_end[j];
       }
-      plan.taps[j].push_back(std::move(positions));
-      plan.padded_count[j].push_back(padded);
+      d.first.push_back(start + lo * d.dilation);
+      d.count.push_back(hi - lo);
+      d.padded.push_back(padded);
     }
   }
-  return plan;
-}
-
-// Calls visit(row_major_offset, col_major_offset) for every in-bounds tap of the window at
-// output multi-index `out`.
-template <typename Visit>
-void ForEachTap(const PoolPlan& plan, const std::vector<int64_t>& out, Visit&& visit) {
-  const size_t nd = out.size();
-  absl::InlinedVector<const std::vector<int64_t>*, 4> lists(nd);
-  for (size_t j = 0; j < nd; ++j) {
-    lists[j] = &plan.taps[j][out[j]];
-    if (lists[j]->empty()) return;
-  }
-  absl::InlinedVector<size_t, 4> t(nd, 0);
-  while (true) {
-    int64_t row = 0, col = 0;
-    for (size_t j = 0; j < nd; ++j) {
-      row += (*lists[j])[t[j]] * plan.in_stride[j];
-      col += (*lists[j])[t[j]] * plan.col_stride[j];
-    }
-    visit(row, col);
-    size_t j = nd;
-    while (j-- > 0) {
-      if (++t[j] < lists[j]->size()) break;
-      t[j] = 0;
-    }
-    if (j == static_cast<size_t>(-1)) return;
-  }
-}
-
-// Advances a multi-index over `dims`; false after the last.
-bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
-  for (size_t j = idx.size(); j-- > 0;) {
-    if (++idx[j] < dims[j]) return true;
-    idx[j] = 0;
-  }
-  return false;
+  return dims;
 }
 
 struct PoolArgs {
@@ -109,155 +77,222 @@ absl::StatusOr<PoolArgs> ReadPoolArgs(const KernelContext& ctx) {
   return a;
 }
 
-// 1-D and 2-D geometry as 2-D (a 1-D op gets a leading spatial dim of extent 1); false for 3-D+.
-bool As2D(const WindowGeometry& geo, WindowGeometry& g2) {
-  const size_t nd = geo.kernel.size();
-  if (nd > 2) return false;
-  g2 = geo;
-  if (nd == 1) {
-    for (auto* v : {&g2.image, &g2.grid, &g2.kernel, &g2.strides, &g2.dilations}) {
-      v->insert(v->begin(), 1);
+// Separable pooling of one plane: the window reduction over one spatial dim at a time (the dims
+// that shrink most first, so no intermediate is larger than the plane's input or output), each
+// stage reducing one dim from image to grid extent. A stage's element is the reduction of a box of
+// input taps: its value and, for max with indices, the plane offset of the chosen tap. Max ignores
+// NaN taps and, among equal maxima, keeps the smallest offset (the first tap in row-major order),
+// whatever the order of the stages.
+template <typename V, bool kMax>
+class SeparablePool {
+ public:
+  SeparablePool(const WindowGeometry& geo, const std::vector<DimTaps>& taps, bool track_index)
+      : geo_(geo), taps_(taps), track_index_(track_index) {}
+
+  // Reduces the plane `in` (row-major image dims) into `out` (grid dims), `out_index` when tracked.
+  absl::Status Run(const V* in, std::vector<V>& out, std::vector<int64_t>& out_index) {
+    const size_t nd = geo_.kernel.size();
+    std::vector<int64_t> shape = geo_.image;
+    cur_.assign(in, in + Product(shape));
+    if (track_index_) {
+      cur_index_.resize(cur_.size());
+      for (size_t i = 0; i < cur_index_.size(); ++i) cur_index_[i] = static_cast<int64_t>(i);
     }
-    g2.pad_begin.insert(g2.pad_begin.begin(), 0);
-    g2.pad_end.insert(g2.pad_end.begin(), 0);
-  }
-  return true;
-}
-
-// Valid tap range [lo, hi) of a window starting at `start` (kernel k, dilation d, extent n).
-inline void TapRange(int64_t start, int64_t k, int64_t d, int64_t n, int64_t& lo, int64_t& hi) {
-  lo = start >= 0 ? 0 : (-start + d - 1) / d;
-  hi = n - start <= 0 ? 0 : std::min(k, (n - start - 1) / d + 1);
-  if (hi < lo) hi = lo;
-}
-
-// Plain-loop 2-D pooling of every plane: max (with optional argmax index) or average.
-template <typename T, bool kMax>
-void Pool2D(const T* x, int64_t planes, const WindowGeometry& g, bool count_include_pad, bool column_major, T* y,
-            int64_t* indices) {
-  const int64_t ih = g.image[0], iw = g.image[1], oh = g.grid[0], ow = g.grid[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.strides[0], sw = g.strides[1];
-  const int64_t dh = g.dilations[0], dw = g.dilations[1], pt = g.pad_begin[0], pl = g.pad_begin[1];
-  const int64_t in_size = ih * iw, out_size = oh * ow;
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* xp = x + p * in_size;
-    for (int64_t r = 0; r < oh; ++r) {
-      const int64_t h0 = r * sh - pt;
-      int64_t hlo, hhi;
-      TapRange(h0, kh, dh, ih, hlo, hhi);
-      int64_t hpad = 0;
-      for (int64_t a = 0; a < kh; ++a) {
-        const int64_t hpos = h0 + a * dh;
-        hpad += hpos >= -pt && hpos < ih + g.pad_end[0];
+    std::vector<size_t> order(nd);
+    for (size_t j = 0; j < nd; ++j) order[j] = j;
+    auto ratio = [&](size_t j) { return geo_.image[j] == 0 ? 0.0 : static_cast<double>(geo_.grid[j]) / geo_.image[j]; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t j) { return ratio(i) < ratio(j); });
+    for (size_t j : order) {
+      const int64_t outer = Product(absl::MakeConstSpan(shape).subspan(0, j));
+      const int64_t inner = Product(absl::MakeConstSpan(shape).subspan(j + 1));
+      if (geo_.grid[j] > 0 && outer > std::numeric_limits<int64_t>::max() / geo_.grid[j]) {
+        return absl::ResourceExhaustedError("pooling buffer too large");
       }
-      for (int64_t c = 0; c < ow; ++c) {
-        const int64_t w0 = c * sw - pl;
-        int64_t wlo, whi;
-        TapRange(w0, kw, dw, iw, wlo, whi);
-        const int64_t o = p * out_size + r * ow + c;
-        if constexpr (kMax) {
-          Acc<T> best = std::numeric_limits<Acc<T>>::lowest();
-          int64_t best_h = -1, best_w = -1;
-          for (int64_t a = hlo; a < hhi; ++a) {
-            const T* row = xp + (h0 + a * dh) * iw + w0;
-            for (int64_t b = wlo; b < whi; ++b) {
-              const Acc<T> v = static_cast<Acc<T>>(row[b * dw]);
-              if (best_h < 0 || v > best) {
-                best = v;
-                best_h = h0 + a * dh;
-                best_w = w0 + b * dw;
+      absl::StatusOr<std::vector<V>> next = ScratchBuffer<V>(outer * geo_.grid[j], inner);
+      if (!next.ok()) return next.status();
+      next_ = *std::move(next);
+      if (track_index_) next_index_.assign(next_.size(), kNoTap);
+      Stage(taps_[j], outer, shape[j], geo_.grid[j], inner);
+      std::swap(cur_, next_);
+      std::swap(cur_index_, next_index_);
+      shape[j] = geo_.grid[j];
+    }
+    out = std::move(cur_);
+    out_index = std::move(cur_index_);
+    return absl::OkStatus();
+  }
+
+  static constexpr int64_t kNoTap = std::numeric_limits<int64_t>::max();
+
+  // The reduction's starting value: neutral for max (NaN taps never win a strict >) and sum.
+  static V Init() {
+    if constexpr (!kMax) {
+      return V{0};
+    } else if constexpr (std::numeric_limits<V>::has_infinity) {
+      return -std::numeric_limits<V>::infinity();
+    } else {
+      return std::numeric_limits<V>::lowest();
+    }
+  }
+
+ private:
+  // next_[a, o, i] = reduce over taps t of cur_[a, first[o] + t * dilation, i].
+  void Stage(const DimTaps& d, int64_t outer, int64_t extent, int64_t grid, int64_t inner) {
+    for (int64_t a = 0; a < outer; ++a) {
+      for (int64_t o = 0; o < grid; ++o) {
+        V* dst = next_.data() + (a * grid + o) * inner;
+        int64_t* dst_index = track_index_ ? next_index_.data() + (a * grid + o) * inner : nullptr;
+        std::fill(dst, dst + inner, Init());
+        for (int64_t t = 0; t < d.count[o]; ++t) {
+          const int64_t src_offset = (a * extent + d.first[o] + t * d.dilation) * inner;
+          const V* src = cur_.data() + src_offset;
+          if constexpr (kMax) {
+            if (dst_index != nullptr) {
+              const int64_t* src_index = cur_index_.data() + src_offset;
+              for (int64_t i = 0; i < inner; ++i) {
+                if (src[i] > dst[i] || (src[i] == dst[i] && src_index[i] < dst_index[i])) {
+                  dst[i] = src[i];
+                  dst_index[i] = src_index[i];
+                }
               }
+            } else {
+              for (int64_t i = 0; i < inner; ++i) dst[i] = src[i] > dst[i] ? src[i] : dst[i];
             }
-          }
-          y[o] = static_cast<T>(best);
-          if (indices != nullptr) {
-            const int64_t off = best_h < 0 ? 0 : column_major ? best_w * ih + best_h : best_h * iw + best_w;
-            indices[o] = p * in_size + off;
-          }
-        } else {
-          double sum = 0;
-          for (int64_t a = hlo; a < hhi; ++a) {
-            const T* row = xp + (h0 + a * dh) * iw + w0;
-            for (int64_t b = wlo; b < whi; ++b) sum += static_cast<double>(row[b * dw]);
-          }
-          int64_t count;
-          if (count_include_pad) {
-            int64_t wpad = 0;
-            for (int64_t b = 0; b < kw; ++b) {
-              const int64_t wpos = w0 + b * dw;
-              wpad += wpos >= -pl && wpos < iw + g.pad_end[1];
-            }
-            count = hpad * wpad;
           } else {
-            count = (hhi - hlo) * (whi - wlo);
+            for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
           }
-          y[o] = static_cast<T>(count > 0 ? sum / count : 0.0);
         }
       }
     }
   }
-}
 
-// The N-d (not 2-D) pooling loop: visit(plane's input, plane, flat output index, output
-// position) for every output element, planes outermost.
-template <typename T, typename Visit>
-void ForEachOutputNd(const PoolArgs& a, Visit visit) {
-  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
-  const T* x = a.x->data<T>();
-  std::vector<int64_t> out(a.geo.grid.size(), 0);
-  for (int64_t p = 0; p < a.planes; ++p) {
-    std::fill(out.begin(), out.end(), 0);
-    for (int64_t o = 0; o < out_size; ++o) {
-      visit(x + p * in_size, p, p * out_size + o, out);
-      NextIndex(out, a.geo.grid);
+  const WindowGeometry& geo_;
+  const std::vector<DimTaps>& taps_;
+  const bool track_index_;
+  std::vector<V> cur_, next_;
+  std::vector<int64_t> cur_index_, next_index_;
+};
+
+// Calls visit(flat output index within the plane, output multi-index) for every output position.
+template <typename Visit>
+void ForEachOutput(const std::vector<int64_t>& grid, Visit&& visit) {
+  const int64_t size = Product(grid);
+  std::vector<int64_t> out(grid.size(), 0);
+  for (int64_t o = 0; o < size; ++o) {
+    visit(o, out);
+    for (size_t j = out.size(); j-- > 0;) {
+      if (++out[j] < grid[j]) break;
+      out[j] = 0;
     }
   }
 }
 
+// Row-major plane offset of a tap given per-dim positions, and its column-major equivalent.
+int64_t ColumnMajorOffset(int64_t row_offset, const std::vector<int64_t>& image) {
+  int64_t col = 0, stride = 1;
+  std::vector<int64_t> pos(image.size());
+  for (size_t j = image.size(); j-- > 0;) {
+    pos[j] = row_offset % image[j];
+    row_offset /= image[j];
+  }
+  for (size_t j = 0; j < image.size(); ++j) {
+    col += pos[j] * stride;
+    stride *= image[j];
+  }
+  return col;
+}
+
+// Max pooling with the results of a direct row-major scan that starts from the window's first
+// in-bounds tap and replaces the best on a strict >: an empty window gives lowest() (index offset
+// 0); a window whose first tap is NaN gives NaN (at that tap); otherwise the maximum of the non-NaN
+// taps, at the first of its taps.
 template <typename T>
 absl::Status MaxPoolTyped(const PoolArgs& a, ir::Tensor* indices, bool column_major) {
-  int64_t* ind = indices != nullptr ? indices->data<int64_t>() : nullptr;
-  if (WindowGeometry g2; As2D(a.geo, g2)) {
-    Pool2D<T, true>(a.x->data<T>(), a.planes, g2, false, column_major, a.y->data<T>(), ind);
-    return absl::OkStatus();
-  }
-  const PoolPlan plan = MakePlan(a.geo);
-  const int64_t in_size = Product(a.geo.image);
+  using V = Acc<T>;
+  const std::vector<DimTaps> taps = MakeTaps(a.geo);
+  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
+  const size_t nd = a.geo.kernel.size();
+  std::vector<int64_t> in_stride(nd, 1);
+  for (size_t j = nd; j-- > 1;) in_stride[j - 1] = in_stride[j] * a.geo.image[j];
+  SeparablePool<V, true> pool(a.geo, taps, indices != nullptr);
+  std::vector<V> plane(in_size), out;
+  std::vector<int64_t> out_index;
+  const T* x = a.x->data<T>();
   T* y = a.y->data<T>();
-  ForEachOutputNd<T>(a, [&](const T* xp, int64_t p, int64_t o, const std::vector<int64_t>& out) {
-    Acc<T> best = std::numeric_limits<Acc<T>>::lowest();
-    int64_t best_row = -1, best_col = -1;
-    ForEachTap(plan, out, [&](int64_t row, int64_t col) {
-      const Acc<T> v = static_cast<Acc<T>>(xp[row]);
-      if (best_row < 0 || v > best) {
-        best = v;
-        best_row = row;
-        best_col = col;
+  int64_t* ind = indices != nullptr ? indices->data<int64_t>() : nullptr;
+  for (int64_t p = 0; p < a.planes; ++p) {
+    for (int64_t i = 0; i < in_size; ++i) plane[i] = static_cast<V>(x[p * in_size + i]);
+    if (absl::Status s = pool.Run(plane.data(), out, out_index); !s.ok()) return s;
+    ForEachOutput(a.geo.grid, [&](int64_t o, const std::vector<int64_t>& pos) {
+      V value = out[o];
+      int64_t offset = ind != nullptr ? out_index[o] : 0;
+      bool empty = false;
+      int64_t first = 0;
+      for (size_t j = 0; j < nd; ++j) {
+        empty = empty || taps[j].count[pos[j]] == 0;
+        first += taps[j].first[pos[j]] * in_stride[j];
       }
+      if (empty) {
+        value = std::numeric_limits<V>::lowest();
+        offset = 0;
+      } else if (plane[first] != plane[first]) {  // NaN first tap
+        value = plane[first];
+        offset = first;
+      }
+      y[p * out_size + o] = static_cast<T>(value);
+      if (ind != nullptr)
+        ind[p * out_size + o] = p * in_size + (column_major ? ColumnMajorOffset(offset, a.geo.image) : offset);
     });
-    y[o] = static_cast<T>(best);
-    if (ind != nullptr) ind[o] = p * in_size + std::max<int64_t>(0, column_major ? best_col : best_row);
-  });
+  }
   return absl::OkStatus();
 }
 
 template <typename T>
 absl::Status AveragePoolTyped(const PoolArgs& a, bool count_include_pad) {
-  if (WindowGeometry g2; As2D(a.geo, g2)) {
-    Pool2D<T, false>(a.x->data<T>(), a.planes, g2, count_include_pad, false, a.y->data<T>(), nullptr);
-    return absl::OkStatus();
-  }
-  const PoolPlan plan = MakePlan(a.geo);
+  const std::vector<DimTaps> taps = MakeTaps(a.geo);
+  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
+  SeparablePool<double, false> pool(a.geo, taps, false);
+  std::vector<double> plane(in_size), out;
+  std::vector<int64_t> unused;
+  const T* x = a.x->data<T>();
   T* y = a.y->data<T>();
-  ForEachOutputNd<T>(a, [&](const T* xp, int64_t, int64_t o, const std::vector<int64_t>& out) {
-    double sum = 0;
-    int64_t count = 1;
-    for (size_t j = 0; j < out.size(); ++j) {
-      count *= count_include_pad ? plan.padded_count[j][out[j]] : static_cast<int64_t>(plan.taps[j][out[j]].size());
-    }
-    ForEachTap(plan, out, [&](int64_t row, int64_t) { sum += static_cast<double>(xp[row]); });
-    y[o] = static_cast<T>(count > 0 ? sum / count : 0.0);
-  });
+  for (int64_t p = 0; p < a.planes; ++p) {
+    for (int64_t i = 0; i < in_size; ++i) plane[i] = static_cast<double>(x[p * in_size + i]);
+    if (absl::Status s = pool.Run(plane.data(), out, unused); !s.ok()) return s;
+    ForEachOutput(a.geo.grid, [&](int64_t o, const std::vector<int64_t>& pos) {
+      int64_t count = 1;
+      for (size_t j = 0; j < pos.size(); ++j)
+        count *= count_include_pad ? taps[j].padded[pos[j]] : taps[j].count[pos[j]];
+      y[p * out_size + o] = static_cast<T>(count > 0 ? out[o] / count : 0.0);
+    });
+  }
+  return absl::OkStatus();
+}
+
+// |v|^p, exactly for the common p.
+double PowAbs(double v, int64_t p) {
+  const double a = std::fabs(v);
+  return p == 1 ? a : p == 2 ? a * a : std::pow(a, static_cast<double>(p));
+}
+
+// s^(1/p).
+double Root(double s, int64_t p) { return p == 1 ? s : p == 2 ? std::sqrt(s) : std::pow(s, 1.0 / p); }
+
+// LpPool: (sum of |x|^p over the window's in-bounds taps)^(1/p).
+template <typename T>
+absl::Status LpPoolTyped(const PoolArgs& a, int64_t power) {
+  const std::vector<DimTaps> taps = MakeTaps(a.geo);
+  const int64_t in_size = Product(a.geo.image), out_size = Product(a.geo.grid);
+  SeparablePool<double, false> pool(a.geo, taps, false);
+  std::vector<double> plane(in_size), out;
+  std::vector<int64_t> unused;
+  const T* x = a.x->data<T>();
+  T* y = a.y->data<T>();
+  for (int64_t p = 0; p < a.planes; ++p) {
+    for (int64_t i = 0; i < in_size; ++i) plane[i] = PowAbs(static_cast<double>(x[p * in_size + i]), power);
+    if (absl::Status s = pool.Run(plane.data(), out, unused); !s.ok()) return s;
+    for (int64_t o = 0; o < out_size; ++o) y[p * out_size + o] = static_cast<T>(Root(out[o], power));
+  }
   return absl::OkStatus();
 }
 
@@ -316,6 +351,33 @@ absl::Status AveragePool(KernelContext& ctx) {
   const bool count_include_pad = ctx.attrs().GetInt("count_include_pad", 0) != 0;
   return DispatchFloat(args->x->dtype(),
                        [&](auto tag) { return AveragePoolTyped<decltype(tag)>(*args, count_include_pad); });
+}
+
+absl::Status LpPool(KernelContext& ctx) {
+  absl::StatusOr<int64_t> power = ops::ParseLpPoolP(ctx.node);
+  if (!power.ok()) return power.status();
+  absl::StatusOr<PoolArgs> args = ReadPoolArgs(ctx);
+  if (!args.ok()) return args.status();
+  return DispatchFloat(args->x->dtype(), [&](auto tag) { return LpPoolTyped<decltype(tag)>(*args, *power); });
+}
+
+absl::Status GlobalLpPool(KernelContext& ctx) {
+  absl::StatusOr<int64_t> power = ops::ParseLpPoolP(ctx.node);
+  if (!power.ok()) return power.status();
+  if (absl::Status s = CheckGlobalShapes(ctx.input(0), ctx.output(0)); !s.ok()) return s;
+  const ir::Tensor& x = *ctx.input(0);
+  ir::Tensor& y = *ctx.output(0);
+  return DispatchFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t planes = x.shape()[0] * x.shape()[1];
+    const int64_t size = planes == 0 ? 0 : x.num_elements() / planes;
+    for (int64_t p = 0; p < planes; ++p) {
+      double sum = 0;
+      for (int64_t i = 0; i < size; ++i) sum += PowAbs(static_cast<double>(x.data<T>()[p * size + i]), *power);
+      y.data<T>()[p] = static_cast<T>(Root(sum, *power));
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status GlobalAveragePool(KernelContext& ctx) {

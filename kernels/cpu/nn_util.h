@@ -100,6 +100,8 @@ absl::Status MaxPool(KernelContext& ctx);                // nn_pool.cc
 absl::Status AveragePool(KernelContext& ctx);            // nn_pool.cc
 absl::Status GlobalAveragePool(KernelContext& ctx);      // nn_pool.cc
 absl::Status GlobalMaxPool(KernelContext& ctx);          // nn_pool.cc
+absl::Status LpPool(KernelContext& ctx);                 // nn_pool.cc
+absl::Status GlobalLpPool(KernelContext& ctx);           // nn_pool.cc
 absl::Status BatchNormalization(KernelContext& ctx);     // nn_norm.cc
 absl::Status InstanceNormalization(KernelContext& ctx);  // nn_norm.cc
 absl::Status LayerNormalization(KernelContext& ctx);     // nn_norm.cc
