@@ -56,6 +56,7 @@ std::vector<OpDef> TensorOpDefs();       // shape ops: Reshape, Squeeze, Transpo
 std::vector<OpDef> TensorCopyOpDefs();   // data movement: Concat, Split, Slice, Gather, Pad
 std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
 std::vector<OpDef> CumSumOpDefs();       // ops/cumsum.h
+std::vector<OpDef> LrnOpDefs();          // ops/lrn.h
 std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
 std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
 std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool

@@ -161,7 +161,7 @@ namespace {
 
 bool IsLegacyOpType(std::string_view op_type) {
   static const char* const kOps[] = {"BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
-                                     "GlobalMaxPool",      "Softmax", "LogSoftmax"};
+                                     "GlobalMaxPool",      "Softmax", "LogSoftmax",  "LRN"};
   for (const char* op : kOps) {
     if (op_type == op) return true;
   }

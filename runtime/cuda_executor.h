@@ -168,6 +168,7 @@ class CudaExecutor {
     std::optional<kernels::cuda::DepthwiseConvParams> depthwise;  // own NHWC depthwise kernel instead
     std::unique_ptr<cudnn::Pooling> pool;
     std::unique_ptr<cudnn::Softmax> softmax;
+    std::unique_ptr<cudnn::Lrn> lrn;
     std::vector<int64_t> out_dims;
     bool nhwc = false;
   };

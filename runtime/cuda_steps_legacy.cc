@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
+#include "ops/lrn.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
@@ -108,10 +109,30 @@ absl::StatusOr<std::array<int64_t, 3>> SoftmaxView(const ir::Node& node, const s
   return view;
 }
 
+// LRN of a 3-D or 4-D input as cuDNN's cross-channel LRN over NCHW [N, C, H, W] (3-D: W = 1).
+absl::StatusOr<cudnn::LrnSpec> LrnSpecOf(const ir::Node& node, const std::vector<int64_t>& dims, cudnn::IoType io) {
+  absl::StatusOr<ops::LrnAttrs> attrs = ops::ParseLrnAttrs(node);
+  if (!attrs.ok()) return attrs.status();
+  if (dims.size() < 3 || dims.size() > 4) return absl::UnimplementedError("LRN of rank other than 3 or 4");
+  for (int64_t d : dims) {
+    if (d > std::numeric_limits<int32_t>::max()) return absl::UnimplementedError("LRN dims above cuDNN's int range");
+  }
+  cudnn::LrnSpec spec;
+  spec.x = cudnn::Shape4{static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]),
+                         dims.size() == 4 ? static_cast<int>(dims[3]) : 1};
+  spec.type = io;
+  spec.size = static_cast<int>(std::min<int64_t>(attrs->size, 1 << 20));
+  spec.alpha = attrs->alpha;
+  spec.beta = attrs->beta;
+  spec.bias = attrs->bias;
+  return spec;
+}
+
 // The legacy call's name for --explain: the op type, or the cuDNN softmax mode.
 std::string LegacyCallName(const ir::Node& node) {
   if (node.op_type == "Softmax") return "Softmax (cudnnSoftmaxForward, accurate)";
   if (node.op_type == "LogSoftmax") return "LogSoftmax (cudnnSoftmaxForward, log)";
+  if (node.op_type == "LRN") return "LRN (cudnnLRNCrossChannelForward)";
   return node.op_type;
 }
 
@@ -160,6 +181,14 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
                                cudnn::Softmax::Create(static_cast<int>((*view)[0]), static_cast<int>((*view)[1]),
                                                       static_cast<int>((*view)[2]), io, op == "LogSoftmax"));
         e.softmax = std::make_unique<cudnn::Softmax>(std::move(sm));
+        e.out_dims = x->dims;
+        return absl::OkStatus();
+      }
+      if (op == "LRN") {
+        absl::StatusOr<cudnn::LrnSpec> spec = LrnSpecOf(node, x->dims, io);
+        if (!spec.ok()) return spec.status();
+        CUDNN_ASSIGN_OR_RETURN(cudnn::Lrn lrn, cudnn::Lrn::Create(*spec));
+        e.lrn = std::make_unique<cudnn::Lrn>(std::move(lrn));
         e.out_dims = x->dims;
         return absl::OkStatus();
       }
@@ -280,6 +309,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
   if (!out.ok()) return out.status();
   if (e.softmax) {
     CUDNN_RETURN_IF_NOT_OK(e.softmax->Run(cudnn_, in->data(), out->data()));
+  } else if (e.lrn) {
+    CUDNN_RETURN_IF_NOT_OK(e.lrn->Run(cudnn_, in->data(), out->data()));
   } else if (e.pool) {
     CUDNN_RETURN_IF_NOT_OK(e.pool->Run(cudnn_, in->data(), out->data()));
   } else if (e.bn) {

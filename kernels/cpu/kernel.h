@@ -41,6 +41,7 @@ std::vector<KernelDef> NnKernels();
 std::vector<KernelDef> TensorKernels();
 std::vector<KernelDef> ReduceResizeKernels();
 std::vector<KernelDef> CumSumKernels();        // cumsum.cc
+std::vector<KernelDef> LrnKernels();           // lrn.cc
 std::vector<KernelDef> RnnKernels();           // rnn.cc
 std::vector<KernelDef> QuantizeKernels();      // quantize.cc
 std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc

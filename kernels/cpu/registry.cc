@@ -8,8 +8,8 @@ namespace kernels::cpu {
 KernelFn FindKernel(std::string_view op_type) {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, KernelFn>();
-    for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels, CumSumKernels, RnnKernels,
-                        QuantizeKernels, QuantizeGemmKernels, VisionKernels}) {
+    for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels, CumSumKernels, LrnKernels,
+                        RnnKernels, QuantizeKernels, QuantizeGemmKernels, VisionKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;

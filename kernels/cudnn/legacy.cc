@@ -235,6 +235,28 @@ absl::Status Pooling::Run(cudnnHandle_t handle, const void* x, void* y) const {
   return absl::OkStatus();
 }
 
+// ---- LRN ----
+
+absl::StatusOr<Lrn> Lrn::Create(const LrnSpec& spec) {
+  if (spec.size < CUDNN_LRN_MIN_N || spec.size > CUDNN_LRN_MAX_N || spec.bias < CUDNN_LRN_MIN_K ||
+      spec.beta < CUDNN_LRN_MIN_BETA) {
+    return absl::InvalidArgumentError("LRN parameters outside cuDNN's limits (size 1-16, bias >= 1e-5, beta >= 0.01)");
+  }
+  Lrn lrn;
+  CUDNN_ASSIGN_OR_RETURN(lrn.xy_, MakeTensor4d(spec.x, Layout::kNCHW, spec.type));
+  cudnnLRNDescriptor_t raw = nullptr;
+  CUDNN_RETURN_IF_ERROR(cudnnCreateLRNDescriptor(&raw));
+  lrn.lrn_.reset(raw);
+  CUDNN_RETURN_IF_ERROR(cudnnSetLRNDescriptor(raw, static_cast<unsigned>(spec.size), spec.alpha, spec.beta, spec.bias));
+  return lrn;
+}
+
+absl::Status Lrn::Run(cudnnHandle_t handle, const void* x, void* y) const {
+  CUDNN_RETURN_IF_ERROR(cudnnLRNCrossChannelForward(handle, lrn_.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1, &kOne, xy_.get(),
+                                                    x, &kZero, xy_.get(), y));
+  return absl::OkStatus();
+}
+
 // ---- Softmax ----
 
 absl::StatusOr<Softmax> Softmax::Create(int outer, int c, int inner, IoType type, bool log) {

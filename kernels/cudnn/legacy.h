@@ -45,6 +45,7 @@ using FilterDescriptor = legacy_internal::Owned<cudnnFilterDescriptor_t, cudnnDe
 using ConvolutionDescriptor = legacy_internal::Owned<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
 using ActivationDescriptor = legacy_internal::Owned<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
 using PoolingDescriptor = legacy_internal::Owned<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
+using LrnDescriptor = legacy_internal::Owned<cudnnLRNDescriptor_t, cudnnDestroyLRNDescriptor>;
 
 absl::StatusOr<TensorDescriptor> MakeTensor4d(const Shape4& shape, Layout layout, IoType type);
 // kNone → null descriptor; elu_alpha is used by kElu only.
@@ -131,6 +132,27 @@ class Pooling {
   Shape4 y_shape_;
   TensorDescriptor x_, y_;
   PoolingDescriptor pool_;
+};
+
+// Cross-channel LRN (cudnnLRNCrossChannelForward) of a packed NCHW tensor: window `size` in [1, 16],
+// bias >= 1e-5, beta >= 0.01 (cuDNN's limits; InvalidArgument outside them). cuDNN divides alpha by
+// the window size itself, as ONNX does.
+struct LrnSpec {
+  Shape4 x;
+  IoType type = IoType::kFloat;
+  int size = 1;
+  double alpha = 1e-4, beta = 0.75, bias = 1.0;
+};
+
+class Lrn {
+ public:
+  static absl::StatusOr<Lrn> Create(const LrnSpec& spec);
+  absl::Status Run(cudnnHandle_t handle, const void* x, void* y) const;
+
+ private:
+  Lrn() = default;
+  TensorDescriptor xy_;
+  LrnDescriptor lrn_;
 };
 
 // Accurate softmax (or log-softmax) over the middle dim of a packed [outer, C, inner] tensor (viewed
