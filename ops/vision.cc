@@ -1,6 +1,6 @@
 // The vision ops and their type/shape inference: NonMaxSuppression (data-dependent output
 // [selected, 3]), RoiAlign, MaxRoiPool, GridSample (N-d), LpPool and GlobalLpPool (shapes as
-// AveragePool and GlobalAveragePool), MaxUnpool; and the parsers of ops/vision_attrs.h.
+// AveragePool and GlobalAveragePool); and the parsers of ops/vision_attrs.h.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -137,54 +137,6 @@ absl::StatusOr<Types> InferLpPool(const InferContext& ctx) {
   return FindOpDef(ctx.node.op_type == "LpPool" ? "AveragePool" : "GlobalAveragePool")->infer(ctx);
 }
 
-// MaxUnpool: X and I of one shape; Y's shape from output_shape's values when known, else
-// [N, C, (in - 1) * stride + kernel - pad_begin - pad_end, ...].
-absl::StatusOr<Types> InferMaxUnpool(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, kFloatTypes); !s.ok()) return s;
-  if (absl::Status s = ExpectDType(ctx, 1, {DType::kInt64}); !s.ok()) return s;
-  const TensorType& x = ctx.type(0);
-  if (x.shape && x.rank() < 3) return absl::InvalidArgumentError(absl::StrCat("X must have rank >= 3, got ", x.rank()));
-  if (x.shape && ctx.type(1).shape && ctx.type(1).rank() != x.rank()) {
-    return absl::InvalidArgumentError("I must have X's shape");
-  }
-  if (ctx.has_input(2)) {
-    if (absl::Status s = ExpectDType(ctx, 2, {DType::kInt64}); !s.ok()) return s;
-    if (const ir::Tensor* v = ctx.value(2); v != nullptr) {
-      if (v->rank() != 1 || (x.shape && v->num_elements() != x.rank())) {
-        return absl::InvalidArgumentError("output_shape must list one size per dim of X");
-      }
-      Shape out;
-      for (int64_t d : v->ToInt64Vector()) {
-        if (d < 0) return absl::InvalidArgumentError(absl::StrCat("output_shape has a negative size ", d));
-        out.push_back(Dim(d));
-      }
-      return Types{TensorType{x.dtype, out}};
-    }
-    const Dim rank = DimOf(ctx.type(2), 0);
-    if (!rank.known()) return Types{TensorType{x.dtype, std::nullopt}};
-    if (rank.value < 3 || rank.value > 64) {
-      return absl::InvalidArgumentError(absl::StrCat("output_shape has ", rank.value, " entries"));
-    }
-    return Types{TensorType{x.dtype, Shape(rank.value, Dim())}};
-  }
-  if (!x.shape) return Types{TensorType{x.dtype, std::nullopt}};
-  const size_t spatial = x.shape->size() - 2;
-  absl::StatusOr<Window> w = ReadWindow(ctx.attrs(), spatial, std::nullopt, true);
-  if (!w.ok()) return w.status();
-  Shape out = {DimOf(x, 0), DimOf(x, 1)};
-  for (size_t i = 0; i < spatial; ++i) {
-    const Dim& in = (*x.shape)[i + 2];
-    if (!in.known()) {
-      out.push_back(Dim());
-      continue;
-    }
-    const int64_t d = (in.value - 1) * w->strides[i] + (*w->kernel)[i] - w->pads[i] - w->pads[i + spatial];
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("negative output extent ", d));
-    out.push_back(Dim(d));
-  }
-  return Types{TensorType{x.dtype, out}};
-}
-
 absl::StatusOr<int64_t> PositiveInt(const ir::Attributes& attrs, const char* name, int64_t default_value) {
   const int64_t v = attrs.GetInt(name, default_value);
   if (v <= 0 || v > kMaxWindowValue) return absl::InvalidArgumentError(absl::StrCat(name, " ", v, " out of range"));
@@ -272,7 +224,6 @@ std::vector<OpDef> VisionOpDefs() {
       {"GridSample", 2, 2, InferGridSample},
       {"LpPool", 1, 1, InferLpPool},
       {"GlobalLpPool", 1, 1, InferLpPool},
-      {"MaxUnpool", 2, 3, InferMaxUnpool},
   };
 }
 

@@ -11,7 +11,6 @@ absl::Status NonMaxSuppression(KernelContext& ctx);  // vision.cc
 absl::Status RoiAlign(KernelContext& ctx);           // vision_roi.cc
 absl::Status MaxRoiPool(KernelContext& ctx);         // vision_roi.cc
 absl::Status GridSample(KernelContext& ctx);         // vision_grid_sample.cc
-absl::Status MaxUnpool(KernelContext& ctx);          // vision_unpool.cc
 
 }  // namespace kernels::cpu::vision
 

@@ -133,5 +133,3 @@ model("lstm_lens",[h.make_node("LSTM",["x","w","r","","l"],["y"],hidden_size=2)]
 model("gru_empty",[h.make_node("GRU",["x","w","r"],["y","z"],direction="bidirectional",clip=1e-30)],[x([0,2,2])],[y(),yt("z")],[f32("w",np.ones((2,6,2))),f32("r",np.ones((2,6,2)))],opset=14)
 model("rnn_hidden",[h.make_node("RNN",["x","w","r"],["y"],hidden_size=I64MAX,activations=["Affine"],activation_alpha=[INF])],[x([3,1,2])],[y()],[f32("w",np.ones((1,4,2))),f32("r",np.ones((1,4,4)))],opset=14)
 model("lppool_p",[h.make_node("LpPool",["x"],["y"],kernel_shape=[2],p=1000)],[],[y()],[f32("x",[[[1e30,-3,0,NAN]]])],opset=18)
-model("maxunpool_oob",[h.make_node("MaxUnpool",["x","i","s"],["y"],kernel_shape=[2,2],strides=[2,2])],[x([1,1,2,2])],[y()],[i64("i",[[[[I64MAX,-1],[3,15]]]]),i64("s",[1,1,2,2])],opset=11)
-model("maxunpool_shape",[h.make_node("MaxUnpool",["x","i","s"],["y"],kernel_shape=[2,2])],[x([1,1,2,2])],[y()],[i64("i",[[[[0,1],[2,3]]]]),i64("s",[1,1,-3,I64MAX])],opset=11)
