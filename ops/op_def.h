@@ -59,6 +59,7 @@ std::vector<OpDef> CumSumOpDefs();       // ops/cumsum.h
 std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
 std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
 std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
+std::vector<OpDef> TensorGenOpDefs();    // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
 
 }  // namespace ops
 

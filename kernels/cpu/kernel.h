@@ -45,6 +45,7 @@ std::vector<KernelDef> RnnKernels();           // rnn.cc
 std::vector<KernelDef> QuantizeKernels();      // quantize.cc
 std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
 std::vector<KernelDef> VisionKernels();        // vision.cc
+std::vector<KernelDef> TensorGenKernels();
 
 }  // namespace kernels::cpu
 
