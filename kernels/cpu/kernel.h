@@ -46,6 +46,7 @@ std::vector<KernelDef> QuantizeKernels();      // quantize.cc
 std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
 std::vector<KernelDef> VisionKernels();        // vision.cc
 std::vector<KernelDef> TensorGenKernels();
+std::vector<KernelDef> TensorSelectKernels();
 
 }  // namespace kernels::cpu
 
