@@ -92,6 +92,12 @@ absl::Status TopKAttrToInput(Graph& graph, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
+// Scatter (opset 9-10) is ScatterElements without a reduction.
+absl::Status ScatterToScatterElements(Graph&, Node& node, std::vector<Node>&) {
+  node.op_type = "ScatterElements";
+  return absl::OkStatus();
+}
+
 absl::Status PadAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
   if (node.opset >= 11) return absl::OkStatus();
   if (node.attrs.Has("paddings")) {  // opset 1 name
@@ -208,6 +214,7 @@ const std::map<std::string, Rewrite>& Rewrites() {
       {"Slice", SliceAttrsToInputs},
       {"Pad", PadAttrsToInputs},
       {"TopK", TopKAttrToInput},
+      {"Scatter", ScatterToScatterElements},
       {"Upsample", UpsampleToResize},
       {"Resize", UpsampleToResize},
       {"Add", LegacyBroadcast},

@@ -61,6 +61,7 @@ std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInt
 std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
 std::vector<OpDef> TensorGenOpDefs();    // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
 std::vector<OpDef> TensorSelectOpDefs(); // TopK, NonZero, Compress, Unique (data-dependent sizes)
+std::vector<OpDef> TensorScatterOpDefs(); // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
 
 }  // namespace ops
 

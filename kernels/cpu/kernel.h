@@ -47,6 +47,7 @@ std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
 std::vector<KernelDef> VisionKernels();        // vision.cc
 std::vector<KernelDef> TensorGenKernels();
 std::vector<KernelDef> TensorSelectKernels();
+std::vector<KernelDef> TensorScatterKernels();
 
 }  // namespace kernels::cpu
 
