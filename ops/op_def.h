@@ -62,6 +62,7 @@ std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiP
 std::vector<OpDef> TensorGenOpDefs();    // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
 std::vector<OpDef> TensorSelectOpDefs(); // TopK, NonZero, Compress, Unique (data-dependent sizes)
 std::vector<OpDef> TensorScatterOpDefs(); // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
+std::vector<OpDef> TensorSpatialOpDefs(); // MaxUnpool, Col2Im, CenterCropPad
 
 }  // namespace ops
 

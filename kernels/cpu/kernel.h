@@ -48,6 +48,7 @@ std::vector<KernelDef> VisionKernels();        // vision.cc
 std::vector<KernelDef> TensorGenKernels();
 std::vector<KernelDef> TensorSelectKernels();
 std::vector<KernelDef> TensorScatterKernels();
+std::vector<KernelDef> TensorSpatialKernels();
 
 }  // namespace kernels::cpu
 

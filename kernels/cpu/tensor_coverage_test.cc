@@ -250,5 +250,48 @@ TEST(ScatterTest, ReverseSequenceRefusesLongSequences) {
   EXPECT_THAT(Error(RunNode(MakeNode("ReverseSequence", 1), {&x, &lens})), HasSubstr("out of range"));
 }
 
+// ---- MaxUnpool, Col2Im, CenterCropPad ----
+
+TEST(SpatialTest, Col2ImOfTheOnnxExample) {
+  std::vector<float> v = {1, 6, 11, 16, 21, 2, 7, 12, 17, 22, 3, 8, 13, 18, 23, 4, 9, 14, 19, 24, 5, 0, 15, 20, 25};
+  ir::Tensor x = F32({1, 5, 5}, v), image = I64({2}, {5, 5}), block = I64({2}, {1, 5});
+  auto out = RunNode(MakeNode("Col2Im", 1), {&x, &image, &block});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT((*out)[0].shape(), ElementsAre(1, 1, 5, 5));
+  EXPECT_THAT(Values<float>((*out)[0]),
+              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25));
+}
+
+TEST(SpatialTest, Col2ImSumsOverlapsAndRefusesBadGeometry) {
+  // 1-D image of 3 with blocks of 2 at stride 1: positions 0 and 1 overlap at pixel 1.
+  ir::Tensor x = F32({1, 2, 2}, {1, 2, 10, 20}), image = I64({1}, {3}), block = I64({1}, {2});
+  auto out = RunNode(MakeNode("Col2Im", 1), {&x, &image, &block});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(1, 12, 20));
+  ir::Tensor big = I64({1}, {4});
+  EXPECT_THAT(Error(RunNode(MakeNode("Col2Im", 1), {&x, &image, &big})), HasSubstr("does not fit"));
+}
+
+TEST(SpatialTest, CenterCropPadCropsAndPads) {
+  ir::Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6}), shape = I64({2}, {4, 1});
+  auto out = RunNode(MakeNode("CenterCropPad", 1), {&x, &shape});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT((*out)[0].shape(), ElementsAre(4, 1));
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0, 2, 5, 0));
+  ir::Attributes attrs;
+  attrs.Set("axes", std::vector<int64_t>{-1});
+  ir::Tensor wide = I64({1}, {6});
+  out = RunNode(MakeNode("CenterCropPad", 1, attrs), {&x, &wide});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0, 0));
+}
+
+TEST(SpatialTest, MaxUnpoolRefusesOutOfRangeIndices) {
+  ir::Tensor x = F32({1, 1, 1, 1}, {7}), idx = I64({1, 1, 1, 1}, {4});
+  ir::Attributes attrs;
+  attrs.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  EXPECT_THAT(Error(RunNode(MakeNode("MaxUnpool", 1, attrs), {&x, &idx})), HasSubstr("out of range"));
+}
+
 }  // namespace
 }  // namespace kernels::cpu
