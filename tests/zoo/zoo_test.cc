@@ -1,5 +1,6 @@
 // Real architectures end to end: each torchvision CNN of the zoo (//models:zoo, exported by
-// models/export_zoo.py with seeded random weights and BatchNormalization kept) runs on the CPU
+// models/export_zoo.py with seeded random weights and BatchNormalization kept) and each recurrent,
+// attention and LRN network (//models:seq_zoo, models/export_seq_zoo.py) runs on the CPU
 // through runtime::Session and matches torch's output on every element, with
 // max|got - want| / max|want| <= 1e-4 over the whole output for the fp32 plan (partitioned, and the
 // unfused one-step-per-node reference plan) and <= 1e-2 for the fp16 plan.
@@ -82,15 +83,18 @@ TEST_P(ZooTest, MatchesTorch) {
   const auto start = std::chrono::steady_clock::now();
   auto session = runtime::Session::Create(dir + "/model.onnx", options);
   ASSERT_TRUE(session.ok()) << session.status();
-  ASSERT_EQ((*session)->inputs().size(), 1u);
   ASSERT_EQ((*session)->outputs().size(), 1u);
-  auto input = importer::ReadTensorProtoFile(dir + "/test_data_set_0/input_0.pb");
-  ASSERT_TRUE(input.ok()) << input.status();
+  std::vector<runtime::NamedTensor> inputs;  // input_<i>.pb in graph-input order
+  for (size_t i = 0; i < (*session)->inputs().size(); ++i) {
+    auto input = importer::ReadTensorProtoFile(absl::StrCat(dir, "/test_data_set_0/input_", i, ".pb"));
+    ASSERT_TRUE(input.ok()) << input.status();
+    inputs.push_back({(*session)->inputs()[i].name, *std::move(input)});
+  }
   auto expected = importer::ReadTensorProtoFile(dir + "/test_data_set_0/output_0.pb");
   ASSERT_TRUE(expected.ok()) << expected.status();
   const auto created = std::chrono::steady_clock::now();
 
-  auto outputs = (*session)->Run({{(*session)->inputs()[0].name, *input}});
+  auto outputs = (*session)->Run(inputs);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   const auto ran = std::chrono::steady_clock::now();
   ASSERT_EQ(outputs->size(), 1u);
@@ -116,11 +120,11 @@ TEST_P(ZooTest, MatchesTorch) {
   EXPECT_LE(relative, variant.max_relative_error) << summary;
 }
 
-INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
-                         ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2",
-                                                              "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
-                                                              "densenet121", "efficientnet_b0"),
-                                            ::testing::ValuesIn(kVariants)),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
+INSTANTIATE_TEST_SUITE_P(
+    Torchvision, ZooTest,
+    ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_1",
+                                         "vgg11_bn", "densenet121", "efficientnet_b0", "lstm", "gru", "alexnet_lrn"),
+                       ::testing::ValuesIn(kVariants)),
+    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
 }  // namespace
