@@ -183,6 +183,8 @@ absl::StatusOr<Types> InferGather(const InferContext& ctx) {
 
 // Larger pads are rejected before any arithmetic on them.
 constexpr int64_t kMaxPad = int64_t{1} << 40;
+// Compared without std::abs, which overflows on INT64_MIN.
+bool OutsidePadRange(int64_t pad) { return pad < -kMaxPad || pad > kMaxPad; }
 
 absl::Status CheckPadMode(const std::string& mode) {
   if (mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap") {
@@ -209,7 +211,7 @@ absl::StatusOr<Types> InferPad(const InferContext& ctx) {
   if (!full.ok()) return full.status();
   Shape out = *in.shape;
   for (int64_t i = 0; i < rank; ++i) {
-    if (std::abs((*full)[i]) > kMaxPad || std::abs((*full)[i + rank]) > kMaxPad) {
+    if (OutsidePadRange((*full)[i]) || OutsidePadRange((*full)[i + rank])) {
       return Invalid(absl::StrCat("pads ", (*full)[i], ",", (*full)[i + rank], " are out of range"));
     }
     const int64_t total = (*full)[i] + (*full)[i + rank];

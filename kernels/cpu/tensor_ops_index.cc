@@ -245,7 +245,7 @@ absl::Status PadKernelImpl(KernelContext& ctx) {
   std::vector<int64_t> shape(rank);
   for (int64_t i = 0; i < rank; ++i) {
     const int64_t b = (*full)[i], e = (*full)[i + rank];
-    if (std::abs(b) > kMaxPad || std::abs(e) > kMaxPad) {
+    if (b < -kMaxPad || b > kMaxPad || e < -kMaxPad || e > kMaxPad) {
       return Invalid(absl::StrCat("pads ", b, ",", e, " are out of range"));
     }
     shape[i] = in.shape()[i] + b + e;
