@@ -83,4 +83,18 @@ absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_lis
       absl::StrCat("input ", i, " has unsupported dtype ", ir::DTypeName(ctx.type(i).dtype)));
 }
 
+absl::Status ExpectDims(const ir::TensorType& t, const ir::Shape& expected, const char* name) {
+  if (!t.shape) return absl::OkStatus();
+  const ir::Shape& s = *t.shape;
+  bool ok = s.size() == expected.size();
+  for (size_t i = 0; ok && i < s.size(); ++i) {
+    ok = !s[i].known() || !expected[i].known() || s[i].value == expected[i].value;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has shape ", ir::ShapeToString(s), ", expected ", ir::ShapeToString(expected)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace ops

@@ -20,6 +20,9 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
 absl::StatusOr<std::vector<int64_t>> ResolvePermutation(const ir::Attributes& attrs, int64_t rank);
 // Output 0 has input 0's type (for unary ops and activations).
 absl::StatusOr<std::vector<ir::TensorType>> SameAsInput0(const InferContext& ctx);
+// An error unless `t` (when its shape is known) has rank expected.size() and the known dims of
+// `expected`; `name` names the operand in the message.
+absl::Status ExpectDims(const ir::TensorType& t, const ir::Shape& expected, const char* name);
 // An error unless input i is present with one of the given dtypes.
 absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_list<ir::DType> allowed);
 

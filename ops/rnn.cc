@@ -87,22 +87,6 @@ absl::Status ParseActivations(const ir::Attributes& attrs, RnnAttrs& a) {
   return absl::OkStatus();
 }
 
-// An error unless `t` (when its shape is known) has rank expected.size() and the known dims of
-// `expected`.
-absl::Status ExpectDims(const TensorType& t, const Shape& expected, const char* name) {
-  if (!t.shape) return absl::OkStatus();
-  const Shape& s = *t.shape;
-  bool ok = s.size() == expected.size();
-  for (size_t i = 0; ok && i < s.size(); ++i) {
-    ok = !s[i].known() || !expected[i].known() || s[i].value == expected[i].value;
-  }
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " has shape ", ir::ShapeToString(s), ", expected ", ir::ShapeToString(expected)));
-  }
-  return absl::OkStatus();
-}
-
 Dim DimOf(const TensorType& t, size_t i) { return t.shape && t.shape->size() > i ? (*t.shape)[i] : Dim(); }
 
 absl::StatusOr<Types> InferRnn(const InferContext& ctx) {
