@@ -50,6 +50,7 @@ std::vector<KernelDef> TensorGenKernels();
 std::vector<KernelDef> TensorSelectKernels();
 std::vector<KernelDef> TensorScatterKernels();
 std::vector<KernelDef> TensorSpatialKernels();
+std::vector<KernelDef> LogicKernels();         // logic.cc
 
 }  // namespace kernels::cpu
 
