@@ -54,7 +54,10 @@ ir::DType InputDType(const Graph& graph, const Node& node, size_t i) {
 absl::Status ClipAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
   if (node.opset >= 11) return absl::OkStatus();
   const ir::DType dtype = InputDType(graph, node, 0);
-  const struct { const char* attr; size_t index; } bounds[] = {{"min", 1}, {"max", 2}};
+  const struct {
+    const char* attr;
+    size_t index;
+  } bounds[] = {{"min", 1}, {"max", 2}};
   for (const auto& bound : bounds) {
     if (!node.attrs.Has(bound.attr)) continue;
     absl::StatusOr<Tensor> v = ScalarOfType(dtype, node.attrs.GetFloat(bound.attr, 0));
@@ -105,8 +108,7 @@ absl::Status PadAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
     node.attrs.Erase("paddings");
   }
   IntsAttrToInput(graph, node, "pads", 1);
-  absl::StatusOr<Tensor> value =
-      ScalarOfType(InputDType(graph, node, 0), node.attrs.GetFloat("value", 0.0f));
+  absl::StatusOr<Tensor> value = ScalarOfType(InputDType(graph, node, 0), node.attrs.GetFloat("value", 0.0f));
   if (!value.ok()) return value.status();
   SetConstantInput(graph, node, 2, "value", *std::move(value));
   node.attrs.Erase("value");
@@ -155,8 +157,8 @@ absl::Status LegacyBroadcast(Graph& graph, Node& node, std::vector<Node>& prefix
   const int64_t start = axis < 0 ? axis + a.rank() : axis;
   const int64_t trailing = a.rank() - start - b.rank();
   if (start < 0 || trailing < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("legacy broadcast axis ", axis, " does not fit ranks ",
-                                                   a.rank(), " and ", b.rank()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("legacy broadcast axis ", axis, " does not fit ranks ", a.rank(), " and ", b.rank()));
   }
   if (trailing == 0) return absl::OkStatus();
   std::vector<int64_t> axes;
@@ -196,6 +198,19 @@ absl::Status RoiAlignCoordinates(Graph&, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
+// CastLike(input, target_type) is Cast(input) to target_type's dtype.
+absl::Status CastLikeToCast(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.inputs.size() != 2 || node.inputs[1] == ir::kNoValue) {
+    return absl::InvalidArgumentError("CastLike needs two inputs");
+  }
+  const ir::DType dtype = graph.value(node.inputs[1]).type.dtype;
+  if (dtype == ir::DType::kUndefined) return absl::InvalidArgumentError("CastLike's target_type has no known dtype");
+  node.inputs.resize(1);
+  node.attrs.Set("to", static_cast<int64_t>(dtype));
+  node.op_type = "Cast";
+  return absl::OkStatus();
+}
+
 // Opset < 7 recurrent ops may carry output_sequence (Y is produced when it is an output anyway).
 absl::Status DropOutputSequence(Graph&, Node& node, std::vector<Node>&) {
   node.attrs.Erase("output_sequence");
@@ -215,6 +230,7 @@ const std::map<std::string, Rewrite>& Rewrites() {
       {"Pad", PadAttrsToInputs},
       {"TopK", TopKAttrToInput},
       {"Scatter", ScatterToScatterElements},
+      {"CastLike", CastLikeToCast},
       {"Upsample", UpsampleToResize},
       {"Resize", UpsampleToResize},
       {"Add", LegacyBroadcast},
@@ -222,6 +238,12 @@ const std::map<std::string, Rewrite>& Rewrites() {
       {"Mul", LegacyBroadcast},
       {"Div", LegacyBroadcast},
       {"Pow", LegacyBroadcast},
+      {"Equal", LegacyBroadcast},
+      {"Greater", LegacyBroadcast},
+      {"Less", LegacyBroadcast},
+      {"And", LegacyBroadcast},
+      {"Or", LegacyBroadcast},
+      {"Xor", LegacyBroadcast},
       {"Gemm", DropLegacyAttrs},
       {"BatchNormalization", DropLegacyAttrs},
       {"Dropout", DropLegacyAttrs},

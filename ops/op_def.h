@@ -64,6 +64,8 @@ std::vector<OpDef> TensorGenOpDefs();    // ConstantOfShape, Range, EyeLike, Til
 std::vector<OpDef> TensorSelectOpDefs(); // TopK, NonZero, Compress, Unique (data-dependent sizes)
 std::vector<OpDef> TensorScatterOpDefs(); // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
 std::vector<OpDef> TensorSpatialOpDefs(); // MaxUnpool, Col2Im, CenterCropPad
+std::vector<OpDef> LogicOpDefs();        // ops/logic.h: comparisons, Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, Bit*
+std::vector<OpDef> MathOpDefs();         // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
 
 }  // namespace ops
 

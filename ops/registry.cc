@@ -12,7 +12,7 @@ const std::map<std::string_view, OpDef>& Registry() {
     auto* map = new std::map<std::string_view, OpDef>();
     for (auto family : {ElementwiseOpDefs, NnOpDefs, TensorOpDefs, TensorCopyOpDefs, ReduceResizeOpDefs, CumSumOpDefs,
                         LrnOpDefs, RnnOpDefs, QuantizeOpDefs, VisionOpDefs, TensorGenOpDefs, TensorSelectOpDefs,
-                        TensorScatterOpDefs, TensorSpatialOpDefs}) {
+                        TensorScatterOpDefs, TensorSpatialOpDefs, LogicOpDefs, MathOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     return map;

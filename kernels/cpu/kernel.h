@@ -50,6 +50,8 @@ std::vector<KernelDef> TensorGenKernels();
 std::vector<KernelDef> TensorSelectKernels();
 std::vector<KernelDef> TensorScatterKernels();
 std::vector<KernelDef> TensorSpatialKernels();
+std::vector<KernelDef> LogicKernels();         // logic.cc
+std::vector<KernelDef> MathKernels();          // math.cc
 
 }  // namespace kernels::cpu
 

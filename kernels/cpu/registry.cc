@@ -10,7 +10,7 @@ KernelFn FindKernel(std::string_view op_type) {
     auto* map = new std::map<std::string_view, KernelFn>();
     for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels, CumSumKernels, LrnKernels,
                         RnnKernels, QuantizeKernels, QuantizeGemmKernels, VisionKernels, TensorGenKernels,
-                        TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels}) {
+                        TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels, LogicKernels, MathKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;
