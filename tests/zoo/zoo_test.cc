@@ -120,11 +120,12 @@ TEST_P(ZooTest, MatchesTorch) {
   EXPECT_LE(relative, variant.max_relative_error) << summary;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Torchvision, ZooTest,
-    ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_1",
-                                         "vgg11_bn", "densenet121", "efficientnet_b0", "lstm", "gru", "alexnet_lrn"),
-                       ::testing::ValuesIn(kVariants)),
-    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
+INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
+                         ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2",
+                                                              "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
+                                                              "densenet121", "efficientnet_b0", "lstm", "gru",
+                                                              "alexnet_lrn", "transformer_encoder"),
+                                            ::testing::ValuesIn(kVariants)),
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
 }  // namespace
