@@ -66,6 +66,8 @@ std::vector<OpDef> TensorScatterOpDefs(); // Gather/ScatterElements, Gather/Scat
 std::vector<OpDef> TensorSpatialOpDefs(); // MaxUnpool, Col2Im, CenterCropPad
 std::vector<OpDef> LogicOpDefs();        // ops/logic.h: comparisons, Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, Bit*
 std::vector<OpDef> MathOpDefs();         // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
+std::vector<OpDef> EinsumOpDefs();       // ops/einsum.h
+std::vector<OpDef> MathNormOpDefs();     // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
 
 }  // namespace ops
 

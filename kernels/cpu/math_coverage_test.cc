@@ -1,0 +1,224 @@
+// Edge cases and bad input of the logic, math, reduction, Einsum and normalisation ops
+// (ops/logic.cc, math.cc, reduce_resize.cc, einsum.cc, math_norm.cc and their CPU kernels), run as
+// the CPU executor runs a node. The conformance suite covers the ordinary cases (it has none for
+// Bitwise*); these cover the corners: integer Mod signs, shifts past the width, Einsum ellipses,
+// empty reductions, zero norms and bad attributes.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/graph.h"
+#include "kernels/cpu/kernel.h"
+#include "ops/infer_concrete.h"
+
+namespace kernels::cpu {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+ir::Node MakeNode(const std::string& op, int outputs, ir::Attributes attrs = {}, int opset = 21) {
+  ir::Node node;
+  node.name = "n";
+  node.op_type = op;
+  node.opset = opset;
+  for (int i = 0; i < outputs; ++i) node.outputs.push_back(i);
+  node.attrs = std::move(attrs);
+  return node;
+}
+
+// Inference on the concrete inputs, then the kernel, as exec::RunNodeOnCpu does.
+absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs) {
+  std::vector<ops::ConcreteInput> concrete;
+  for (const ir::Tensor* t : inputs) concrete.push_back(ops::ConcreteInput::OfTensor(t));
+  absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
+  if (!types.ok()) return types.status();
+  std::vector<ir::Tensor> outputs(node.outputs.size());
+  KernelContext ctx{node, inputs, {}};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if ((*types)[i].dims) {
+      absl::StatusOr<ir::Tensor> t = ir::Tensor::Create((*types)[i].dtype, *(*types)[i].dims);
+      if (!t.ok()) return t.status();
+      outputs[i] = *std::move(t);
+    }
+    ctx.outputs.push_back(&outputs[i]);
+  }
+  KernelFn kernel = FindKernel(node.op_type);
+  if (kernel == nullptr) return absl::NotFoundError("no kernel");
+  if (absl::Status s = kernel(ctx); !s.ok()) return s;
+  for (const ir::Tensor& t : outputs) {
+    if (!t.valid()) return absl::InternalError("output not produced");
+  }
+  return outputs;
+}
+
+template <typename T>
+ir::Tensor Make(ir::DType dtype, std::vector<int64_t> shape, std::vector<T> values) {
+  ir::Tensor t = *ir::Tensor::Create(dtype, std::move(shape));
+  if (!values.empty()) std::memcpy(t.raw_data(), values.data(), std::min(values.size() * sizeof(T), t.byte_size()));
+  return t;
+}
+ir::Tensor I64(std::vector<int64_t> shape, std::vector<int64_t> v) { return Make(ir::DType::kInt64, shape, v); }
+ir::Tensor F32(std::vector<int64_t> shape, std::vector<float> v) { return Make(ir::DType::kFloat32, shape, v); }
+
+template <typename T>
+std::vector<T> Values(const ir::Tensor& t) {
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
+}
+
+std::string Error(const absl::StatusOr<std::vector<ir::Tensor>>& r) {
+  return r.ok() ? "ok" : std::string(r.status().message());
+}
+
+ir::Tensor I32(std::vector<int64_t> shape, std::vector<int32_t> v) { return Make(ir::DType::kInt32, shape, v); }
+ir::Tensor U8(std::vector<int64_t> shape, std::vector<uint8_t> v) { return Make(ir::DType::kUint8, shape, v); }
+
+ir::Attributes Attrs(std::initializer_list<std::pair<std::string, ir::AttributeValue>> list) {
+  ir::Attributes attrs;
+  for (const auto& [name, value] : list) attrs.Set(name, value);
+  return attrs;
+}
+
+TEST(LogicTest, BitwiseBroadcast) {
+  ir::Tensor a = I32({2, 2}, {0b1100, 0b1010, -1, 0}), b = I32({2}, {0b1010, 0b0110});
+  auto out = RunNode(MakeNode("BitwiseAnd", 1), {&a, &b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(0b1000, 0b0010, 0b1010, 0));
+  out = RunNode(MakeNode("BitwiseXor", 1), {&a, &b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(0b0110, 0b1100, ~0b1010, 0b0110));
+  out = RunNode(MakeNode("BitwiseNot", 1), {&a});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(~0b1100, ~0b1010, 0, -1));
+  ir::Tensor f = F32({1}, {1});
+  EXPECT_THAT(Error(RunNode(MakeNode("BitwiseOr", 1), {&f, &f})), HasSubstr("integer"));
+}
+
+TEST(LogicTest, BitShiftPastTheWidthGivesZero) {
+  ir::Tensor x = U8({3}, {1, 255, 16}), s = U8({3}, {7, 8, 200});
+  auto out = RunNode(MakeNode("BitShift", 1, Attrs({{"direction", std::string("LEFT")}})), {&x, &s});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(128, 0, 0));
+  EXPECT_THAT(Error(RunNode(MakeNode("BitShift", 1), {&x, &s})), HasSubstr("direction"));
+  EXPECT_THAT(Error(RunNode(MakeNode("BitShift", 1, Attrs({{"direction", std::string("UP")}})), {&x, &s})),
+              HasSubstr("LEFT"));
+}
+
+TEST(LogicTest, IntegerModSigns) {
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  ir::Tensor a = I32({5}, {-7, 7, -7, kMin, 6}), b = I32({5}, {3, -3, -3, -1, 3});
+  auto out = RunNode(MakeNode("Mod", 1), {&a, &b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(2, -2, -1, 0, 0));
+  out = RunNode(MakeNode("Mod", 1, Attrs({{"fmod", int64_t{1}}})), {&a, &b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(-1, 1, -1, 0, 0));
+  ir::Tensor zero = I32({1}, {0});
+  EXPECT_THAT(Error(RunNode(MakeNode("Mod", 1), {&a, &zero})), HasSubstr("division by zero"));
+  ir::Tensor f = F32({1}, {1});
+  EXPECT_THAT(Error(RunNode(MakeNode("Mod", 1), {&f, &f})), HasSubstr("fmod=1"));
+  EXPECT_THAT(Error(RunNode(MakeNode("Mod", 1, Attrs({{"fmod", int64_t{2}}})), {&a, &b})), HasSubstr("0 or 1"));
+}
+
+TEST(LogicTest, IsInfDirectionsAndSign) {
+  ir::Tensor x = F32({4}, {INFINITY, -INFINITY, NAN, -2});
+  auto out = RunNode(MakeNode("IsInf", 1, Attrs({{"detect_negative", int64_t{0}}})), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(1, 0, 0, 0));
+  out = RunNode(MakeNode("Sign", 1), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<float> sign = Values<float>((*out)[0]);
+  EXPECT_EQ(sign[0], 1);
+  EXPECT_EQ(sign[1], -1);
+  EXPECT_TRUE(std::isnan(sign[2]));
+  EXPECT_EQ(sign[3], -1);
+}
+
+TEST(MathTest, LegacyHardmaxFlattensAtAxis) {
+  ir::Tensor x = F32({2, 2, 2}, {1, 5, 3, 2, 4, 4, 0, 1});
+  auto out = RunNode(MakeNode("Hardmax", 1, {}, 11), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0, 1, 0, 0, 1, 0, 0, 0));
+  out = RunNode(MakeNode("Hardmax", 1, {}, 13), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0, 1, 1, 0, 1, 0, 0, 1));
+  EXPECT_THAT(Error(RunNode(MakeNode("Hardmax", 1, Attrs({{"axis", int64_t{3}}}), 13), {&x})), HasSubstr("axis"));
+}
+
+TEST(ReduceTest, LogSumExpOfLargeValuesAndEmptyMin) {
+  ir::Tensor x = F32({2}, {1000, 1000});
+  auto out = RunNode(MakeNode("ReduceLogSumExp", 1, Attrs({{"keepdims", int64_t{0}}})), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NEAR(Values<float>((*out)[0])[0], 1000 + std::log(2.0), 1e-3);
+  ir::Tensor empty = F32({2, 0}, {}), axes = I64({1}, {1});
+  out = RunNode(MakeNode("ReduceMin", 1, Attrs({{"keepdims", int64_t{0}}})), {&empty, &axes});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(INFINITY, INFINITY));
+  ir::Tensor bad = I64({1}, {2});
+  EXPECT_THAT(Error(RunNode(MakeNode("ReduceProd", 1), {&empty, &bad})), HasSubstr("out of range"));
+}
+
+TEST(ReduceTest, ArgMaxLastIndexAndLargeIntegers) {
+  const int64_t big = (int64_t{1} << 60) + 1;
+  ir::Tensor x = I64({4}, {big, big - 1, big, 0});
+  auto out = RunNode(MakeNode("ArgMax", 1, Attrs({{"select_last_index", int64_t{1}}})), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int64_t>((*out)[0]), ElementsAre(2));
+  out = RunNode(MakeNode("ArgMin", 1, Attrs({{"keepdims", int64_t{0}}})), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].rank(), 0);
+  EXPECT_THAT(Values<int64_t>((*out)[0]), ElementsAre(3));
+  EXPECT_THAT(Error(RunNode(MakeNode("ArgMax", 1, Attrs({{"axis", int64_t{1}}})), {&x})), HasSubstr("axis"));
+}
+
+TEST(EinsumTest, ImplicitOutputEllipsisAndTrace) {
+  ir::Tensor a = F32({2, 2}, {1, 2, 3, 4}), b = F32({2, 2}, {5, 6, 7, 8});
+  auto out = RunNode(MakeNode("Einsum", 1, Attrs({{"equation", std::string("ij,jk")}})), {&a, &b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(19, 22, 43, 50));
+  out = RunNode(MakeNode("Einsum", 1, Attrs({{"equation", std::string("ii")}})), {&a});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].rank(), 0);
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(5));
+  ir::Tensor batch = F32({3, 1, 2}, {1, 0, 0, 1, 2, 2});  // ellipsis [3, 1] broadcasts against [2]
+  ir::Tensor c = F32({2, 2}, {1, 2, 3, 4});
+  out = RunNode(MakeNode("Einsum", 1, Attrs({{"equation", std::string("...j,...jk->...k")}})), {&batch, &c});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT((*out)[0].shape(), ElementsAre(3, 1, 2));
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(1, 2, 3, 4, 8, 12));
+}
+
+TEST(EinsumTest, RefusesBadEquations) {
+  ir::Tensor a = F32({2, 3}, {});
+  auto run = [&](const std::string& eq) {
+    return Error(RunNode(MakeNode("Einsum", 1, Attrs({{"equation", eq}})), {&a}));
+  };
+  EXPECT_THAT(run("ijk->i"), HasSubstr("does not match"));
+  EXPECT_THAT(run("ij,jk->ik"), HasSubstr("input terms"));
+  EXPECT_THAT(run("ij->ik"), HasSubstr("no input has"));
+  EXPECT_THAT(run("i1->i"), HasSubstr("invalid character"));
+  EXPECT_THAT(run("ii->i"), HasSubstr("do not match"));
+  EXPECT_THAT(run("......->"), HasSubstr("two ellipses"));
+}
+
+TEST(NormTest, DetLpNormalizationZeroNormAndBadP) {
+  ir::Tensor m = F32({2, 2, 2}, {0, 2, 3, 4, 1, 2, 2, 4});
+  auto out = RunNode(MakeNode("Det", 1), {&m});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(-6, 0));
+  ir::Tensor x = F32({2, 2}, {3, 4, 0, 0});
+  out = RunNode(MakeNode("LpNormalization", 1), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0.6f, 0.8f, 0, 0));
+  EXPECT_THAT(Error(RunNode(MakeNode("LpNormalization", 1, Attrs({{"p", int64_t{3}}})), {&x})), HasSubstr("p must"));
+  ir::Tensor v = F32({3}, {});
+  EXPECT_THAT(Error(RunNode(MakeNode("Det", 1), {&v})), HasSubstr("rank"));
+}
+
+}  // namespace
+}  // namespace kernels::cpu
