@@ -40,7 +40,8 @@ template <typename Fn>
 absl::Status UnaryFloat(KernelContext& ctx, Fn fn) {
   auto args = UnaryArgs(ctx);
   if (!args.ok()) return args.status();
-  const auto [x, y] = *args;
+  const ir::Tensor* x = args->first;
+  ir::Tensor* y = args->second;
   return DispatchFloat(x->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     using C = ComputeType<T>;
@@ -97,7 +98,8 @@ absl::Status Shrink(KernelContext& ctx) {
   const double lambd = ctx.attrs().GetFloat("lambd", 0.5f);
   auto args = UnaryArgs(ctx);
   if (!args.ok()) return args.status();
-  const auto [x, y] = *args;
+  const ir::Tensor* x = args->first;
+  ir::Tensor* y = args->second;
   return DispatchNumeric(x->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     const T* in = x->template data<T>();
@@ -150,7 +152,8 @@ absl::Status Mean(KernelContext& ctx) {
 absl::Status Hardmax(KernelContext& ctx) {
   auto args = UnaryArgs(ctx);
   if (!args.ok()) return args.status();
-  const auto [x, y] = *args;
+  const ir::Tensor* x = args->first;
+  ir::Tensor* y = args->second;
   absl::StatusOr<ops::HardmaxExtents> e = ops::HardmaxExtentsOf(ctx.node, x->shape());
   if (!e.ok()) return e.status();
   return DispatchFloat(x->dtype(), [&](auto tag) -> absl::Status {
