@@ -133,12 +133,13 @@ absl::Status ReadDataSet(const fs::path& dir, const runtime::Session& session,
 }
 
 // Runs one case on the session's device: against `stored` when given, else against the CPU run of
-// the plan (GPU) or `reference` (CPU, the unfused plan).
+// the plan (GPU) or `reference` (CPU, the unfused plan). On the GPU with `gpu_vs_cpu`, also against
+// the CPU run of the plan.
 CaseResult RunCase(CaseResult result, const runtime::Session& session, const std::string& precision,
                    const std::vector<runtime::NamedTensor>& inputs, const std::vector<ir::Tensor>* stored,
-                   const runtime::Session* reference) {
+                   const runtime::Session* reference, bool gpu_vs_cpu) {
   const auto start = std::chrono::steady_clock::now();
-  if (session.device() == runtime::Device::kCuda) {
+  if (session.device() == runtime::Device::kCuda && (gpu_vs_cpu || stored == nullptr)) {
     absl::StatusOr<GpuCpuComparison> compared = CompareGpuWithCpu(session, precision, inputs);
     if (!compared.ok()) return Error(std::move(result), compared.status());
     std::vector<ir::Tensor> want;
@@ -353,7 +354,7 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
         results.push_back(Error(base, generated));
         continue;
       }
-      results.push_back(RunCase(base, **session, precision, inputs, nullptr, reference.get()));
+      results.push_back(RunCase(base, **session, precision, inputs, nullptr, reference.get(), true));
       continue;
     }
     base.reference = "stored outputs";
@@ -366,7 +367,7 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
         results.push_back(Error(result, s));
         continue;
       }
-      results.push_back(RunCase(result, **session, precision, inputs, &stored, nullptr));
+      results.push_back(RunCase(result, **session, precision, inputs, &stored, nullptr, options.gpu_vs_cpu));
     }
   }
   return results;
