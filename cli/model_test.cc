@@ -17,6 +17,7 @@
 #include "cli/check.h"
 #include "cli/inputs.h"
 #include "importer/tensor_proto.h"
+#include "runtime/cuda_executor.h"
 
 namespace cli {
 namespace {
@@ -305,7 +306,10 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
     CaseResult base;
     base.model = model.name;
     base.precision = precision;
-    base.device = options.device == runtime::Device::kAuto ? "auto" : runtime::DeviceName(options.device);
+    // Until a session says where it runs: where kAuto would run (for load errors).
+    base.device = options.device != runtime::Device::kAuto ? runtime::DeviceName(options.device)
+                  : exec::CudaUnavailableReason().empty()  ? "cuda"
+                                                           : "cpu";
     base.tolerance = DefaultTolerance(precision);
     if (options.rtol) base.tolerance.rtol = *options.rtol;
     if (options.atol) base.tolerance.atol = *options.atol;

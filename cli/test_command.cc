@@ -154,7 +154,7 @@ int TestCommand(int argc, char** argv, int first) {
   for (const std::string& path : *paths) {
     absl::StatusOr<std::vector<ModelEntry>> found = FindModels(path);
     if (!found.ok()) {
-      path_errors.push_back(PathError(path, found.status(), o.device));
+      path_errors.push_back(PathError(path, found.status(), on_gpu ? "cuda" : "cpu"));
     } else {
       models.insert(models.end(), found->begin(), found->end());
     }
