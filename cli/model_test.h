@@ -77,8 +77,9 @@ struct ModelTestOptions {
   std::vector<std::string> precisions = {"fp32"};
   // Override the precision's default; a model's tolerance.json overrides both.
   std::optional<double> rtol, atol;
-  // On the GPU, also compare with the CPU run of the same plan (and name the first diverging step);
-  // false: the GPU's outputs against the stored ones only.
+  // On the GPU: a step-by-step run compared with the CPU run of the same plan (naming the first
+  // diverging step) and with the reference, then two plain runs (CUDA-graph replay) with the
+  // reference; false: one plain run against the stored outputs only.
   bool gpu_vs_cpu = true;
   // At most this many data sets per model (test_data_set_0 ...); -1: all.
   int max_data_sets = -1;
