@@ -76,6 +76,7 @@ absl::StatusOr<std::optional<double>> JsonNumber(const std::string& text, const 
 void Accumulate(const OutputComparison& c, bool first_bad, CaseResult* result) {
   result->max_abs = std::max(result->max_abs, c.max_abs);
   result->max_rel = std::max(result->max_rel, c.max_rel);
+  if (c.max_want > 0) result->max_scaled = std::max(result->max_scaled, c.max_abs / c.max_want);
   if (c.worst >= 0 && (result->worst_index < 0 || first_bad)) {
     result->worst_output = c.output;
     result->worst_index = c.worst;
@@ -189,9 +190,9 @@ CaseResult RunCase(CaseResult result, const runtime::Session& session, const std
 }  // namespace
 
 Tolerance DefaultTolerance(const std::string& precision) {
-  if (precision == "fp16") return {1e-2, 1e-2};
-  if (precision == "tf32") return {5e-3, 1e-3};
-  return {1e-3, 1e-7};
+  if (precision == "fp16") return {1e-2, 1e-5, 1e-2};
+  if (precision == "tf32") return {1e-3, 1e-6, 1e-3};
+  return {1e-3, 1e-7, 1e-4};
 }
 
 absl::Status ReadToleranceFile(const std::string& path, Tolerance* tolerance) {
@@ -199,7 +200,8 @@ absl::Status ReadToleranceFile(const std::string& path, Tolerance* tolerance) {
   if (!file) return absl::OkStatus();
   std::stringstream text;
   text << file.rdbuf();
-  for (auto [key, target] : {std::pair{"rtol", &tolerance->rtol}, std::pair{"atol", &tolerance->atol}}) {
+  for (auto [key, target] : {std::pair{"rtol", &tolerance->rtol}, std::pair{"atol", &tolerance->atol},
+                             std::pair{"scaled_atol", &tolerance->scaled_atol}}) {
     absl::StatusOr<std::optional<double>> value = JsonNumber(text.str(), key);
     if (!value.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", value.status().message()));
     if (value->has_value()) *target = **value;
@@ -221,6 +223,11 @@ OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, c
   }
   c.elements = want.num_elements();
   const bool exact = !ir::IsFloatingPoint(want.dtype());
+  for (int64_t i = 0; i < c.elements && !exact; ++i) {
+    const double w = std::fabs(want.GetAsDouble(i));
+    if (std::isfinite(w)) c.max_want = std::max(c.max_want, w);
+  }
+  const double atol = tol.atol + tol.scaled_atol * c.max_want;
   double worst_excess = 0, largest_diff = -1;
   int64_t largest = -1;
   for (int64_t i = 0; i < c.elements; ++i) {
@@ -237,7 +244,7 @@ OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, c
       excess = diff;
     } else {
       diff = std::fabs(g - w);
-      excess = diff - (tol.atol + tol.rtol * std::fabs(w));
+      excess = diff - (atol + tol.rtol * std::fabs(w));
       ok = excess <= 0;
     }
     c.max_abs = std::max(c.max_abs, diff);
@@ -256,10 +263,11 @@ OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, c
 std::string DescribeMismatch(const OutputComparison& c, Tolerance tol) {
   if (!c.mismatch.empty()) return absl::StrCat("output '", c.output, "': ", c.mismatch);
   const double abs_error = std::fabs(c.got - c.want);
-  return absl::StrCat("output '", c.output, "': ", c.bad, " of ", c.elements, " elements differ; worst at flat index ",
-                      c.worst, ": got ", c.got, ", want ", c.want, " (abs error ", abs_error, ", rel ",
-                      c.want != 0 ? abs_error / std::fabs(c.want) : abs_error, "; rtol ", tol.rtol, ", atol ", tol.atol,
-                      ")");
+  return absl::StrCat(
+      "output '", c.output, "': ", c.bad, " of ", c.elements, " elements differ; worst at flat index ", c.worst,
+      ": got ", c.got, ", want ", c.want, " (abs error ", abs_error, ", rel ",
+      c.want != 0 ? abs_error / std::fabs(c.want) : abs_error, "; rtol ", tol.rtol, ", atol ", tol.atol,
+      tol.scaled_atol > 0 ? absl::StrCat(", scaled_atol ", tol.scaled_atol, " x max|want| ", c.max_want) : "", ")");
 }
 
 const char* OutcomeName(Outcome outcome) {
@@ -324,6 +332,7 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
     base.tolerance = DefaultTolerance(precision);
     if (options.rtol) base.tolerance.rtol = *options.rtol;
     if (options.atol) base.tolerance.atol = *options.atol;
+    if (options.scaled_atol) base.tolerance.scaled_atol = *options.scaled_atol;
     base.data_set = "load";
     if (absl::Status s = ReadToleranceFile((dir / "tolerance.json").string(), &base.tolerance); !s.ok()) {
       results.push_back(Error(base, s));

@@ -18,18 +18,23 @@
 
 namespace cli {
 
-// An element passes when |got - want| <= atol + rtol * |want| (ONNX's backend-test rule); NaN must
-// meet NaN, an infinity the same infinity; integers and bools must be equal.
+// A float element passes when |got - want| <= atol + rtol * |want| + scaled_atol * max|want| (with
+// scaled_atol 0: ONNX's backend-test rule; max|want| over the output's finite elements, so that
+// elements near zero in an output of large values are judged by the output's scale, as --check
+// and the zoo suite do). NaN must meet NaN, an infinity the same infinity; integers and bools must
+// be equal.
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-7;
+  double scaled_atol = 0;
 };
 
-// fp32: rtol 1e-3, atol 1e-7 (the conformance suite's rule); tf32: 5e-3, 1e-3; fp16: 1e-2, 1e-2.
+// fp32: rtol 1e-3, atol 1e-7 (ONNX's rule), scaled_atol 1e-4; tf32: 1e-3, 1e-6, 1e-3; fp16: 1e-2,
+// 1e-5, 1e-2 (the scaled_atol are --check's tolerances).
 Tolerance DefaultTolerance(const std::string& precision);
 
-// Reads a tolerance.json ({"rtol": X, "atol": Y}, either key optional) into `*tolerance`. A missing
-// file leaves it unchanged; a file without a number for a key it names is InvalidArgument.
+// Reads a tolerance.json ({"rtol": X, "atol": Y, "scaled_atol": Z}, every key optional) into
+// `*tolerance`. A missing file leaves it unchanged; a key without a number >= 0 is InvalidArgument.
 absl::Status ReadToleranceFile(const std::string& path, Tolerance* tolerance);
 
 // One output compared element by element.
@@ -37,17 +42,18 @@ struct OutputComparison {
   std::string output;    // the output's name
   std::string mismatch;  // dtype or shape mismatch ("shape [2,3] != expected [3,2]"); "" when they match
   int64_t elements = 0;
-  int64_t bad = 0;     // elements beyond the tolerance
-  double max_abs = 0;  // max |got - want| over finite pairs (inf where one side is NaN/Inf alone)
-  double max_rel = 0;  // max |got - want| / |want| over elements with want != 0
-  int64_t worst = -1;  // the element furthest beyond the tolerance (else the largest |got - want|)
+  int64_t bad = 0;      // elements beyond the tolerance
+  double max_abs = 0;   // max |got - want| over finite pairs (inf where one side is NaN/Inf alone)
+  double max_rel = 0;   // max |got - want| / |want| over elements with want != 0
+  double max_want = 0;  // max |want| over finite elements (the scale of scaled_atol)
+  int64_t worst = -1;   // the element furthest beyond the tolerance (else the largest |got - want|)
   double got = 0, want = 0;
   bool ok() const { return mismatch.empty() && bad == 0; }
 };
 OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, const ir::Tensor& want,
                                Tolerance tolerance);
 // "output 'y': 3 of 60 elements differ; worst at flat index 7: got 1.5, want 1.2 (abs error 0.3,
-// rel 0.25; rtol 0.001, atol 1e-07)".
+// rel 0.25; rtol 0.001, atol 1e-07, scaled_atol 0.0001 x max|want| 4.2)".
 std::string DescribeMismatch(const OutputComparison& comparison, Tolerance tolerance);
 
 enum class Outcome { kPass, kFail, kError };
@@ -65,6 +71,7 @@ struct CaseResult {
   absl::Status error;   // ERROR: the status (Create's, for load errors)
   Tolerance tolerance;
   double max_abs = 0, max_rel = 0;  // over all outputs
+  double max_scaled = 0;            // max over outputs of max|got - want| / max|want|
   std::string worst_output;         // the worst element: output name, flat index, got, want
   int64_t worst_index = -1;
   double worst_got = 0, worst_want = 0;
@@ -76,7 +83,7 @@ struct ModelTestOptions {
   runtime::Device device = runtime::Device::kAuto;
   std::vector<std::string> precisions = {"fp32"};
   // Override the precision's default; a model's tolerance.json overrides both.
-  std::optional<double> rtol, atol;
+  std::optional<double> rtol, atol, scaled_atol;
   // On the GPU: a step-by-step run compared with the CPU run of the same plan (naming the first
   // diverging step) and with the reference, then two plain runs (CUDA-graph replay) with the
   // reference; false: one plain run against the stored outputs only.

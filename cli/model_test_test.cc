@@ -39,6 +39,19 @@ TEST(CompareOutputTest, WorstElementIsFurthestBeyondTolerance) {
   EXPECT_NE(text.find("output 'y': 3 of 4 elements differ; worst at flat index 1: got 1.3"), std::string::npos) << text;
 }
 
+TEST(CompareOutputTest, ScaledAtolJudgesSmallElementsByTheOutputsScale) {
+  const ir::Tensor want = ir::Tensor::FromFloats({-10, 0.001f, 5}, {3});
+  const ir::Tensor got = ir::Tensor::FromFloats({-10, 0.0015f, 5}, {3});
+  EXPECT_FALSE(CompareOutput("y", got, want, {1e-3, 1e-7, 0}).ok());             // 5e-4 off where 1e-3 is wanted
+  const OutputComparison c = CompareOutput("y", got, want, {1e-3, 1e-7, 1e-4});  // allows 1e-3 + ...
+  EXPECT_TRUE(c.ok());
+  EXPECT_EQ(c.max_want, 10);
+  const OutputComparison tight = CompareOutput("y", got, want, {1e-3, 1e-7, 1e-5});
+  EXPECT_FALSE(tight.ok());
+  EXPECT_NE(DescribeMismatch(tight, {1e-3, 1e-7, 1e-5}).find("scaled_atol 1e-05 x max|want| 10)"), std::string::npos)
+      << DescribeMismatch(tight, {1e-3, 1e-7, 1e-5});
+}
+
 TEST(CompareOutputTest, NanMustMeetNanAndInfTheSameInf) {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   const ir::Tensor want = ir::Tensor::FromFloats({nan, inf, -inf}, {3});
@@ -78,10 +91,11 @@ TEST(ToleranceTest, DefaultsAndFile) {
   Tolerance t = DefaultTolerance("fp32");
   EXPECT_TRUE(ReadToleranceFile((dir / "absent.json").string(), &t).ok());
   EXPECT_EQ(t.rtol, 1e-3);
-  std::ofstream(dir / "t.json") << "{\n  \"atol\": 0.5\n}\n";
+  std::ofstream(dir / "t.json") << "{\n  \"atol\": 0.5, \"scaled_atol\": 0.02\n}\n";
   EXPECT_TRUE(ReadToleranceFile((dir / "t.json").string(), &t).ok());
   EXPECT_EQ(t.rtol, 1e-3);
   EXPECT_EQ(t.atol, 0.5);
+  EXPECT_EQ(t.scaled_atol, 0.02);
   std::ofstream(dir / "bad.json") << "{\"rtol\": \"loose\"}";
   EXPECT_EQ(ReadToleranceFile((dir / "bad.json").string(), &t).code(), absl::StatusCode::kInvalidArgument);
 }

@@ -29,12 +29,13 @@ namespace {
 constexpr char kUsageHead[] = R"(usage: onnxrun test [options] PATH...
 
 Runs models in the ONNX test layout (model.onnx + test_data_set_N/input_i.pb, output_i.pb) and
-compares every output element with the stored one: |got - want| <= atol + rtol * |want|, NaN where
-NaN, integers and bools exactly. PATH is a model folder, a folder of model folders (searched
+compares every output element with the stored one: |got - want| <= atol + rtol * |want| +
+scaled_atol * max|want| (max over the output), NaN where NaN, integers and bools exactly. PATH is a model folder, a folder of model folders (searched
 recursively) or a model.onnx; with no stored data, generated inputs run on the GPU against the CPU
 run of the same plan (on a CPU-only machine: the plan against the unfused reference plan). On the
 GPU every case is also compared with the CPU run of its plan, naming the first diverging step.
-A model folder's tolerance.json ({"rtol": X, "atol": Y}) overrides the defaults and the flags.
+A model folder's tolerance.json ({"rtol": X, "atol": Y, "scaled_atol": Z}, each optional) overrides
+the defaults and the flags.
 Exit code 0 only when every case passes.
 
 options:
@@ -87,6 +88,11 @@ std::vector<Flag> TestFlags(TestOptions& o) {
        "X",
        "absolute tolerance (default per precision, printed in the header)",
        [&o](const std::string& v) { return ParseTolerance("--atol", v, &o.model.atol); }},
+      {{"--scaled-atol"},
+       FlagArity::kValue,
+       "X",
+       "absolute tolerance as a fraction of the output's largest |want|, added to\n--atol (default per precision)",
+       [&o](const std::string& v) { return ParseTolerance("--scaled-atol", v, &o.model.scaled_atol); }},
       {{"--junit"},
        FlagArity::kValue,
        "FILE",
@@ -164,7 +170,8 @@ int TestCommand(int argc, char** argv, int first) {
     Tolerance t = DefaultTolerance(p);
     if (o.model.rtol) t.rtol = *o.model.rtol;
     if (o.model.atol) t.atol = *o.model.atol;
-    tolerances.push_back(absl::StrCat(p, " rtol ", t.rtol, " atol ", t.atol));
+    if (o.model.scaled_atol) t.scaled_atol = *o.model.scaled_atol;
+    tolerances.push_back(absl::StrCat(p, " rtol ", t.rtol, " atol ", t.atol, " scaled_atol ", t.scaled_atol));
   }
   std::printf("onnxrun test: %zu model%s; device %s%s; %d job%s; tolerance %s (a model's tolerance.json overrides)\n",
               models.size(), models.size() == 1 ? "" : "s", on_gpu ? "cuda" : "cpu",

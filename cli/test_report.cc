@@ -59,7 +59,8 @@ std::string CaseLine(const CaseResult& r) {
   std::string line =
       absl::StrFormat("%-5s %s  %s  %s %s", OutcomeName(r.outcome), r.model, r.data_set, r.device, r.precision);
   if (r.outcome != Outcome::kError) {
-    absl::StrAppendFormat(&line, "  max abs %.3g rel %.3g  %.2f ms", r.max_abs, r.max_rel, r.seconds * 1000);
+    absl::StrAppendFormat(&line, "  max abs %.3g (%.3g of max|want|) rel %.3g  %.2f ms", r.max_abs, r.max_scaled,
+                          r.max_rel, r.seconds * 1000);
   }
   if (!r.message.empty()) absl::StrAppend(&line, "\n      ", r.message);
   return line;
@@ -116,8 +117,9 @@ std::string JUnitXml(const std::vector<CaseResult>& results, double seconds) {
       const char* tag = r->outcome == Outcome::kFail ? "failure" : "error";
       const std::string detail =
           r->outcome == Outcome::kFail
-              ? absl::StrFormat("max abs error %g, max rel error %g against %s (rtol %g, atol %g)", r->max_abs,
-                                r->max_rel, r->reference, r->tolerance.rtol, r->tolerance.atol)
+              ? absl::StrFormat("max abs error %g, max rel error %g against %s (rtol %g, atol %g, scaled_atol %g)",
+                                r->max_abs, r->max_rel, r->reference, r->tolerance.rtol, r->tolerance.atol,
+                                r->tolerance.scaled_atol)
               : "";
       absl::StrAppendFormat(&out, ">\n      <%s message=\"%s\" type=\"%s\">%s</%s>\n    </testcase>\n", tag,
                             XmlEscape(r->message), OutcomeName(r->outcome), XmlEscape(detail), tag);
@@ -142,7 +144,9 @@ std::string JsonReport(const std::vector<CaseResult>& results, double seconds) {
                     ", \"precision\": ", JsonString(r.precision), ", \"reference\": ", JsonString(r.reference),
                     ", \"result\": ", JsonString(OutcomeName(r.outcome)), ", \"message\": ", JsonString(r.message),
                     ", \"rtol\": ", JsonNumber(r.tolerance.rtol), ", \"atol\": ", JsonNumber(r.tolerance.atol),
-                    ", \"max_abs\": ", JsonNumber(r.max_abs), ", \"max_rel\": ", JsonNumber(r.max_rel));
+                    ", \"scaled_atol\": ", JsonNumber(r.tolerance.scaled_atol),
+                    ", \"max_abs\": ", JsonNumber(r.max_abs), ", \"max_rel\": ", JsonNumber(r.max_rel),
+                    ", \"max_scaled\": ", JsonNumber(r.max_scaled));
     if (r.worst_index >= 0) {
       absl::StrAppend(&out, ", \"worst\": {\"output\": ", JsonString(r.worst_output), ", \"index\": ", r.worst_index,
                       ", \"got\": ", JsonNumber(r.worst_got), ", \"want\": ", JsonNumber(r.worst_want), "}");

@@ -37,10 +37,10 @@ cp -rL "$tiny_cnn" "$tmp/zoo/tiny_cnn"
 chmod -R u+w "$tmp/zoo"
 
 expect "all pass" 0 "PASS  zoo/node/test_abs  test_data_set_0  cpu fp32" "PASS  zoo/tiny_cnn  test_data_set_0  cpu fp32" \
-  "3 passed, 0 failed, 0 errors (3 cases, 3 models)" "tolerance fp32 rtol 0.001 atol 1e-07" -- --device cpu "$tmp/zoo"
+  "3 passed, 0 failed, 0 errors (3 cases, 3 models)" "tolerance fp32 rtol 0.001 atol 1e-07 scaled_atol 0.0001" -- --device cpu "$tmp/zoo"
 expect "--jobs 2" 0 "3 passed, 0 failed, 0 errors (3 cases, 3 models)" -- --device cpu --jobs 2 "$tmp/zoo"
 expect "precisions" 0 "cpu      fp16             3        3        0        0" \
-  "6 passed, 0 failed, 0 errors (6 cases, 3 models)" "fp16 rtol 0.01 atol 0.01" -- --device cpu --precisions fp32,fp16 "$tmp/zoo"
+  "6 passed, 0 failed, 0 errors (6 cases, 3 models)" "fp16 rtol 0.01 atol 1e-05 scaled_atol 0.01" -- --device cpu --precisions fp32,fp16 "$tmp/zoo"
 expect "one model folder" 0 "PASS  tiny_cnn  test_data_set_0" -- --device cpu "$tmp/zoo/tiny_cnn"
 
 # A model.onnx with no data: generated inputs, the plan against the unfused reference plan.

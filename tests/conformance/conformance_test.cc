@@ -82,6 +82,9 @@ std::string RunCase(const Case& c, std::string* unsupported_op) {
   cli::ModelTestOptions options;
   options.device = TestDevice();
   options.precisions = {"fp32"};
+  options.rtol = 1e-3;  // ONNX's rule, per element: no scaled_atol
+  options.atol = 1e-7;
+  options.scaled_atol = 0;
   options.max_data_sets = 1;
   options.gpu_vs_cpu = false;  // the stored outputs only, as on the CPU
   const std::vector<cli::CaseResult> results =
