@@ -77,6 +77,7 @@ void Accumulate(const OutputComparison& c, bool first_bad, CaseResult* result) {
   result->max_abs = std::max(result->max_abs, c.max_abs);
   result->max_rel = std::max(result->max_rel, c.max_rel);
   if (c.max_want > 0) result->max_scaled = std::max(result->max_scaled, c.max_abs / c.max_want);
+  result->max_want = std::max(result->max_want, c.max_want);
   if (c.worst >= 0 && (result->worst_index < 0 || first_bad)) {
     result->worst_output = c.output;
     result->worst_index = c.worst;

@@ -72,6 +72,7 @@ struct CaseResult {
   Tolerance tolerance;
   double max_abs = 0, max_rel = 0;  // over all outputs
   double max_scaled = 0;            // max over outputs of max|got - want| / max|want|
+  double max_want = 0;              // max |want| over all outputs' finite elements
   std::string worst_output;         // the worst element: output name, flat index, got, want
   int64_t worst_index = -1;
   double worst_got = 0, worst_want = 0;
