@@ -150,6 +150,10 @@ int TestCommand(int argc, char** argv, int first) {
   o.model.device = o.device == "cpu"    ? runtime::Device::kCpu
                    : o.device == "cuda" ? runtime::Device::kCuda
                                         : runtime::Device::kAuto;
+  if (o.model.device == runtime::Device::kCuda && !gpu_unusable.empty()) {
+    std::fprintf(stderr, "onnxrun: error: --device cuda: %s\n", gpu_unusable.c_str());
+    return 1;
+  }
   const bool on_gpu = o.model.device != runtime::Device::kCpu && gpu_unusable.empty();
   const int jobs = on_gpu ? 1 : o.jobs;  // the GPU runs one model at a time
   o.model.session.gpu.progress = nullptr;
@@ -175,9 +179,7 @@ int TestCommand(int argc, char** argv, int first) {
   }
   std::printf("onnxrun test: %zu model%s; device %s%s; %d job%s; tolerance %s (a model's tolerance.json overrides)\n",
               models.size(), models.size() == 1 ? "" : "s", on_gpu ? "cuda" : "cpu",
-              o.model.device == runtime::Device::kCpu ? ""
-              : on_gpu                                ? ""
-                                                      : absl::StrCat(" (", gpu_unusable, ")").c_str(),
+              o.model.device == runtime::Device::kAuto && !on_gpu ? absl::StrCat(" (", gpu_unusable, ")").c_str() : "",
               jobs, jobs == 1 ? "" : "s", absl::StrJoin(tolerances, ", ").c_str());
   for (const CaseResult& r : path_errors) std::printf("%s\n", CaseLine(r).c_str());
   std::fflush(stdout);

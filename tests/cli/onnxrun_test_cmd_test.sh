@@ -100,6 +100,17 @@ expect "broken model" 1 "ERROR zoo/broken  load  cpu fp32" "2 passed, 1 failed, 
 expect "missing path" 1 "ERROR /nonexistent  load" "does not exist" "PASS  test_abs" \
   -- --device cpu /nonexistent "$tmp/zoo/node/test_abs"
 
+# --device cuda without a usable GPU: exit 1 and one line on stderr, before any model runs.
+if "$onnxrun" test --device auto "$tmp/zoo/node/test_abs" | head -1 | grep -q "device cpu"; then
+  "$onnxrun" test --device cuda "$tmp/zoo/node/test_abs" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [[ $rc == 1 && $(wc -l <"$tmp/err") == 1 ]] && grep -q "error: --device cuda: " "$tmp/err"; then
+    ok "--device cuda without a GPU: $(cat "$tmp/err")"
+  else
+    fail "--device cuda without a GPU: rc=$rc, stderr: $(cat "$tmp/err")"
+  fi
+fi
+
 # Usage errors: exit 2 and one line on stderr.
 for args in "" "--precisions fp8 $tmp/zoo" "--jobs 0 $tmp/zoo" "--rtol x $tmp/zoo" "--bogus $tmp/zoo"; do
   # shellcheck disable=SC2086
