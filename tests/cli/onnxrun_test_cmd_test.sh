@@ -101,7 +101,8 @@ expect "missing path" 1 "ERROR /nonexistent  load" "does not exist" "PASS  test_
   -- --device cpu /nonexistent "$tmp/zoo/node/test_abs"
 
 # --device cuda without a usable GPU: exit 1 and one line on stderr, before any model runs.
-if "$onnxrun" test --device auto "$tmp/zoo/node/test_abs" | head -1 | grep -q "device cpu"; then
+"$onnxrun" test --device auto "$tmp/zoo/node/test_abs" >"$tmp/auto" 2>&1
+if head -1 "$tmp/auto" | grep -q "device cpu"; then
   "$onnxrun" test --device cuda "$tmp/zoo/node/test_abs" >"$tmp/out" 2>"$tmp/err"
   rc=$?
   if [[ $rc == 1 && $(wc -l <"$tmp/err") == 1 ]] && grep -q "error: --device cuda: " "$tmp/err"; then
