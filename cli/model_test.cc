@@ -142,14 +142,14 @@ CaseResult RunCase(CaseResult result, const runtime::Session& session, const std
                    const std::vector<runtime::NamedTensor>& inputs, const std::vector<ir::Tensor>* stored,
                    const runtime::Session* reference, bool gpu_vs_cpu) {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<ir::Tensor> want = stored != nullptr ? *stored : std::vector<ir::Tensor>{};
   if (session.device() == runtime::Device::kCuda && (gpu_vs_cpu || stored == nullptr)) {
     absl::StatusOr<GpuCpuComparison> compared = CompareGpuWithCpu(session, precision, inputs);
     if (!compared.ok()) return Error(std::move(result), compared.status());
-    std::vector<ir::Tensor> want = stored != nullptr ? *stored : std::vector<ir::Tensor>{};
     if (stored == nullptr) {
       for (const runtime::NamedTensor& out : compared->cpu_outputs) want.push_back(out.tensor);
     }
-    CompareAll(compared->gpu_outputs, stored != nullptr ? *stored : want, &result);
+    CompareAll(compared->gpu_outputs, want, &result);
     if (!compared->agree) {
       for (const OutputAgreement& out : compared->outputs) {
         if (out.ok) continue;
@@ -176,13 +176,12 @@ CaseResult RunCase(CaseResult result, const runtime::Session& session, const std
   } else {
     absl::StatusOr<std::vector<runtime::NamedTensor>> got = session.Run(inputs);
     if (!got.ok()) return Error(std::move(result), got.status(), "Run: ");
-    std::vector<ir::Tensor> want;
     if (stored == nullptr) {
       absl::StatusOr<std::vector<runtime::NamedTensor>> ref = reference->Run(inputs);
       if (!ref.ok()) return Error(std::move(result), ref.status(), "reference plan: ");
-      for (const auto& out : *ref) want.push_back(out.tensor);
+      for (const runtime::NamedTensor& out : *ref) want.push_back(out.tensor);
     }
-    CompareAll(*got, stored != nullptr ? *stored : want, &result);
+    CompareAll(*got, want, &result);
   }
   result.seconds = SecondsSince(start);
   return result;
