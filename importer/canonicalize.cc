@@ -83,6 +83,21 @@ absl::Status SliceAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
+// TopK opset < 10: the `k` attribute becomes the int64 [1] input K.
+absl::Status TopKAttrToInput(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.opset >= 10) return absl::OkStatus();
+  if (!node.attrs.Has("k")) return absl::InvalidArgumentError("TopK needs the k attribute before opset 10");
+  SetConstantInput(graph, node, 1, "k", Tensor::FromInt64s({node.attrs.GetInt("k", 0)}));
+  node.attrs.Erase("k");
+  return absl::OkStatus();
+}
+
+// Scatter (opset 9-10) is ScatterElements without a reduction.
+absl::Status ScatterToScatterElements(Graph&, Node& node, std::vector<Node>&) {
+  node.op_type = "ScatterElements";
+  return absl::OkStatus();
+}
+
 absl::Status PadAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
   if (node.opset >= 11) return absl::OkStatus();
   if (node.attrs.Has("paddings")) {  // opset 1 name
@@ -198,6 +213,8 @@ const std::map<std::string, Rewrite>& Rewrites() {
       {"Split", SplitAttrToInput},
       {"Slice", SliceAttrsToInputs},
       {"Pad", PadAttrsToInputs},
+      {"TopK", TopKAttrToInput},
+      {"Scatter", ScatterToScatterElements},
       {"Upsample", UpsampleToResize},
       {"Resize", UpsampleToResize},
       {"Add", LegacyBroadcast},

@@ -22,7 +22,7 @@ namespace {
 
 // Ops the importer itself consumes or rewrites (not in the op registry under that name).
 bool HandledByImporter(const std::string& op_type) {
-  return op_type == "Constant" || op_type == "Upsample";
+  return op_type == "Constant" || op_type == "Upsample" || op_type == "Scatter";
 }
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }

@@ -86,6 +86,34 @@ TEST(ImporterTest, SymbolicBatchFlowsThroughConvAndConstantsFold) {
   EXPECT_THAT(text, HasSubstr("conv: Conv(%x, %w) -> (%c: float32[batch,4,8,8])"));
 }
 
+TEST(ImporterTest, Opset9TopKAttributeBecomesInput) {
+  onnx::ModelProto model = testing_util::MakeModel(9);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {"N", 8});
+  *g->add_output() = TensorInfo("v", {"N", 3});
+  *g->add_output() = TensorInfo("i", {"N", 3});
+  onnx::NodeProto topk = MakeNode("TopK", {"x"}, {"v", "i"}, "topk");
+  testing_util::SetIntAttr(topk, "k", 3);
+  *g->add_node() = topk;
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("%topk__k = const int64[1]"));
+  EXPECT_THAT(text, HasSubstr("topk: TopK(%x, %topk__k) -> (%v: float32[N,3], %i: int64[N,3])\n"));
+}
+
+TEST(ImporterTest, ScatterBecomesScatterElements) {
+  onnx::ModelProto model = testing_util::MakeModel(10);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("data", {3, 3});
+  *g->add_input() = TensorInfo("idx", {1, 2}, onnx::TensorProto::INT64);
+  *g->add_input() = TensorInfo("upd", {1, 2});
+  *g->add_output() = TensorInfo("y", {3, 3});
+  onnx::NodeProto scatter = MakeNode("Scatter", {"data", "idx", "upd"}, {"y"}, "scatter");
+  testing_util::SetIntAttr(scatter, "axis", 1);
+  *g->add_node() = scatter;
+  EXPECT_THAT(ImportText(model),
+              HasSubstr("scatter: ScatterElements(%data, %idx, %upd) -> (%y: float32[3,3]) {axis=1}"));
+}
+
 TEST(ImporterTest, OpsetOutsideTheRangeIsRefused) {
   onnx::ModelProto model = testing_util::MakeModel(99);
   auto* g = model.mutable_graph();

@@ -60,6 +60,10 @@ std::vector<OpDef> LrnOpDefs();          // ops/lrn.h
 std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
 std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
 std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
+std::vector<OpDef> TensorGenOpDefs();    // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
+std::vector<OpDef> TensorSelectOpDefs(); // TopK, NonZero, Compress, Unique (data-dependent sizes)
+std::vector<OpDef> TensorScatterOpDefs(); // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
+std::vector<OpDef> TensorSpatialOpDefs(); // MaxUnpool, Col2Im, CenterCropPad
 
 }  // namespace ops
 

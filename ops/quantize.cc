@@ -50,6 +50,26 @@ absl::StatusOr<Dim> AxisDim(const InferContext& ctx) {
   return (*x.shape)[*axis];
 }
 
+// Scale (input 1) and zero point (input 2): per tensor or per axis; with block_size (opset 21),
+// of x's rank (the kernel checks the blocked dims).
+absl::Status ExpectQuantParams(const InferContext& ctx, const char* scale, const char* zero) {
+  const int64_t block = ctx.attrs().GetInt("block_size", 0);
+  if (block < 0) return absl::InvalidArgumentError(absl::StrCat("block_size ", block, " < 0"));
+  for (size_t i : {1, 2}) {
+    if (block > 0 && ctx.has_input(i) && ctx.type(i).shape && ctx.type(0).shape &&
+        ctx.type(i).rank() != ctx.type(0).rank()) {
+      return absl::InvalidArgumentError(absl::StrCat(i == 1 ? scale : zero, " must have x's rank for block_size"));
+    }
+  }
+  if (block > 0) return absl::OkStatus();
+  absl::StatusOr<Dim> axis_dim = AxisDim(ctx);
+  if (!axis_dim.ok()) return axis_dim.status();
+  for (size_t i : {1, 2}) {
+    if (absl::Status s = ExpectQuantParam(ctx, i, *axis_dim, i == 1 ? scale : zero); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Types> InferQuantize(const InferContext& ctx) {
   if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat16, DType::kFloat64, DType::kInt32});
       !s.ok()) {
@@ -61,12 +81,7 @@ absl::StatusOr<Types> InferQuantize(const InferContext& ctx) {
   if (!IsQuantType(out)) {
     return absl::InvalidArgumentError(absl::StrCat("quantized dtype ", ir::DTypeName(out), " not supported"));
   }
-  if (ctx.attrs().GetInt("block_size", 0) != 0) return absl::UnimplementedError("blocked quantization");
-  absl::StatusOr<Dim> axis_dim = AxisDim(ctx);
-  if (!axis_dim.ok()) return axis_dim.status();
-  for (size_t i : {1, 2}) {
-    if (absl::Status s = ExpectQuantParam(ctx, i, *axis_dim, i == 1 ? "y_scale" : "y_zero_point"); !s.ok()) return s;
-  }
+  if (absl::Status s = ExpectQuantParams(ctx, "y_scale", "y_zero_point"); !s.ok()) return s;
   return Types{TensorType{out, ctx.type(0).shape}};
 }
 
@@ -80,12 +95,7 @@ absl::StatusOr<Types> InferDequantize(const InferContext& ctx) {
   if (ctx.has_input(2) && ctx.type(2).dtype != in) {
     return absl::InvalidArgumentError("x_zero_point's dtype differs from x's");
   }
-  if (ctx.attrs().GetInt("block_size", 0) != 0) return absl::UnimplementedError("blocked quantization");
-  absl::StatusOr<Dim> axis_dim = AxisDim(ctx);
-  if (!axis_dim.ok()) return axis_dim.status();
-  for (size_t i : {1, 2}) {
-    if (absl::Status s = ExpectQuantParam(ctx, i, *axis_dim, i == 1 ? "x_scale" : "x_zero_point"); !s.ok()) return s;
-  }
+  if (absl::Status s = ExpectQuantParams(ctx, "x_scale", "x_zero_point"); !s.ok()) return s;
   return Types{TensorType{ctx.type(1).dtype, ctx.type(0).shape}};
 }
 

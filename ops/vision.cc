@@ -1,5 +1,5 @@
 // The vision ops and their type/shape inference: NonMaxSuppression (data-dependent output
-// [selected, 3]), RoiAlign, MaxRoiPool, GridSample (2-D), LpPool and GlobalLpPool (shapes as
+// [selected, 3]), RoiAlign, MaxRoiPool, GridSample (N-d), LpPool and GlobalLpPool (shapes as
 // AveragePool and GlobalAveragePool); and the parsers of ops/vision_attrs.h.
 #include <cmath>
 
@@ -118,12 +118,18 @@ absl::StatusOr<Types> InferMaxRoiPool(const InferContext& ctx) {
 absl::StatusOr<Types> InferGridSample(const InferContext& ctx) {
   absl::StatusOr<GridSampleAttrs> a = ParseGridSampleAttrs(ctx.node);
   if (!a.ok()) return a.status();
-  absl::StatusOr<TensorType> x = ImageInput(ctx);
-  if (!x.ok()) return x.status();
+  if (absl::Status s = ExpectDType(ctx, 0, kFloatTypes); !s.ok()) return s;
   if (absl::Status s = ExpectDType(ctx, 1, kFloatTypes); !s.ok()) return s;
-  const TensorType& grid = ctx.type(1);
-  if (absl::Status s = ExpectDims(grid, {DimOf(*x, 0), Dim(), Dim(), Dim(2)}, "grid"); !s.ok()) return s;
-  return Types{TensorType{x->dtype, Shape{DimOf(*x, 0), DimOf(*x, 1), DimOf(grid, 1), DimOf(grid, 2)}}};
+  const TensorType &x = ctx.type(0), &grid = ctx.type(1);
+  if (!x.shape) return Types{TensorType{x.dtype, std::nullopt}};
+  if (x.rank() < 3) return absl::InvalidArgumentError(absl::StrCat("X must have rank >= 3, got ", x.rank()));
+  Shape expected_grid(x.rank(), Dim());
+  expected_grid.front() = DimOf(x, 0);
+  expected_grid.back() = Dim(x.rank() - 2);
+  if (absl::Status s = ExpectDims(grid, expected_grid, "grid"); !s.ok()) return s;
+  Shape out = {DimOf(x, 0), DimOf(x, 1)};
+  for (int64_t k = 1; k + 1 < x.rank(); ++k) out.push_back(DimOf(grid, k));
+  return Types{TensorType{x.dtype, out}};
 }
 
 absl::StatusOr<Types> InferLpPool(const InferContext& ctx) {

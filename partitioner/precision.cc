@@ -51,6 +51,26 @@ ir::Node MakeCast(const std::string& name, int opset, ir::ValueId in, ir::ValueI
   return cast;
 }
 
+// Ops whose output dtype an attribute names (Cast's `to`, EyeLike's `dtype`, ConstantOfShape's
+// `value`): float32 there becomes float16, as every other computed float32 value does. Returns
+// true when the node changed.
+bool RetypeFloat32Attribute(ir::Node& node) {
+  if (node.op_type == "Cast" && node.attrs.GetInt("to", 0) == kOnnxFloat) {
+    node.attrs.Set("to", kOnnxFloat16);
+    return true;
+  }
+  if (node.op_type == "EyeLike" && node.attrs.GetInt("dtype", 0) == kOnnxFloat) {
+    node.attrs.Set("dtype", kOnnxFloat16);
+    return true;
+  }
+  const ir::Tensor* value = node.op_type == "ConstantOfShape" ? node.attrs.GetTensor("value") : nullptr;
+  if (value != nullptr && value->dtype() == ir::DType::kFloat32) {
+    node.attrs.Set("value", ToHalf(*value));
+    return true;
+  }
+  return false;
+}
+
 // Every float32 constant read by a float16-capable input becomes float16: in place when nothing
 // needs it as float32 (a float32-only input, the graph interface), else through a float16 copy.
 // Returns true when any constant was converted.
@@ -128,10 +148,7 @@ absl::StatusOr<bool> ConvertToFp16(ir::Graph& graph) {
     }
   }
   for (ir::Node& node : graph.mutable_nodes()) {
-    if (node.op_type == "Cast" && node.attrs.GetInt("to", 0) == kOnnxFloat) {
-      node.attrs.Set("to", kOnnxFloat16);
-      changed = true;
-    }
+    if (RetypeFloat32Attribute(node)) changed = true;
   }
   if (ConvertConstants(graph)) changed = true;
 

@@ -46,6 +46,10 @@ std::vector<KernelDef> RnnKernels();           // rnn.cc
 std::vector<KernelDef> QuantizeKernels();      // quantize.cc
 std::vector<KernelDef> QuantizeGemmKernels();  // quantize_gemm.cc
 std::vector<KernelDef> VisionKernels();        // vision.cc
+std::vector<KernelDef> TensorGenKernels();
+std::vector<KernelDef> TensorSelectKernels();
+std::vector<KernelDef> TensorScatterKernels();
+std::vector<KernelDef> TensorSpatialKernels();
 
 }  // namespace kernels::cpu
 

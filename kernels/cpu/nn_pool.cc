@@ -1,6 +1,7 @@
 // CPU kernels of MaxPool (with optional Indices), AveragePool, LpPool, GlobalAveragePool,
-// GlobalMaxPool and GlobalLpPool: N-d, separable (the window reduced one spatial dim at a time, so a window of
-// k1 x ... x kn taps costs k1 + ... + kn operations per output rather than their product).
+// GlobalMaxPool and GlobalLpPool: N-d and separable (the window reduced one spatial dim at a time,
+// so a window of k1 x ... x kn taps costs about k1 + ... + kn operations per output rather than
+// their product; a dim of 16 taps or more costs O(1) per element, by block prefix/suffix sums).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,15 +36,13 @@ std::vector<DimTaps> MakeTaps(const WindowGeometry& geo) {
     d.dilation = geo.dilations[j];
     for (int64_t o = 0; o < geo.grid[j]; ++o) {
       const int64_t start = o * geo.strides[j] - geo.pad_begin[j];
-      int64_t lo, hi, padded = 0;
+      int64_t lo, hi, padded_lo, padded_hi;
       TapRange(start, geo.kernel[j], d.dilation, geo.image[j], lo, hi);
-      for (int64_t k = 0; k < geo.kernel[j]; ++k) {
-        const int64_t p = start + k * d.dilation;
-        padded += p >= -geo.pad_begin[j] && p < geo.image[j] + geo.pad_end[j];
-      }
+      TapRange(start + geo.pad_begin[j], geo.kernel[j], d.dilation, geo.image[j] + geo.pad_begin[j] + geo.pad_end[j],
+               padded_lo, padded_hi);
       d.first.push_back(start + lo * d.dilation);
       d.count.push_back(hi - lo);
-      d.padded.push_back(padded);
+      d.padded.push_back(padded_hi - padded_lo);
     }
   }
   return dims;
@@ -112,7 +111,7 @@ class SeparablePool {
       if (!next.ok()) return next.status();
       next_ = *std::move(next);
       if (track_index_) next_index_.assign(next_.size(), kNoTap);
-      Stage(taps_[j], outer, shape[j], geo_.grid[j], inner);
+      Stage(taps_[j], outer, shape[j], geo_.grid[j], inner, geo_.kernel[j]);
       std::swap(cur_, next_);
       std::swap(cur_index_, next_index_);
       shape[j] = geo_.grid[j];
@@ -137,7 +136,8 @@ class SeparablePool {
 
  private:
   // next_[a, o, i] = reduce over taps t of cur_[a, first[o] + t * dilation, i].
-  void Stage(const DimTaps& d, int64_t outer, int64_t extent, int64_t grid, int64_t inner) {
+  void Stage(const DimTaps& d, int64_t outer, int64_t extent, int64_t grid, int64_t inner, int64_t kernel) {
+    if (kernel >= kLongWindow) return StageLong(d, outer, extent, grid, inner, kernel);
     for (int64_t a = 0; a < outer; ++a) {
       for (int64_t o = 0; o < grid; ++o) {
         V* dst = next_.data() + (a * grid + o) * inner;
@@ -161,6 +161,75 @@ class SeparablePool {
           } else {
             for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
           }
+        }
+      }
+    }
+  }
+
+  // A partial reduction: for max, the value and the offset ordering equal values (kNoTap: none);
+  // for sums, the sum (index unused).
+  struct Entry {
+    V value;
+    int64_t index;
+  };
+  // Max: the larger value (a NaN y never wins; x is never NaN), then the smaller index. Sum: x + y.
+  static Entry Combine(const Entry& x, const Entry& y) {
+    if constexpr (kMax) {
+      return y.value > x.value || (y.value == x.value && y.index < x.index) ? y : x;
+    } else {
+      return {x.value + y.value, 0};
+    }
+  }
+
+  // Windows of at least this many taps use StageLong.
+  static constexpr int64_t kLongWindow = 16;
+
+  // A stage in O(extent + grid) per line (van Herk / Gil-Werman) rather than O(grid * kernel):
+  // along each residue class of the line modulo the dilation, reductions of blocks of `kernel`
+  // taps from each block's start (prefix) and to its end (suffix). A full window spans at most two
+  // blocks (the suffix of one and the prefix of the next); a window clipped by the image starts at
+  // a block's start or ends at the class's last tap. Max gives the same results as Stage (Combine
+  // is a total order, so the maximum does not depend on how taps are grouped); sums add at most
+  // `kernel` taps per partial sum, as Stage does, in another order.
+  void StageLong(const DimTaps& d, int64_t outer, int64_t extent, int64_t grid, int64_t inner, int64_t kernel) {
+    const int64_t dil = d.dilation;
+    const Entry none{Init(), kNoTap};
+    std::vector<Entry> line(extent), prefix(extent), suffix(extent);
+    for (int64_t a = 0; a < outer; ++a) {
+      for (int64_t i = 0; i < inner; ++i) {
+        for (int64_t p = 0; p < extent; ++p) {
+          const int64_t src = (a * extent + p) * inner + i;
+          line[p] = {cur_[src], track_index_ ? cur_index_[src] : p};
+        }
+        for (int64_t r = 0; r < std::min(dil, extent); ++r) {
+          const int64_t m = (extent - r + dil - 1) / dil;  // taps in this residue class
+          for (int64_t q = 0; q < m; ++q) {
+            const int64_t p = r + q * dil;
+            prefix[p] = Combine(q % kernel == 0 ? none : prefix[p - dil], line[p]);
+          }
+          for (int64_t q = m; q-- > 0;) {
+            const int64_t p = r + q * dil;
+            suffix[p] = Combine(q % kernel == kernel - 1 || q == m - 1 ? none : suffix[p + dil], line[p]);
+          }
+        }
+        for (int64_t o = 0; o < grid; ++o) {
+          Entry best = none;
+          if (d.count[o] > 0) {
+            const int64_t p0 = d.first[o], p1 = p0 + (d.count[o] - 1) * dil;
+            const int64_t q0 = p0 / dil, q1 = p1 / dil, m = (extent - p0 % dil + dil - 1) / dil;
+            if (q0 / kernel != q1 / kernel) {
+              best = Combine(suffix[p0], prefix[p1]);
+            } else if (q0 % kernel == 0) {
+              best = prefix[p1];
+            } else if (q1 == m - 1 || q1 % kernel == kernel - 1) {
+              best = suffix[p0];
+            } else {  // not reached for pooling windows; kept exact regardless
+              for (int64_t p = p0; p <= p1; p += dil) best = Combine(best, line[p]);
+            }
+          }
+          const int64_t dst = (a * grid + o) * inner + i;
+          next_[dst] = best.value;
+          if (track_index_) next_index_[dst] = best.index;
         }
       }
     }

@@ -103,16 +103,17 @@ Reference DirectPool(const ir::Tensor& x, const Case& c, const WindowGeometry& g
   return r;
 }
 
-Case RandomCase(std::mt19937& rng) {
+// A random geometry: up to 3 spatial dims with kernels in [min_kernel, max_kernel].
+Case RandomCase(std::mt19937& rng, int max_dims = 3, int min_kernel = 1, int max_kernel = 4) {
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Case c;
-  const int nd = uniform(1, 3);
+  const int nd = uniform(1, max_dims);
   c.x_shape = {uniform(1, 2), uniform(1, 2)};
   for (int j = 0; j < nd; ++j) {
-    c.kernel.push_back(uniform(1, 4));
+    c.kernel.push_back(uniform(min_kernel, max_kernel));
     c.strides.push_back(uniform(1, 3));
     c.dilations.push_back(uniform(1, 2));
-    c.x_shape.push_back(uniform(1, 3) + (c.kernel.back() - 1) * c.dilations.back());
+    c.x_shape.push_back(uniform(1, max_kernel < 8 ? 3 : 2 * max_kernel) + (c.kernel.back() - 1) * c.dilations.back());
   }
   c.pads.resize(2 * nd);
   for (int j = 0; j < 2 * nd; ++j) c.pads[j] = uniform(0, c.kernel[j % nd] - 1);
@@ -136,40 +137,50 @@ ir::Tensor RandomInput(const std::vector<int64_t>& shape, std::mt19937& rng) {
 
 bool SameFloat(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
-TEST(PoolTest, MatchesDirectScan) {
-  std::mt19937 rng(7);
-  for (int iteration = 0; iteration < 400; ++iteration) {
-    const Case c = RandomCase(rng);
-    const ir::Tensor x = RandomInput(c.x_shape, rng);
-    for (const std::string op : {"MaxPool", "AveragePool"}) {
-      const ir::Node node = MakeNode(op, c);
-      absl::StatusOr<WindowAttrs> w = ReadWindowAttrs(node.attrs, c.kernel.size(), {});
-      ASSERT_TRUE(w.ok()) << w.status();
-      if (op == "AveragePool") w->dilations.assign(c.kernel.size(), 1);
-      absl::StatusOr<WindowGeometry> g = ForwardGeometry(*w, absl::MakeConstSpan(c.x_shape).subspan(2));
-      ASSERT_TRUE(g.ok()) << g.status();
-      std::vector<int64_t> y_shape = {c.x_shape[0], c.x_shape[1]};
-      y_shape.insert(y_shape.end(), g->grid.begin(), g->grid.end());
-      ir::Tensor y = *ir::Tensor::Create(ir::DType::kFloat32, y_shape);
-      ir::Tensor indices = *ir::Tensor::Create(ir::DType::kInt64, y_shape);
-      const bool max = op == "MaxPool";
-      KernelContext ctx{node, {&x}, {&y}};
-      if (max) ctx.outputs.push_back(&indices);
-      ASSERT_TRUE(FindKernel(op)(ctx).ok());
-      const Reference want = DirectPool(x, c, *g, max);
-      for (int64_t i = 0; i < y.num_elements(); ++i) {
-        const std::string where =
-            absl::StrCat(op, " case ", iteration, " x ", ir::ShapeToString(c.x_shape), " element ", i);
-        if (max) {
-          ASSERT_TRUE(SameFloat(y.data<float>()[i], want.y[i]))
-              << where << ": " << y.data<float>()[i] << " vs " << want.y[i];
-          ASSERT_EQ(indices.data<int64_t>()[i], want.indices[i]) << where;
-        } else {
-          const float got = y.data<float>()[i], expected = want.y[i];
-          ASSERT_TRUE(SameFloat(got, expected) || std::fabs(got - expected) <= 1e-6f * std::fabs(expected)) << where;
-        }
+// Runs MaxPool (with Indices) and AveragePool on case `c` and compares with the direct scan.
+void CheckAgainstDirectScan(const Case& c, int iteration, std::mt19937& rng) {
+  const ir::Tensor x = RandomInput(c.x_shape, rng);
+  for (const std::string op : {"MaxPool", "AveragePool"}) {
+    const ir::Node node = MakeNode(op, c);
+    absl::StatusOr<WindowAttrs> w = ReadWindowAttrs(node.attrs, c.kernel.size(), {});
+    ASSERT_TRUE(w.ok()) << w.status();
+    if (op == "AveragePool") w->dilations.assign(c.kernel.size(), 1);
+    absl::StatusOr<WindowGeometry> g = ForwardGeometry(*w, absl::MakeConstSpan(c.x_shape).subspan(2));
+    ASSERT_TRUE(g.ok()) << g.status();
+    std::vector<int64_t> y_shape = {c.x_shape[0], c.x_shape[1]};
+    y_shape.insert(y_shape.end(), g->grid.begin(), g->grid.end());
+    ir::Tensor y = *ir::Tensor::Create(ir::DType::kFloat32, y_shape);
+    ir::Tensor indices = *ir::Tensor::Create(ir::DType::kInt64, y_shape);
+    const bool max = op == "MaxPool";
+    KernelContext ctx{node, {&x}, {&y}};
+    if (max) ctx.outputs.push_back(&indices);
+    ASSERT_TRUE(FindKernel(op)(ctx).ok());
+    const Reference want = DirectPool(x, c, *g, max);
+    for (int64_t i = 0; i < y.num_elements(); ++i) {
+      const std::string where =
+          absl::StrCat(op, " case ", iteration, " x ", ir::ShapeToString(c.x_shape), " element ", i);
+      if (max) {
+        ASSERT_TRUE(SameFloat(y.data<float>()[i], want.y[i]))
+            << where << ": " << y.data<float>()[i] << " vs " << want.y[i];
+        ASSERT_EQ(indices.data<int64_t>()[i], want.indices[i]) << where;
+      } else {
+        const float got = y.data<float>()[i], expected = want.y[i];
+        ASSERT_TRUE(SameFloat(got, expected) || std::fabs(got - expected) <= 1e-6f * std::fabs(expected)) << where;
       }
     }
+  }
+}
+
+TEST(PoolTest, MatchesDirectScan) {
+  std::mt19937 rng(7);
+  for (int iteration = 0; iteration < 400; ++iteration) CheckAgainstDirectScan(RandomCase(rng), iteration, rng);
+}
+
+// Windows of 16 taps and more take the van Herk / Gil-Werman path of max pooling.
+TEST(PoolTest, LongWindowsMatchDirectScan) {
+  std::mt19937 rng(8);
+  for (int iteration = 0; iteration < 40; ++iteration) {
+    CheckAgainstDirectScan(RandomCase(rng, 2, 14, 30), iteration, rng);
   }
 }
 
@@ -195,6 +206,28 @@ TEST(PoolTest, LargeThreeDimensionalWindowIsFast) {
   const double limit = 0.1;  // was 0.35-0.55 s
 #endif
   EXPECT_LT(seconds, limit);
+}
+
+// A window of half a million taps over a million elements: O(n), not O(n * window).
+TEST(PoolTest, LongOneDimensionalWindowsAreFast) {
+  for (const std::string op : {"MaxPool", "AveragePool"}) {
+    Case c;
+    c.x_shape = {1, 1, 1000000};
+    c.kernel = {500000};
+    c.strides = {1};
+    c.dilations = {1};
+    c.pads = {3, 0};
+    const ir::Node node = MakeNode(op, c);
+    ir::Tensor x = *ir::Tensor::Create(ir::DType::kFloat32, c.x_shape);
+    for (int64_t i = 0; i < x.num_elements(); ++i) x.data<float>()[i] = static_cast<float>((i * 7919) % 1000);
+    ir::Tensor y = *ir::Tensor::Create(ir::DType::kFloat32, {1, 1, 500004});
+    KernelContext ctx{node, {&x}, {&y}};
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(FindKernel(op)(ctx).ok());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 3.0) << op;
+    if (op == "MaxPool") EXPECT_EQ(y.data<float>()[0], 999.0f);
+  }
 }
 
 }  // namespace

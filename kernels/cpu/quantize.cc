@@ -1,4 +1,5 @@
-// CPU kernels of QuantizeLinear, DequantizeLinear (per-tensor or per-axis, `axis` default 1) and
+// CPU kernels of QuantizeLinear, DequantizeLinear (per-tensor, per-axis (`axis` default 1) or
+// blocked (`block_size`, opset 21)) and
 // DynamicQuantizeLinear (uint8, range always including 0). Rounding is to nearest, ties to even.
 #include <algorithm>
 #include <type_traits>
@@ -43,9 +44,11 @@ absl::StatusOr<ScaleAndZero> ReadScaleAndZero(const KernelContext& ctx) {
     return absl::InvalidArgumentError("x, scale and y are required");
   }
   const int64_t axis = ctx.attrs().GetInt("axis", 1);
-  absl::StatusOr<Param> scale = ReadParam(ctx.input(1), x->shape(), axis, 1.0, "scale");
+  const int64_t block = ctx.attrs().GetInt("block_size", 0);
+  if (block < 0) return absl::InvalidArgumentError(absl::StrCat("block_size ", block, " < 0"));
+  absl::StatusOr<Param> scale = ReadParam(ctx.input(1), x->shape(), axis, 1.0, "scale", block);
   if (!scale.ok()) return scale.status();
-  absl::StatusOr<Param> zero = ReadParam(ctx.input(2), x->shape(), axis, 0.0, "zero_point");
+  absl::StatusOr<Param> zero = ReadParam(ctx.input(2), x->shape(), axis, 0.0, "zero_point", block);
   if (!zero.ok()) return zero.status();
   if (zero->values.size() != 1 && zero->values.size() != scale->values.size()) {
     return absl::InvalidArgumentError("zero_point and scale have different sizes");

@@ -1,8 +1,9 @@
-// CPU kernel of GridSample for 4-D X [N, C, H, W] and grid [N, H_out, W_out, 2] of (x, y) in
-// [-1, 1]: linear, nearest (ties to even) or cubic (Keys, a = -0.75) interpolation; zeros, border
-// or reflection padding; align_corners maps -1 and 1 to the corner pixel centres, else to the
-// image's outer edges. A NaN coordinate gives NaN.
+// CPU kernel of GridSample, N-d: X [N, C, D1..Dr] and grid [N, O1..Or, r] of normalized
+// coordinates in [-1, 1], innermost dim first ((x, y) for 2-D); N-linear, nearest (ties to even) or
+// N-cubic (Keys, a = -0.75) interpolation; zeros, border or reflection padding; align_corners maps
+// -1 and 1 to the corner pixel centres, else to the image's outer edges. A NaN coordinate gives NaN.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -79,80 +80,92 @@ void CubicWeights(double t, double w[4]) {
   w[3] = far(2 - t);
 }
 
-template <typename T>
-class Sampler {
- public:
-  Sampler(const GridSampleAttrs& a, const T* plane, const Axis& ax, const Axis& ay)
-      : a_(a), plane_(plane), ax_(ax), ay_(ay) {}
-
-  double Pixel(int64_t row, int64_t col) const {
-    const int64_t r = PadIndex(row, ay_, a_.padding), c = PadIndex(col, ax_, a_.padding);
-    return r < 0 || c < 0 ? 0.0 : static_cast<double>(plane_[r * ax_.extent + c]);
-  }
-
-  // The value at denormalized, padded (x, y).
-  double At(double x, double y) const {
-    switch (a_.mode) {
-      case GridSampleMode::kNearest:
-        return Pixel(static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)));
-      case GridSampleMode::kLinear: {
-        const double fx = std::floor(x), fy = std::floor(y);
-        const int64_t c = static_cast<int64_t>(fx), r = static_cast<int64_t>(fy);
-        const double tx = x - fx, ty = y - fy;
-        return (1 - ty) * ((1 - tx) * Pixel(r, c) + tx * Pixel(r, c + 1)) +
-               ty * ((1 - tx) * Pixel(r + 1, c) + tx * Pixel(r + 1, c + 1));
-      }
-      case GridSampleMode::kCubic: {
-        const double fx = std::floor(x), fy = std::floor(y);
-        const int64_t c = static_cast<int64_t>(fx) - 1, r = static_cast<int64_t>(fy) - 1;
-        double wx[4], wy[4];
-        CubicWeights(x - fx, wx);
-        CubicWeights(y - fy, wy);
-        double sum = 0;
-        for (int i = 0; i < 4; ++i) {
-          double row = 0;
-          for (int j = 0; j < 4; ++j) row += wx[j] * Pixel(r + i, c + j);
-          sum += wy[i] * row;
-        }
-        return sum;
-      }
-    }
-    return 0;
-  }
-
- private:
-  const GridSampleAttrs& a_;
-  const T* plane_;
-  const Axis &ax_, &ay_;
+// One output point's interpolation: every neighbour pixel (plane offset, or -1 for a zero-padded
+// one) and its weight.
+struct Stencil {
+  std::vector<int64_t> offsets;
+  std::vector<double> weights;
 };
+
+// The neighbours of padded coordinates `pos` (one per spatial dim, X's dim order): per dim, the
+// first index and the weights of 1 (nearest), 2 (linear) or 4 (cubic) consecutive pixels; the
+// stencil is their product.
+void MakeStencil(const GridSampleAttrs& a, const std::vector<double>& pos, const std::vector<Axis>& axes, Stencil& st) {
+  const size_t nd = pos.size();
+  const int taps = a.mode == GridSampleMode::kNearest ? 1 : a.mode == GridSampleMode::kLinear ? 2 : 4;
+  std::vector<int64_t> first(nd);
+  std::vector<std::array<double, 4>> w(nd);
+  for (size_t k = 0; k < nd; ++k) {
+    const double f = std::floor(pos[k]), t = pos[k] - f;
+    switch (a.mode) {
+      case GridSampleMode::kNearest:
+        first[k] = static_cast<int64_t>(std::nearbyint(pos[k]));
+        w[k][0] = 1;
+        break;
+      case GridSampleMode::kLinear:
+        first[k] = static_cast<int64_t>(f);
+        w[k][0] = 1 - t;
+        w[k][1] = t;
+        break;
+      case GridSampleMode::kCubic:
+        first[k] = static_cast<int64_t>(f) - 1;
+        CubicWeights(t, w[k].data());
+        break;
+    }
+  }
+  st.offsets.clear();
+  st.weights.clear();
+  std::vector<int> tap(nd, 0);
+  while (true) {
+    int64_t offset = 0;
+    double weight = 1;
+    for (size_t k = 0; k < nd && offset >= 0; ++k) {
+      const int64_t i = PadIndex(first[k] + tap[k], axes[k], a.padding);
+      offset = i < 0 ? -1 : offset * axes[k].extent + i;
+      weight *= w[k][tap[k]];
+    }
+    st.offsets.push_back(offset);
+    st.weights.push_back(weight);
+    size_t k = nd;
+    while (k-- > 0 && ++tap[k] == taps) tap[k] = 0;
+    if (k == static_cast<size_t>(-1)) break;
+  }
+}
 
 template <typename T>
 absl::Status GridSampleTyped(const GridSampleAttrs& a, const ir::Tensor& x, const ir::Tensor& grid, ir::Tensor& y) {
-  const int64_t n = x.shape()[0], channels = x.shape()[1], height = x.shape()[2], width = x.shape()[3];
-  const int64_t oh = grid.shape()[1], ow = grid.shape()[2];
-  const Axis ax = MakeAxis(width, a.align_corners), ay = MakeAxis(height, a.align_corners);
+  const size_t nd = static_cast<size_t>(x.rank() - 2);
+  const int64_t n = x.shape()[0], channels = x.shape()[1];
+  const int64_t plane = nn::Product(absl::MakeConstSpan(x.shape()).subspan(2));
+  const int64_t points = nn::Product(absl::MakeConstSpan(grid.shape()).subspan(1, nd));
+  std::vector<Axis> axes;
+  for (size_t k = 0; k < nd; ++k) axes.push_back(MakeAxis(x.shape()[k + 2], a.align_corners));
   const T* xd = x.data<T>();
   const T* gd = grid.data<T>();
   T* yd = y.data<T>();
-  const bool empty = height == 0 || width == 0;
+  std::vector<double> pos(nd);
+  Stencil st;
   for (int64_t b = 0; b < n; ++b) {
-    for (int64_t i = 0; i < oh * ow; ++i) {
-      const double gx = static_cast<double>(gd[(b * oh * ow + i) * 2]);
-      const double gy = static_cast<double>(gd[(b * oh * ow + i) * 2 + 1]);
-      const bool nan = std::isnan(gx) || std::isnan(gy);
-      double px = Denormalize(gx, width, a.align_corners), py = Denormalize(gy, height, a.align_corners);
-      if (a.mode == GridSampleMode::kNearest && !nan) {
-        px = std::nearbyint(std::clamp(px, -1e15, 1e15));
-        py = std::nearbyint(std::clamp(py, -1e15, 1e15));
+    for (int64_t i = 0; i < points; ++i) {
+      bool nan = false;
+      for (size_t k = 0; k < nd; ++k) {  // the grid lists coordinates innermost dim first: (x, y, ...)
+        const double g = static_cast<double>(gd[(b * points + i) * nd + (nd - 1 - k)]);
+        nan = nan || std::isnan(g);
+        double v = Denormalize(g, axes[k].extent, a.align_corners);
+        if (a.mode == GridSampleMode::kNearest && !std::isnan(v)) v = std::nearbyint(std::clamp(v, -1e15, 1e15));
+        pos[k] = std::isnan(v) ? v : PadCoordinate(v, axes[k], a.padding);
+        nan = nan || std::isnan(pos[k]);
       }
-      if (!nan) {
-        px = PadCoordinate(px, ax, a.padding);
-        py = PadCoordinate(py, ay, a.padding);
-      }
+      if (!nan && plane > 0) MakeStencil(a, pos, axes, st);
       for (int64_t c = 0; c < channels; ++c) {
-        double v = std::numeric_limits<double>::quiet_NaN();
-        if (!nan) v = empty ? 0.0 : Sampler<T>(a, xd + (b * channels + c) * height * width, ax, ay).At(px, py);
-        yd[(b * channels + c) * oh * ow + i] = static_cast<T>(v);
+        double v = nan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+        if (!nan && plane > 0) {
+          const T* xp = xd + (b * channels + c) * plane;
+          for (size_t j = 0; j < st.offsets.size(); ++j) {
+            if (st.offsets[j] >= 0) v += st.weights[j] * static_cast<double>(xp[st.offsets[j]]);
+          }
+        }
+        yd[(b * channels + c) * points + i] = static_cast<T>(v);
       }
     }
   }
@@ -167,18 +180,22 @@ absl::Status GridSample(KernelContext& ctx) {
   const ir::Tensor *x = ctx.input(0), *grid = ctx.input(1);
   ir::Tensor* y = ctx.output(0);
   if (x == nullptr || grid == nullptr || y == nullptr) return absl::InvalidArgumentError("X, grid and Y are required");
-  if (x->rank() != 4) return absl::UnimplementedError("GridSample supports 4-D X only (2 spatial dims)");
+  if (x->rank() < 3) return absl::InvalidArgumentError("X must have rank >= 3 (N, C, spatial...)");
   if (grid->dtype() != x->dtype() || y->dtype() != x->dtype()) {
     return absl::InvalidArgumentError("X, grid and Y must have one dtype");
   }
-  if (grid->rank() != 4 || grid->shape()[0] != x->shape()[0] || grid->shape()[3] != 2) {
+  const int64_t nd = x->rank() - 2;
+  const int64_t taps = a->mode == GridSampleMode::kNearest ? 1 : a->mode == GridSampleMode::kLinear ? 2 : 4;
+  if (std::pow(static_cast<double>(taps), static_cast<double>(nd)) > 4096) {
+    return absl::InvalidArgumentError(absl::StrCat(nd, " spatial dims are too many for this mode"));
+  }
+  if (grid->rank() != x->rank() || grid->shape()[0] != x->shape()[0] || grid->shape().back() != nd) {
     return absl::InvalidArgumentError(absl::StrCat("grid has shape ", ir::ShapeToString(grid->shape()), ", expected [",
-                                                   x->shape()[0], ", H_out, W_out, 2]"));
+                                                   x->shape()[0], ", output spatial dims..., ", nd, "]"));
   }
-  if (absl::Status s = nn::ExpectShape(*y, {x->shape()[0], x->shape()[1], grid->shape()[1], grid->shape()[2]}, "Y");
-      !s.ok()) {
-    return s;
-  }
+  std::vector<int64_t> y_shape = {x->shape()[0], x->shape()[1]};
+  y_shape.insert(y_shape.end(), grid->shape().begin() + 1, grid->shape().end() - 1);
+  if (absl::Status s = nn::ExpectShape(*y, y_shape, "Y"); !s.ok()) return s;
   return DispatchFloat(x->dtype(), [&](auto tag) { return GridSampleTyped<decltype(tag)>(*a, *x, *grid, *y); });
 }
 

@@ -1,7 +1,8 @@
 // Real architectures end to end: each torchvision CNN of the zoo (//models:zoo, exported by
-// models/export_zoo.py with seeded random weights and BatchNormalization kept) runs on the CPU
-// through runtime::Session (by onnxrun test's library, cli/model_test.h) and matches torch's
-// output on every element, with
+// models/export_zoo.py with seeded random weights and BatchNormalization kept) and each recurrent,
+// attention and LRN network (//models:seq_zoo, models/export_seq_zoo.py) runs on the CPU
+// through runtime::Session (by onnxrun test's library, cli/model_test.h, which reads every
+// input_<i>.pb in graph-input order) and matches torch's output on every element, with
 // max|got - want| / max|want| <= 1e-4 over the whole output for the fp32 plan (partitioned, and the
 // unfused one-step-per-node reference plan) and <= 1e-2 for the fp16 plan.
 //
@@ -78,11 +79,11 @@ TEST_P(ZooTest, MatchesTorch) {
   EXPECT_EQ(r.outcome, cli::Outcome::kPass) << summary << "\n" << r.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
-                         ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2",
-                                                              "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
-                                                              "densenet121", "efficientnet_b0"),
-                                            ::testing::ValuesIn(kVariants)),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
+INSTANTIATE_TEST_SUITE_P(
+    Torchvision, ZooTest,
+    ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_1",
+                                         "vgg11_bn", "densenet121", "efficientnet_b0", "lstm", "gru", "alexnet_lrn"),
+                       ::testing::ValuesIn(kVariants)),
+    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
 }  // namespace
