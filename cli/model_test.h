@@ -1,8 +1,8 @@
 // onnxrun test's library: finding models in the ONNX test layout (model.onnx beside
 // test_data_set_N/{input,output}_i.pb), running each data set through runtime::Session at each
 // precision, and comparing every output element with the stored output (or, with no stored data,
-// with the CPU run of the same plan, resp. the unfused reference plan). Used by `onnxrun test` and
-// by the conformance suite.
+// with the CPU run of the same plan, resp. the unfused reference plan). Used by `onnxrun test`, the
+// conformance suite and the zoo suite.
 #ifndef ONNXRUN_CLI_MODEL_TEST_H_
 #define ONNXRUN_CLI_MODEL_TEST_H_
 
