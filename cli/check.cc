@@ -41,8 +41,8 @@ double ToleranceFor(const std::string& precision) {
   return 1e-4;
 }
 
-absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::string& precision,
-                                const std::vector<runtime::NamedTensor>& inputs) {
+absl::StatusOr<GpuCpuComparison> CompareGpuWithCpu(const runtime::Session& session, const std::string& precision,
+                                                   const std::vector<runtime::NamedTensor>& inputs) {
   if (session.device() != runtime::Device::kCuda) {
     return absl::FailedPreconditionError("--check compares the GPU with the CPU: no GPU is in use");
   }
@@ -52,29 +52,42 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
   });
   if (!gpu.ok()) return gpu.status();
   const double tolerance = ToleranceFor(precision);
-  std::string first_divergence;
+  GpuCpuComparison result;
   auto cpu = session.RunOn(runtime::Device::kCpu, inputs, [&](size_t step, ir::ValueId v, const ir::Tensor& t) {
-    if (!first_divergence.empty() || !gpu_values.count(v)) return;
+    if (!result.first_divergence.empty() || !gpu_values.count(v)) return;
     const Error e = Compare(gpu_values[v].second, t);
     if (e.relative() > tolerance) {
       const exec::Step& s = session.plan().steps[step];
-      first_divergence =
+      result.first_divergence =
           absl::StrCat("first divergence: step #", step, " ", exec::StepKindName(s.kind), " ", s.pattern, ", value '",
                        session.plan().graph.value(v).name, "': max abs error ", e.max_abs, ", relative ", e.relative());
     }
   });
   if (!cpu.ok()) return cpu.status();
-  bool agree = true;
   for (size_t i = 0; i < cpu->size(); ++i) {
     const Error e = Compare((*gpu)[i].tensor, (*cpu)[i].tensor);
-    const bool ok = e.relative() <= tolerance;
-    agree = agree && ok;
+    result.outputs.push_back({(*cpu)[i].name, e.max_abs, e.relative(), e.relative() <= tolerance});
+    result.agree = result.agree && result.outputs.back().ok;
+  }
+  result.gpu_outputs = *std::move(gpu);
+  result.cpu_outputs = *std::move(cpu);
+  return result;
+}
+
+absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::string& precision,
+                                const std::vector<runtime::NamedTensor>& inputs) {
+  absl::StatusOr<GpuCpuComparison> compared = CompareGpuWithCpu(session, precision, inputs);
+  if (!compared.ok()) return compared.status();
+  const double tolerance = ToleranceFor(precision);
+  bool agree = compared->agree;
+  for (const OutputAgreement& out : compared->outputs) {
     std::printf(
         "check '%s': max abs error %.3g, relative to max|cpu| %.3g "
         "(tolerance %.0e) %s\n",
-        (*cpu)[i].name.c_str(), e.max_abs, e.relative(), tolerance, ok ? "OK" : "DIFFERS");
+        out.name.c_str(), out.max_abs, out.relative, tolerance, out.ok ? "OK" : "DIFFERS");
   }
-  if (!first_divergence.empty()) std::printf("%s\n", first_divergence.c_str());
+  if (!compared->first_divergence.empty()) std::printf("%s\n", compared->first_divergence.c_str());
+  const std::vector<runtime::NamedTensor>* cpu = &compared->cpu_outputs;
   // Two plain runs more: the first captures a CUDA graph (when the session uses
   // them), the second replays it; the replayed outputs must agree with the CPU
   // too.

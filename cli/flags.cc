@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace cli {
@@ -56,6 +57,28 @@ absl::StatusOr<std::vector<std::string>> ParseFlags(const std::vector<Flag>& fla
     if (absl::Status applied = flag->apply(value); !applied.ok()) return Usage(std::string(applied.message()));
   }
   return positional;
+}
+
+// A switch that sets `*target` to `value`.
+Flag Switch(std::vector<std::string> names, std::string help, bool* target, bool value) {
+  return {std::move(names), FlagArity::kSwitch, "", std::move(help), [target, value](const std::string&) {
+            *target = value;
+            return absl::OkStatus();
+          }};
+}
+
+// A flag whose value must be one of `choices`, stored in `*target`.
+Flag ChoiceFlag(std::string name, std::vector<std::string> choices, std::string help, std::string* target) {
+  const std::string value_name = absl::StrJoin(choices, "|");
+  return {{name}, FlagArity::kValue, value_name, std::move(help), [=](const std::string& v) {
+            if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+              return absl::InvalidArgumentError(absl::StrCat(name, " must be ",
+                                                             absl::StrJoin(choices.begin(), choices.end() - 1, ", "),
+                                                             " or ", choices.back(), ", not '", v, "'"));
+            }
+            *target = v;
+            return absl::OkStatus();
+          }};
 }
 
 std::string FlagHelp(const std::vector<Flag>& flags) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 
 namespace cli {
 
@@ -34,6 +35,28 @@ struct Flag {
 // order. Errors (InvalidArgument): an unknown flag, a missing value, a value given to a switch, or
 // what a flag's `apply` returned.
 absl::StatusOr<std::vector<std::string>> ParseFlags(const std::vector<Flag>& flags, int argc, char** argv, int first);
+
+// A switch that sets `*target` to `value`.
+Flag Switch(std::vector<std::string> names, std::string help, bool* target, bool value = true);
+
+// A flag whose value must be one of `choices`, stored in `*target`.
+Flag ChoiceFlag(std::string name, std::vector<std::string> choices, std::string help, std::string* target);
+
+// A flag whose value is an integer in [lo, hi], stored in `*target`.
+template <typename Int>
+Flag IntFlag(std::string name, std::string value_name, std::string help, Int* target, Int lo, Int hi,
+             std::string error) {
+  return {{std::move(name)},
+          FlagArity::kValue,
+          std::move(value_name),
+          std::move(help),
+          [target, lo, hi, error](const std::string& v) {
+            Int parsed;
+            if (!absl::SimpleAtoi(v, &parsed) || parsed < lo || parsed > hi) return absl::InvalidArgumentError(error);
+            *target = parsed;
+            return absl::OkStatus();
+          }};
+}
 
 // The help lines of the table: "  --name VALUE" padded to a column, then the help text.
 std::string FlagHelp(const std::vector<Flag>& flags);

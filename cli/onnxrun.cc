@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,10 +15,11 @@
 #include "absl/strings/str_join.h"
 #include "cli/check.h"
 #include "cli/flags.h"
+#include "cli/inputs.h"
 #include "cli/npy.h"
 #include "cli/startup.h"
+#include "cli/test_command.h"
 #include "importer/tensor_proto.h"
-#include "ir/half.h"
 #include "ops/op_def.h"
 #include "partitioner/explain.h"
 #include "partitioner/fusion_rules.h"
@@ -28,6 +28,7 @@
 namespace {
 
 constexpr char kUsageHead[] = R"(usage: onnxrun [run] [options] MODEL.onnx
+       onnxrun test [options] PATH...   (regression tests over model folders; onnxrun test --help)
 
 Runs an ONNX model and prints each output's name, shape, dtype and a summary.
 Inputs not given are generated (deterministic random; symbolic dims: the first is --batch, others 1).
@@ -54,44 +55,6 @@ struct Options {
 
 absl::Status UsageError(const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat(message, " (see onnxrun --help)"));
-}
-
-// A switch that sets `*target` to `value`.
-cli::Flag Switch(std::vector<std::string> names, std::string help, bool* target, bool value = true) {
-  return {std::move(names), cli::FlagArity::kSwitch, "", std::move(help), [target, value](const std::string&) {
-            *target = value;
-            return absl::OkStatus();
-          }};
-}
-
-// A flag whose value is an integer in [lo, hi], stored in `*target`.
-template <typename Int>
-cli::Flag IntFlag(std::string name, std::string value_name, std::string help, Int* target, Int lo, Int hi,
-                  std::string error) {
-  return {{std::move(name)},
-          cli::FlagArity::kValue,
-          std::move(value_name),
-          std::move(help),
-          [target, lo, hi, error](const std::string& v) {
-            Int parsed;
-            if (!absl::SimpleAtoi(v, &parsed) || parsed < lo || parsed > hi) return absl::InvalidArgumentError(error);
-            *target = parsed;
-            return absl::OkStatus();
-          }};
-}
-
-// A flag whose value must be one of `choices`, stored in `*target`.
-cli::Flag ChoiceFlag(std::string name, std::vector<std::string> choices, std::string help, std::string* target) {
-  const std::string value_name = absl::StrJoin(choices, "|");
-  return {{name}, cli::FlagArity::kValue, value_name, std::move(help), [=](const std::string& v) {
-            if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
-              return absl::InvalidArgumentError(absl::StrCat(name, " must be ",
-                                                             absl::StrJoin(choices.begin(), choices.end() - 1, ", "),
-                                                             " or ", choices.back(), ", not '", v, "'"));
-            }
-            *target = v;
-            return absl::OkStatus();
-          }};
 }
 
 // The flags of `onnxrun [run]`, in help order; each applies its value to `o`.
@@ -134,13 +97,13 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        "DIR",
        "write outputs as DIR/output_<i>.pb (TensorProto), in graph-output order",
        [&o](const std::string& v) { return (o.output_dir = v, absl::OkStatus()); }},
-      IntFlag<int64_t>("--batch", "N", "size of symbolic batch dims of generated inputs (default 1)", &o.batch, 1,
-                       std::numeric_limits<int64_t>::max(), "--batch needs N >= 1"),
-      IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.seed, 0,
-                        std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
-      ChoiceFlag("--precision", {"fp32", "tf32", "fp16"},
-                 "compute precision (default fp32; fp16: fp16 tensors, fp32 accumulation)", &s.precision),
-      Switch({"--no-fuse"}, "run the reference plan: no passes, one kernel step per node", &s.fuse, false),
+      cli::IntFlag<int64_t>("--batch", "N", "size of symbolic batch dims of generated inputs (default 1)", &o.batch, 1,
+                            std::numeric_limits<int64_t>::max(), "--batch needs N >= 1"),
+      cli::IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.seed, 0,
+                             std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
+      cli::ChoiceFlag("--precision", {"fp32", "tf32", "fp16"},
+                      "compute precision (default fp32; fp16: fp16 tensors, fp32 accumulation)", &s.precision),
+      cli::Switch({"--no-fuse"}, "run the reference plan: no passes, one kernel step per node", &s.fuse, false),
       {{"--explain"},
        FlagArity::kOptionalValue,
        "text|json|dot",
@@ -152,20 +115,20 @@ std::vector<cli::Flag> RunFlags(Options& o) {
          }
          return absl::OkStatus();
        }},
-      Switch({"--check"},
-             "run on the GPU and on the CPU and compare (per output, and the first\n"
-             "step whose output diverges); exit 1 when they disagree",
-             &o.check),
-      IntFlag<int>("--benchmark", "N",
-                   "warm up, then time N runs: p50/p90/p99 latency (host to host, and GPU\n"
-                   "compute alone), throughput, peak memory",
-                   &o.benchmark_runs, 1, std::numeric_limits<int>::max(), "--benchmark needs N >= 1"),
-      Switch({"--profile"},
-             "with --benchmark on the GPU: one more run timed step by step; prints\n"
-             "the slowest steps and the time per step kind",
-             &o.profile),
-      Switch({"--no-cuda-graph"}, "GPU: run step by step instead of capturing a CUDA graph and replaying it",
-             &s.gpu.cuda_graph, false),
+      cli::Switch({"--check"},
+                  "run on the GPU and on the CPU and compare (per output, and the first\n"
+                  "step whose output diverges); exit 1 when they disagree",
+                  &o.check),
+      cli::IntFlag<int>("--benchmark", "N",
+                        "warm up, then time N runs: p50/p90/p99 latency (host to host, and GPU\n"
+                        "compute alone), throughput, peak memory",
+                        &o.benchmark_runs, 1, std::numeric_limits<int>::max(), "--benchmark needs N >= 1"),
+      cli::Switch({"--profile"},
+                  "with --benchmark on the GPU: one more run timed step by step; prints\n"
+                  "the slowest steps and the time per step kind",
+                  &o.profile),
+      cli::Switch({"--no-cuda-graph"}, "GPU: run step by step instead of capturing a CUDA graph and replaying it",
+                  &s.gpu.cuda_graph, false),
       {{"--plan-cache"},
        FlagArity::kValue,
        "DIR",
@@ -175,23 +138,26 @@ std::vector<cli::Flag> RunFlags(Options& o) {
          s.gpu.plan_cache_dir = v;
          return absl::OkStatus();
        }},
-      Switch({"--no-plan-cache"}, "GPU: build every cuDNN plan, read and write no cache", &s.gpu.plan_cache, false),
-      IntFlag<int>("--build-threads", "N", "GPU: threads building cuDNN plans (default: hardware threads, at most 16)",
-                   &s.gpu.build_threads, 1, 256, "--build-threads needs N from 1 to 256"),
-      Switch({"--no-plan-sharing"},
-             "GPU: build a plan for every step, also for steps identical to another\n"
-             "(to measure what sharing saves)",
-             &s.gpu.share_plans, false),
+      cli::Switch({"--no-plan-cache"}, "GPU: build every cuDNN plan, read and write no cache", &s.gpu.plan_cache,
+                  false),
+      cli::IntFlag<int>("--build-threads", "N",
+                        "GPU: threads building cuDNN plans (default: hardware threads, at most 16)",
+                        &s.gpu.build_threads, 1, 256, "--build-threads needs N from 1 to 256"),
+      cli::Switch({"--no-plan-sharing"},
+                  "GPU: build a plan for every step, also for steps identical to another\n"
+                  "(to measure what sharing saves)",
+                  &s.gpu.share_plans, false),
       {{"--autotune"},
        FlagArity::kSwitch,
        "",
        "GPU: time the first 4 engine configs of every cuDNN plan on the real\n"
        "shapes and keep the fastest (kept in the plan cache)",
        [&s](const std::string&) { return (s.gpu.autotune_plans = 4, absl::OkStatus()); }},
-      Switch({"--quiet"}, "no progress lines while cuDNN plans build", &o.quiet),
-      Switch({"--print-graph"}, "print the plan, one line per step, before running", &o.print_graph),
-      Switch({"--list-ops"}, "print the supported ONNX op types, and how each runs on the GPU, and exit", &o.list_ops),
-      Switch({"-h", "--help"}, "this text", &o.help),
+      cli::Switch({"--quiet"}, "no progress lines while cuDNN plans build", &o.quiet),
+      cli::Switch({"--print-graph"}, "print the plan, one line per step, before running", &o.print_graph),
+      cli::Switch({"--list-ops"}, "print the supported ONNX op types, and how each runs on the GPU, and exit",
+                  &o.list_ops),
+      cli::Switch({"-h", "--help"}, "this text", &o.help),
   };
 }
 
@@ -202,7 +168,7 @@ std::string Usage() {
 
 absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   Options options;
-  // `onnxrun run ...` is `onnxrun ...`; further subcommands (`onnxrun test`) dispatch here.
+  // `onnxrun run ...` is `onnxrun ...`; `onnxrun test ...` is dispatched in main (cli/test_command.h).
   const int first = argc > 1 && std::string(argv[1]) == "run" ? 2 : 1;
   absl::StatusOr<std::vector<std::string>> positional = cli::ParseFlags(RunFlags(options), argc, argv, first);
   if (!positional.ok()) return UsageError(std::string(positional.status().message()));
@@ -216,35 +182,6 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
 absl::StatusOr<ir::Tensor> ReadTensorFile(const std::string& path) {
   if (absl::EndsWith(path, ".npy")) return cli::ReadNpy(path);
   return importer::ReadTensorProtoFile(path);
-}
-
-// Deterministic random data: floats in [-1, 1), integers in [0, 4), bools.
-absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed) {
-  if (!info.type.shape) {
-    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has unknown rank: give it with --input"));
-  }
-  std::vector<int64_t> dims;
-  for (size_t i = 0; i < info.type.shape->size(); ++i) {
-    const ir::Dim& d = (*info.type.shape)[i];
-    dims.push_back(d.known() ? d.value : (i == 0 ? batch : 1));
-  }
-  absl::StatusOr<ir::Tensor> t = ir::Tensor::Create(info.type.dtype, dims);
-  if (!t.ok()) return t.status();
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(0, 3);
-  for (int64_t i = 0; i < t->num_elements(); ++i) {
-    switch (t->dtype()) {
-      case ir::DType::kFloat32: t->data<float>()[i] = static_cast<float>(real(rng)); break;
-      case ir::DType::kFloat64: t->data<double>()[i] = real(rng); break;
-      case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng))); break;
-      case ir::DType::kInt64: t->data<int64_t>()[i] = small(rng); break;
-      case ir::DType::kInt32: t->data<int32_t>()[i] = small(rng); break;
-      case ir::DType::kBool: t->data<uint8_t>()[i] = small(rng) & 1; break;
-      default: static_cast<uint8_t*>(t->raw_data())[i * ir::DTypeSize(t->dtype())] = small(rng); break;
-    }
-  }
-  return t;
 }
 
 absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options, const runtime::Session& session,
@@ -275,7 +212,7 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
   }
   for (size_t i = 0; i < infos.size(); ++i) {
     if (given(infos[i].name)) continue;
-    absl::StatusOr<ir::Tensor> t = GenerateInput(infos[i], options.batch, options.seed + i);
+    absl::StatusOr<ir::Tensor> t = cli::GenerateInput(infos[i], options.batch, options.seed + i);
     if (!t.ok()) return t.status();
     if (verbose) {
       std::printf("input  '%s': generated %s%s\n", infos[i].name.c_str(), ir::DTypeName(t->dtype()).c_str(),
@@ -397,6 +334,7 @@ absl::Status Main(const Options& options) {
 
 int main(int argc, char** argv) {
   cli::ProcessStart();
+  if (argc > 1 && std::string(argv[1]) == "test") return cli::TestCommand(argc, argv, 2);
   absl::StatusOr<Options> options = ParseArgs(argc, argv);
   if (!options.ok()) {
     std::fprintf(stderr, "onnxrun: %s\n", std::string(options.status().message()).c_str());

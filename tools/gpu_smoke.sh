@@ -37,6 +37,26 @@ if [[ -n ${ZOO_TEST:-} && -x .gpu/bin/zoo_gpu ]]; then
   summary+=("zoo on the GPU vs torch: rc=$? $(grep -cE '^\[       OK' "$out/zoo.log") ok, failed: $(grep -E '^\[  FAILED  \] Torch' "$out/zoo.log" | sed 's/.*ZooTest.MatchesTorch.//;s/,.*//' | tr '\n' ' ')")
   grep -E 'max\|got-want\|' "$out/zoo.log" | sed 's/; worst.*//' >>"$out/checks.log"
 fi
+# TEST_CMD=1: `onnxrun test` over the exported zoo and tiny_cnn at every precision (against the stored
+# outputs and the CPU run of each plan), a planted wrong output that must FAIL, and ONNX's node suite
+# when data/testdata.tar.xz is in the bundle; JUnit reports in $OUT/test_*.xml, lines in test_cmd.log.
+if [[ -n ${TEST_CMD:-} ]]; then
+  .gpu/run bin/onnxrun test --device cuda --quiet --precisions "${precisions// /,}" --junit "$out/test_zoo.xml" \
+    "$zoo" "$repo/models/tiny_cnn" >"$out/test_cmd.log" 2>&1
+  summary+=("onnxrun test zoo (${precisions// /,}): rc=$? $(tail -1 "$out/test_cmd.log")")
+  rm -rf /tmp/planted && cp -rL models/tiny_cnn /tmp/planted
+  f=/tmp/planted/test_data_set_0/output_0.pb  # its last float (raw_data ends the file) becomes 100
+  printf '\x00\x00\xc8\x42' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 4)) conv=notrunc status=none
+  .gpu/run bin/onnxrun test --device cuda --quiet /tmp/planted >/tmp/planted.log 2>&1
+  summary+=("onnxrun test planted wrong output: rc=$? (want 1) $(grep -A1 '^FAIL' /tmp/planted.log | tail -1)")
+  cat /tmp/planted.log >>"$out/test_cmd.log"
+  if [[ -f .gpu/data/testdata.tar.xz ]]; then
+    mkdir -p /tmp/testdata && [[ -d /tmp/testdata/node ]] || tar xJf .gpu/data/testdata.tar.xz -C /tmp/testdata
+    .gpu/run bin/onnxrun test --device cuda --quiet --junit "$out/test_node.xml" /tmp/testdata/node >/tmp/node.log 2>&1
+    summary+=("onnxrun test node: rc=$? $(tail -1 /tmp/node.log)")
+    grep -A1 '^FAIL' /tmp/node.log >>"$out/test_cmd.log"
+  fi
+fi
 # STARTUP="resnet50 ...": process start to first result, fp16 batch 1: plans built on one thread
 # (cold), on all threads (cold), and loaded from the plan cache (warm).
 for m in ${STARTUP:-}; do

@@ -1,5 +1,6 @@
 // ONNX backend conformance on the CPU: every case of libonnx-testdata's node, pytorch-converted,
-// pytorch-operator and simple suites runs through runtime::Session and is compared with ONNX's stored outputs.
+// pytorch-operator and simple suites runs through runtime::Session and is compared with ONNX's stored
+// outputs by onnxrun test's library (cli/model_test.h), so `onnxrun test DATA/node` counts the same.
 // A case is skipped only when its model uses an op outside onnxrun's op set; cases listed in
 // expected_failures.txt (each with a reason) are skipped, and fail if they start passing.
 // Set ONNX_TESTDATA_DIR to use another copy of the data, and ONNXRUN_TEST_DEVICE=cuda to run the
@@ -13,10 +14,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/model_test.h"
 #include "gtest/gtest.h"
-#include "importer/tensor_proto.h"
 #include "runtime/session.h"
-#include "tests/util/compare.h"
 
 namespace {
 
@@ -71,58 +71,33 @@ const std::map<std::string, std::string>& ExpectedFailures() {
   return *table;
 }
 
-std::vector<fs::path> NumberedFiles(const fs::path& dir, const std::string& prefix) {
-  std::vector<fs::path> files;
-  for (int i = 0;; ++i) {
-    fs::path p = dir / absl::StrCat(prefix, i, ".pb");
-    if (!fs::exists(p)) break;
-    files.push_back(p);
-  }
-  return files;
-}
-
 runtime::Device TestDevice() {
   const char* env = std::getenv("ONNXRUN_TEST_DEVICE");
   return env != nullptr && std::string(env) == "cuda" ? runtime::Device::kCuda : runtime::Device::kCpu;
 }
 
-// Runs one case; "" on success, else why it failed. Sets *unsupported_op for op-set skips.
+// Runs one case through onnxrun test's library (cli/model_test.h: test_data_set_0, fp32, ONNX's
+// rtol 1e-3 / atol 1e-7); "" on success, else why it failed. Sets *unsupported_op for op-set skips.
 std::string RunCase(const Case& c, std::string* unsupported_op) {
-  runtime::SessionOptions options;
+  cli::ModelTestOptions options;
   options.device = TestDevice();
-  auto session = runtime::Session::Create((c.dir / "model.onnx").string(), options);
-  if (!session.ok()) {
-    if (absl::IsUnimplemented(session.status()) &&
-        absl::StrContains(session.status().message(), "unsupported ops")) {
-      *unsupported_op = std::string(session.status().message());
-      return "";
-    }
-    return absl::StrCat("Create: ", session.status().ToString());
+  options.precisions = {"fp32"};
+  options.rtol = 1e-3;  // ONNX's rule, per element: no scaled_atol
+  options.atol = 1e-7;
+  options.scaled_atol = 0;
+  options.max_data_sets = 1;
+  options.gpu_vs_cpu = false;  // the stored outputs only, as on the CPU
+  const std::vector<cli::CaseResult> results =
+      cli::TestModel({(c.dir / "model.onnx").string(), c.suite + "/" + c.name}, options);
+  if (results.size() != 1) return absl::StrCat(results.size(), " results for one data set");
+  const cli::CaseResult& r = results[0];
+  if (r.outcome == cli::Outcome::kError && r.data_set == "load" && absl::IsUnimplemented(r.error) &&
+      absl::StrContains(r.error.message(), "unsupported ops")) {
+    *unsupported_op = std::string(r.error.message());
+    return "";
   }
-  const fs::path data = c.dir / "test_data_set_0";
-  std::vector<runtime::NamedTensor> inputs;
-  std::vector<fs::path> input_files = NumberedFiles(data, "input_");
-  if (input_files.size() != (*session)->inputs().size()) {
-    return absl::StrCat(input_files.size(), " input files for ", (*session)->inputs().size(), " inputs");
-  }
-  for (size_t i = 0; i < input_files.size(); ++i) {
-    auto t = importer::ReadTensorProtoFile(input_files[i].string());
-    if (!t.ok()) return t.status().ToString();
-    inputs.push_back({(*session)->inputs()[i].name, *t});
-  }
-  auto outputs = (*session)->Run(inputs);
-  if (!outputs.ok()) return absl::StrCat("Run: ", outputs.status().ToString());
-  std::vector<fs::path> output_files = NumberedFiles(data, "output_");
-  if (output_files.size() != outputs->size()) {
-    return absl::StrCat(outputs->size(), " outputs, ", output_files.size(), " expected");
-  }
-  for (size_t i = 0; i < output_files.size(); ++i) {
-    auto expected = importer::ReadTensorProtoFile(output_files[i].string());
-    if (!expected.ok()) return expected.status().ToString();
-    std::string diff = testing_util::CompareTensors((*outputs)[i].tensor, *expected, {});
-    if (!diff.empty()) return absl::StrCat("output ", i, " '", (*outputs)[i].name, "': ", diff);
-  }
-  return "";
+  if (r.data_set == "generated") return "no test_data_set_0";
+  return r.outcome == cli::Outcome::kPass ? "" : absl::StrCat(cli::OutcomeName(r.outcome), ": ", r.message);
 }
 
 struct Tally {
@@ -181,8 +156,7 @@ class SummaryPrinter : public ::testing::Environment {
   void TearDown() override {
     std::printf("\n%-20s %8s %8s %14s %12s\n", "suite", "passed", "failed", "skipped(op)", "expected-fail");
     for (const auto& [suite, t] : Tallies()) {
-      std::printf("%-20s %8d %8d %14d %12d\n", suite.c_str(), t.passed, t.failed, t.skipped_ops,
-                  t.expected_failures);
+      std::printf("%-20s %8d %8d %14d %12d\n", suite.c_str(), t.passed, t.failed, t.skipped_ops, t.expected_failures);
     }
   }
 };

@@ -1,13 +1,13 @@
 // Real architectures end to end: each torchvision CNN of the zoo (//models:zoo, exported by
 // models/export_zoo.py with seeded random weights and BatchNormalization kept) and each recurrent,
 // attention and LRN network (//models:seq_zoo, models/export_seq_zoo.py) runs on the CPU
-// through runtime::Session and matches torch's output on every element, with
+// through runtime::Session (by onnxrun test's library, cli/model_test.h, which reads every
+// input_<i>.pb in graph-input order) and matches torch's output on every element, with
 // max|got - want| / max|want| <= 1e-4 over the whole output for the fp32 plan (partitioned, and the
 // unfused one-step-per-node reference plan) and <= 1e-2 for the fp16 plan.
 //
 // On the GPU machine: ONNXRUN_TEST_DEVICE=cuda runs the same models on the GPU (partitioned fp32,
 // tf32 with limit 1e-3, fp16) from ONNXRUN_ZOO_DIR (default models/zoo), skipping when no GPU.
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -17,9 +17,8 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "cli/model_test.h"
 #include "gtest/gtest.h"
-#include "importer/tensor_proto.h"
-#include "ir/shape.h"
 #include "runtime/session.h"
 
 namespace {
@@ -41,28 +40,6 @@ bool OnGpu() {
   return device != nullptr && std::string(device) == "cuda";
 }
 
-struct Error {
-  double max_abs_diff = 0;  // max |got - want|
-  double max_abs_want = 0;  // max |want|
-  int64_t worst = -1;       // flat index of the largest |got - want|
-  bool all_finite = true;   // got has no NaN/Inf where want is finite
-};
-
-Error MeasureError(const ir::Tensor& got, const ir::Tensor& want) {
-  Error error;
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    const double g = got.GetAsDouble(i), w = want.GetAsDouble(i);
-    if (!std::isfinite(g)) error.all_finite = false;
-    const double diff = std::fabs(g - w);
-    if (error.worst < 0 || diff > error.max_abs_diff) {
-      error.max_abs_diff = diff;
-      error.worst = i;
-    }
-    error.max_abs_want = std::max(error.max_abs_want, std::fabs(w));
-  }
-  return error;
-}
-
 class ZooTest : public ::testing::TestWithParam<std::tuple<std::string, Variant>> {};
 
 TEST_P(ZooTest, MatchesTorch) {
@@ -76,48 +53,30 @@ TEST_P(ZooTest, MatchesTorch) {
   if (model == "efficientnet_b0" && !std::filesystem::exists(dir)) {
     GTEST_SKIP() << "efficientnet_b0 is exported only when named (export_zoo.py EXTRA_MODELS)";
   }
-  runtime::SessionOptions options;  // the default plan for the precision
+  // Through onnxrun test's library: max|got - want| <= limit * max|want| is rtol 0, atol 0,
+  // scaled_atol = limit; torch's output only (`onnxrun test` on the GPU adds the CPU comparison).
+  cli::ModelTestOptions options;  // the default plan for the precision
   options.device = OnGpu() ? runtime::Device::kCuda : runtime::Device::kCpu;
-  options.precision = variant.precision;
-  options.fuse = variant.fuse;
-  const auto start = std::chrono::steady_clock::now();
-  auto session = runtime::Session::Create(dir + "/model.onnx", options);
-  ASSERT_TRUE(session.ok()) << session.status();
-  ASSERT_EQ((*session)->outputs().size(), 1u);
-  std::vector<runtime::NamedTensor> inputs;  // input_<i>.pb in graph-input order
-  for (size_t i = 0; i < (*session)->inputs().size(); ++i) {
-    auto input = importer::ReadTensorProtoFile(absl::StrCat(dir, "/test_data_set_0/input_", i, ".pb"));
-    ASSERT_TRUE(input.ok()) << input.status();
-    inputs.push_back({(*session)->inputs()[i].name, *std::move(input)});
-  }
-  auto expected = importer::ReadTensorProtoFile(dir + "/test_data_set_0/output_0.pb");
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  const auto created = std::chrono::steady_clock::now();
-
-  auto outputs = (*session)->Run(inputs);
-  ASSERT_TRUE(outputs.ok()) << outputs.status();
-  const auto ran = std::chrono::steady_clock::now();
-  ASSERT_EQ(outputs->size(), 1u);
-  const ir::Tensor& got = outputs->at(0).tensor;
-  ASSERT_EQ(got.dtype(), ir::DType::kFloat32);
-  ASSERT_EQ(expected->dtype(), ir::DType::kFloat32);
-  ASSERT_EQ(got.shape(), expected->shape())
-      << ir::ShapeToString(got.shape()) << " vs torch's " << ir::ShapeToString(expected->shape());
-
-  const Error error = MeasureError(got, *expected);
-  ASSERT_GT(error.max_abs_want, 0) << "torch's output is all zero: the reference checks nothing";
-  const double relative = error.max_abs_diff / error.max_abs_want;
-  const double want_worst = expected->GetAsDouble(error.worst);
-  const std::string summary = absl::StrCat(
-      model, " ", variant.name, ": max|got-want|/max|want| = ", relative, " (", error.max_abs_diff, " / ",
-      error.max_abs_want, "); worst element ", error.worst, ": got ", got.GetAsDouble(error.worst), ", want ",
-      want_worst, " (relative ", want_worst == 0 ? INFINITY : error.max_abs_diff / std::fabs(want_worst),
-      "); create+load ", std::chrono::duration<double>(created - start).count(), " s, run ",
-      std::chrono::duration<double>(ran - created).count(), " s");
+  options.precisions = {variant.precision};
+  options.session.fuse = variant.fuse;
+  options.rtol = 0;
+  options.atol = 0;
+  options.scaled_atol = variant.max_relative_error;
+  options.max_data_sets = 1;
+  options.gpu_vs_cpu = false;
+  const std::vector<cli::CaseResult> results = cli::TestModel({dir + "/model.onnx", model}, options);
+  ASSERT_EQ(results.size(), 1u);
+  const cli::CaseResult& r = results[0];
+  ASSERT_NE(r.outcome, cli::Outcome::kError) << r.message;
+  ASSERT_GT(r.max_want, 0) << "torch's output is all zero: the reference checks nothing";
+  const std::string summary =
+      absl::StrCat(model, " ", variant.name, ": max|got-want|/max|want| = ", r.max_scaled, " (", r.max_abs, " / ",
+                   r.max_want, "); worst element ", r.worst_index, ": got ", r.worst_got, ", want ", r.worst_want,
+                   " (relative ", r.worst_want == 0 ? INFINITY : r.max_abs / std::fabs(r.worst_want), "); create+load ",
+                   r.load_seconds, " s, run ", r.seconds, " s");
   std::cout << summary << std::endl;
-  RecordProperty("max_relative_error", absl::StrCat(relative));
-  EXPECT_TRUE(error.all_finite) << summary;
-  EXPECT_LE(relative, variant.max_relative_error) << summary;
+  RecordProperty("max_relative_error", absl::StrCat(r.max_scaled));
+  EXPECT_EQ(r.outcome, cli::Outcome::kPass) << summary << "\n" << r.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,

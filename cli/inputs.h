@@ -1,0 +1,20 @@
+// Generated model inputs: deterministic random data for an input the user did not give (onnxrun run,
+// and onnxrun test on a model with no stored data).
+#ifndef ONNXRUN_CLI_INPUTS_H_
+#define ONNXRUN_CLI_INPUTS_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "ir/tensor.h"
+#include "runtime/session.h"
+
+namespace cli {
+
+// Floats uniform in [-1, 1), integers in [0, 4), bools; symbolic dims: the first is `batch`, others
+// 1. InvalidArgument when the input's rank is unknown.
+absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed);
+
+}  // namespace cli
+
+#endif  // ONNXRUN_CLI_INPUTS_H_

@@ -1,0 +1,400 @@
+// Model discovery, per-data-set runs and the element-wise comparison of onnxrun test (see
+// model_test.h).
+#include "cli/model_test.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "cli/check.h"
+#include "cli/inputs.h"
+#include "importer/tensor_proto.h"
+#include "runtime/cuda_executor.h"
+
+namespace cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The files prefix0.pb, prefix1.pb, ... in `dir`, up to the first missing one.
+std::vector<fs::path> NumberedFiles(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> files;
+  for (int i = 0;; ++i) {
+    fs::path p = dir / absl::StrCat(prefix, i, ".pb");
+    if (!fs::exists(p)) break;
+    files.push_back(p);
+  }
+  return files;
+}
+
+// The test_data_set_N folders beside the model, by N.
+std::vector<fs::path> DataSets(const fs::path& model_dir) {
+  std::vector<std::pair<int, fs::path>> sets;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(model_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    int n;
+    if (entry.is_directory() && absl::StartsWith(name, "test_data_set_") &&
+        absl::SimpleAtoi(name.substr(strlen("test_data_set_")), &n)) {
+      sets.emplace_back(n, entry.path());
+    }
+  }
+  std::sort(sets.begin(), sets.end());
+  std::vector<fs::path> paths;
+  for (auto& [n, path] : sets) paths.push_back(std::move(path));
+  return paths;
+}
+
+// The number after `"key"` and its colon in a small JSON object; nullopt when the key is absent.
+absl::StatusOr<std::optional<double>> JsonNumber(const std::string& text, const std::string& key) {
+  const size_t at = text.find(absl::StrCat("\"", key, "\""));
+  if (at == std::string::npos) return std::nullopt;
+  const size_t colon = text.find(':', at);
+  if (colon == std::string::npos) return absl::InvalidArgumentError(absl::StrCat("no value for \"", key, "\""));
+  const char* begin = text.c_str() + colon + 1;
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  if (end == begin || !(value >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", key, "\" needs a number >= 0"));
+  }
+  return value;
+}
+
+// Folds one output's comparison into the case's maxima and worst element.
+void Accumulate(const OutputComparison& c, bool first_bad, CaseResult* result) {
+  result->max_abs = std::max(result->max_abs, c.max_abs);
+  result->max_rel = std::max(result->max_rel, c.max_rel);
+  if (c.max_want > 0) result->max_scaled = std::max(result->max_scaled, c.max_abs / c.max_want);
+  result->max_want = std::max(result->max_want, c.max_want);
+  if (c.worst >= 0 && (result->worst_index < 0 || first_bad)) {
+    result->worst_output = c.output;
+    result->worst_index = c.worst;
+    result->worst_got = c.got;
+    result->worst_want = c.want;
+  }
+}
+
+// Compares `got` with `want` output by output; the case FAILs at the first output that differs
+// (its description becomes the message), and the worst element is that output's.
+void CompareAll(const std::vector<runtime::NamedTensor>& got, const std::vector<ir::Tensor>& want, CaseResult* result) {
+  bool failed = false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const OutputComparison c = CompareOutput(got[i].name, got[i].tensor, want[i], result->tolerance);
+    const bool first_bad = !c.ok() && !failed;
+    Accumulate(c, first_bad, result);
+    if (first_bad) {
+      failed = true;
+      result->outcome = Outcome::kFail;
+      result->message = DescribeMismatch(c, result->tolerance);
+    }
+  }
+}
+
+CaseResult Error(CaseResult result, absl::Status status, const std::string& context = "") {
+  result.outcome = Outcome::kError;
+  result.message = absl::StrCat(context, status.message());
+  result.error = std::move(status);
+  return result;
+}
+
+// Reads a data set's inputs (input_i.pb in graph-input order) and stored outputs.
+absl::Status ReadDataSet(const fs::path& dir, const runtime::Session& session,
+                         std::vector<runtime::NamedTensor>* inputs, std::vector<ir::Tensor>* outputs) {
+  const std::vector<fs::path> input_files = NumberedFiles(dir, "input_");
+  if (input_files.size() != session.inputs().size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(input_files.size(), " input files for ", session.inputs().size(), " inputs"));
+  }
+  for (size_t i = 0; i < input_files.size(); ++i) {
+    absl::StatusOr<ir::Tensor> t = importer::ReadTensorProtoFile(input_files[i].string());
+    if (!t.ok()) return t.status();
+    inputs->push_back({session.inputs()[i].name, *std::move(t)});
+  }
+  const std::vector<fs::path> output_files = NumberedFiles(dir, "output_");
+  if (output_files.size() != session.outputs().size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(session.outputs().size(), " outputs, ", output_files.size(), " expected"));
+  }
+  for (const fs::path& file : output_files) {
+    absl::StatusOr<ir::Tensor> t = importer::ReadTensorProtoFile(file.string());
+    if (!t.ok()) return t.status();
+    outputs->push_back(*std::move(t));
+  }
+  return absl::OkStatus();
+}
+
+// Runs one case on the session's device: against `stored` when given, else against the CPU run of
+// the plan (GPU) or `reference` (CPU, the unfused plan). On the GPU with `gpu_vs_cpu`, also against
+// the CPU run of the plan.
+CaseResult RunCase(CaseResult result, const runtime::Session& session, const std::string& precision,
+                   const std::vector<runtime::NamedTensor>& inputs, const std::vector<ir::Tensor>* stored,
+                   const runtime::Session* reference, bool gpu_vs_cpu) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<ir::Tensor> want = stored != nullptr ? *stored : std::vector<ir::Tensor>{};
+  if (session.device() == runtime::Device::kCuda && (gpu_vs_cpu || stored == nullptr)) {
+    absl::StatusOr<GpuCpuComparison> compared = CompareGpuWithCpu(session, precision, inputs);
+    if (!compared.ok()) return Error(std::move(result), compared.status());
+    if (stored == nullptr) {
+      for (const runtime::NamedTensor& out : compared->cpu_outputs) want.push_back(out.tensor);
+    }
+    CompareAll(compared->gpu_outputs, want, &result);
+    if (!compared->agree) {
+      for (const OutputAgreement& out : compared->outputs) {
+        if (out.ok) continue;
+        result.outcome = Outcome::kFail;
+        absl::StrAppend(&result.message, result.message.empty() ? "" : "; ", "GPU vs CPU output '", out.name,
+                        "': relative error ", out.relative, " > ", ToleranceFor(precision));
+        break;
+      }
+    }
+    if (result.outcome == Outcome::kFail && !compared->first_divergence.empty()) {
+      absl::StrAppend(&result.message, "; GPU vs CPU ", compared->first_divergence);
+    }
+    // The path an application runs: two plain runs (the second replays a CUDA graph when the session
+    // uses them), against the same reference.
+    absl::StatusOr<std::vector<runtime::NamedTensor>> replayed = session.Run(inputs);
+    if (replayed.ok()) replayed = session.Run(inputs);
+    if (!replayed.ok()) return Error(std::move(result), replayed.status(), "Run: ");
+    if (result.outcome == Outcome::kPass) {
+      CompareAll(*replayed, want, &result);
+      if (result.outcome == Outcome::kFail && session.gpu() != nullptr) {
+        result.message = absl::StrCat("plain run (", session.gpu()->graph_status(), "): ", result.message);
+      }
+    }
+  } else {
+    absl::StatusOr<std::vector<runtime::NamedTensor>> got = session.Run(inputs);
+    if (!got.ok()) return Error(std::move(result), got.status(), "Run: ");
+    if (stored == nullptr) {
+      absl::StatusOr<std::vector<runtime::NamedTensor>> ref = reference->Run(inputs);
+      if (!ref.ok()) return Error(std::move(result), ref.status(), "reference plan: ");
+      for (const runtime::NamedTensor& out : *ref) want.push_back(out.tensor);
+    }
+    CompareAll(*got, want, &result);
+  }
+  result.seconds = SecondsSince(start);
+  return result;
+}
+
+}  // namespace
+
+Tolerance DefaultTolerance(const std::string& precision) {
+  if (precision == "fp16") return {1e-2, 1e-5, 1e-2};
+  if (precision == "tf32") return {1e-3, 1e-6, 1e-3};
+  return {1e-3, 1e-7, 1e-4};
+}
+
+absl::Status ReadToleranceFile(const std::string& path, Tolerance* tolerance) {
+  std::ifstream file(path);
+  if (!file) return absl::OkStatus();
+  std::stringstream text;
+  text << file.rdbuf();
+  for (auto [key, target] : {std::pair{"rtol", &tolerance->rtol}, std::pair{"atol", &tolerance->atol},
+                             std::pair{"scaled_atol", &tolerance->scaled_atol}}) {
+    absl::StatusOr<std::optional<double>> value = JsonNumber(text.str(), key);
+    if (!value.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", value.status().message()));
+    if (value->has_value()) *target = **value;
+  }
+  return absl::OkStatus();
+}
+
+OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, const ir::Tensor& want, Tolerance tol) {
+  OutputComparison c;
+  c.output = name;
+  if (got.dtype() != want.dtype()) {
+    c.mismatch = absl::StrCat("dtype ", ir::DTypeName(got.dtype()), " != expected ", ir::DTypeName(want.dtype()));
+    return c;
+  }
+  if (got.shape() != want.shape()) {
+    c.mismatch =
+        absl::StrCat("shape ", ir::ShapeToString(got.shape()), " != expected ", ir::ShapeToString(want.shape()));
+    return c;
+  }
+  c.elements = want.num_elements();
+  const bool exact = !ir::IsFloatingPoint(want.dtype());
+  for (int64_t i = 0; i < c.elements && !exact; ++i) {
+    const double w = std::fabs(want.GetAsDouble(i));
+    if (std::isfinite(w)) c.max_want = std::max(c.max_want, w);
+  }
+  const double atol = tol.atol + tol.scaled_atol * c.max_want;
+  double worst_excess = 0, largest_diff = -1;
+  int64_t largest = -1;
+  for (int64_t i = 0; i < c.elements; ++i) {
+    const double g = got.GetAsDouble(i), w = want.GetAsDouble(i);
+    bool ok;
+    double diff, excess;
+    if (exact) {
+      ok = got.GetAsInt64(i) == want.GetAsInt64(i);
+      diff = std::fabs(g - w);
+      excess = ok ? 0 : std::max(diff, 1.0);
+    } else if (std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w)) {
+      ok = (std::isnan(g) && std::isnan(w)) || g == w;
+      diff = ok ? 0 : INFINITY;
+      excess = diff;
+    } else {
+      diff = std::fabs(g - w);
+      excess = diff - (atol + tol.rtol * std::fabs(w));
+      ok = excess <= 0;
+    }
+    c.max_abs = std::max(c.max_abs, diff);
+    if (w != 0 && std::isfinite(w)) c.max_rel = std::max(c.max_rel, diff / std::fabs(w));
+    if (diff > largest_diff) largest_diff = diff, largest = i;
+    if (!ok && (c.bad++ == 0 || excess > worst_excess)) {
+      c.worst = i;
+      worst_excess = excess;
+    }
+  }
+  if (c.bad == 0) c.worst = largest;
+  if (c.worst >= 0) c.got = got.GetAsDouble(c.worst), c.want = want.GetAsDouble(c.worst);
+  return c;
+}
+
+std::string DescribeMismatch(const OutputComparison& c, Tolerance tol) {
+  if (!c.mismatch.empty()) return absl::StrCat("output '", c.output, "': ", c.mismatch);
+  const double abs_error = std::fabs(c.got - c.want);
+  return absl::StrCat(
+      "output '", c.output, "': ", c.bad, " of ", c.elements, " elements differ; worst at flat index ", c.worst,
+      ": got ", c.got, ", want ", c.want, " (abs error ", abs_error, ", rel ",
+      c.want != 0 ? abs_error / std::fabs(c.want) : abs_error, "; rtol ", tol.rtol, ", atol ", tol.atol,
+      tol.scaled_atol > 0 ? absl::StrCat(", scaled_atol ", tol.scaled_atol, " x max|want| ", c.max_want) : "", ")");
+}
+
+const char* OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kPass: return "PASS";
+    case Outcome::kFail: return "FAIL";
+    case Outcome::kError: return "ERROR";
+  }
+  return "?";
+}
+
+absl::StatusOr<std::vector<ModelEntry>> FindModels(const std::string& path) {
+  std::error_code ec;
+  const fs::path root(path);
+  if (!fs::exists(root, ec)) return absl::NotFoundError(absl::StrCat("'", path, "' does not exist"));
+  std::vector<ModelEntry> models;
+  if (!fs::is_directory(root, ec)) {
+    const std::string name = root.filename() == "model.onnx" && root.has_parent_path()
+                                 ? fs::absolute(root).parent_path().filename().string()
+                                 : root.filename().string();
+    models.push_back({root.string(), name});
+    return models;
+  }
+  const fs::path base = fs::absolute(root).lexically_normal();
+  const fs::path parent = base.has_filename() ? base.parent_path() : base.parent_path().parent_path();
+  std::vector<fs::path> pending = {root};
+  while (!pending.empty()) {
+    const fs::path dir = pending.back();
+    pending.pop_back();
+    if (fs::exists(dir / "model.onnx", ec)) {
+      const fs::path absolute = fs::absolute(dir).lexically_normal();
+      std::string name = absolute.lexically_relative(parent).string();
+      if (!name.empty() && name.back() == '/') name.pop_back();
+      models.push_back({(dir / "model.onnx").string(), name});
+      continue;
+    }
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.is_directory(ec)) pending.push_back(entry.path());
+    }
+  }
+  if (models.empty()) return absl::NotFoundError(absl::StrCat("no model.onnx under '", path, "'"));
+  std::sort(models.begin(), models.end(),
+            [](const ModelEntry& a, const ModelEntry& b) { return a.model_path < b.model_path; });
+  return models;
+}
+
+std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOptions& options) {
+  std::vector<CaseResult> results;
+  const fs::path dir = fs::path(model.model_path).parent_path();
+  std::vector<fs::path> data_sets = DataSets(dir.empty() ? fs::path(".") : dir);
+  if (options.max_data_sets >= 0 && data_sets.size() > static_cast<size_t>(options.max_data_sets)) {
+    data_sets.resize(options.max_data_sets);
+  }
+  for (const std::string& precision : options.precisions) {
+    CaseResult base;
+    base.model = model.name;
+    base.precision = precision;
+    // Until a session says where it runs: where kAuto would run (for load errors).
+    base.device = options.device != runtime::Device::kAuto ? runtime::DeviceName(options.device)
+                  : exec::CudaUnavailableReason().empty()  ? "cuda"
+                                                           : "cpu";
+    base.tolerance = DefaultTolerance(precision);
+    if (options.rtol) base.tolerance.rtol = *options.rtol;
+    if (options.atol) base.tolerance.atol = *options.atol;
+    if (options.scaled_atol) base.tolerance.scaled_atol = *options.scaled_atol;
+    base.data_set = "load";
+    if (absl::Status s = ReadToleranceFile((dir / "tolerance.json").string(), &base.tolerance); !s.ok()) {
+      results.push_back(Error(base, s));
+      continue;
+    }
+    runtime::SessionOptions session_options = options.session;
+    session_options.device = options.device;
+    session_options.precision = precision;
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<std::unique_ptr<runtime::Session>> session =
+        runtime::Session::Create(model.model_path, session_options);
+    base.load_seconds = SecondsSince(start);
+    if (!session.ok()) {
+      results.push_back(Error(base, session.status(), "Create: "));
+      continue;
+    }
+    base.device = runtime::DeviceName((*session)->device());
+    if (data_sets.empty()) {
+      // No stored data: generated inputs, against the CPU plan (GPU) or the unfused plan (CPU).
+      base.data_set = "generated";
+      std::unique_ptr<runtime::Session> reference;
+      if ((*session)->device() == runtime::Device::kCuda) {
+        base.reference = "CPU plan";
+      } else {
+        base.reference = "unfused reference plan";
+        session_options.fuse = false;
+        absl::StatusOr<std::unique_ptr<runtime::Session>> unfused =
+            runtime::Session::Create(model.model_path, session_options);
+        if (!unfused.ok()) {
+          results.push_back(Error(base, unfused.status(), "reference plan: "));
+          continue;
+        }
+        reference = *std::move(unfused);
+      }
+      std::vector<runtime::NamedTensor> inputs;
+      absl::Status generated = absl::OkStatus();
+      for (size_t i = 0; i < (*session)->inputs().size() && generated.ok(); ++i) {
+        absl::StatusOr<ir::Tensor> t = GenerateInput((*session)->inputs()[i], 1, i);
+        if (t.ok()) inputs.push_back({(*session)->inputs()[i].name, *std::move(t)});
+        generated = t.status();
+      }
+      if (!generated.ok()) {
+        results.push_back(Error(base, generated));
+        continue;
+      }
+      results.push_back(RunCase(base, **session, precision, inputs, nullptr, reference.get(), true));
+      continue;
+    }
+    base.reference = "stored outputs";
+    for (const fs::path& set : data_sets) {
+      CaseResult result = base;
+      result.data_set = set.filename().string();
+      std::vector<runtime::NamedTensor> inputs;
+      std::vector<ir::Tensor> stored;
+      if (absl::Status s = ReadDataSet(set, **session, &inputs, &stored); !s.ok()) {
+        results.push_back(Error(result, s));
+        continue;
+      }
+      results.push_back(RunCase(result, **session, precision, inputs, &stored, nullptr, options.gpu_vs_cpu));
+    }
+  }
+  return results;
+}
+
+}  // namespace cli
