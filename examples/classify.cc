@@ -33,8 +33,7 @@ int main(int argc, char** argv) {
   const ir::Tensor& probs = outputs->at(0).tensor;
   std::vector<int> order(probs.num_elements());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](int a, int b) { return probs.data<float>()[a] > probs.data<float>()[b]; });
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return probs.data<float>()[a] > probs.data<float>()[b]; });
   double total = 0;
   for (int64_t i = 0; i < probs.num_elements(); ++i) total += probs.data<float>()[i];
   std::printf("device: %s\n", runtime::DeviceName((*session)->device()));

@@ -44,10 +44,9 @@ TEST(ImporterTest, UpsampleBecomesResize) {
   testing_util::SetFloatsAttr(up, "scales", {1, 1, 2, 2});
   testing_util::SetStringAttr(up, "mode", "bilinear");
   *g->add_node() = up;
-  EXPECT_THAT(ImportText(model),
-              HasSubstr("up: Resize(%x, _, %up__scales) -> (%y: float32[1,2,6,6]) "
-                        "{coordinate_transformation_mode=\"asymmetric\", mode=\"linear\", "
-                        "nearest_mode=\"floor\"}"));
+  EXPECT_THAT(ImportText(model), HasSubstr("up: Resize(%x, _, %up__scales) -> (%y: float32[1,2,6,6]) "
+                                           "{coordinate_transformation_mode=\"asymmetric\", mode=\"linear\", "
+                                           "nearest_mode=\"floor\"}"));
 }
 
 TEST(ImporterTest, LegacyBroadcastWithAxisUnsqueezesB) {

@@ -15,8 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 absl::Status SizeMismatch(const onnx::TensorProto& proto, int64_t got, int64_t want) {
-  return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ", got,
-                                                 " elements of data, its shape needs ", want));
+  return absl::InvalidArgumentError(
+      absl::StrCat("tensor '", proto.name(), "' has ", got, " elements of data, its shape needs ", want));
 }
 
 // Copies a typed repeated field into the tensor, converting each element to the storage type.
@@ -28,71 +28,44 @@ absl::Status CopyTyped(const onnx::TensorProto& proto, const Field& field, ir::T
   for (int64_t i = 0; i < tensor.num_elements(); ++i) {
     auto v = field.Get(static_cast<int>(i));
     switch (tensor.dtype()) {
-      case ir::DType::kFloat32:
-        tensor.data<float>()[i] = static_cast<float>(v);
-        break;
-      case ir::DType::kFloat64:
-        tensor.data<double>()[i] = static_cast<double>(v);
-        break;
+      case ir::DType::kFloat32: tensor.data<float>()[i] = static_cast<float>(v); break;
+      case ir::DType::kFloat64: tensor.data<double>()[i] = static_cast<double>(v); break;
       case ir::DType::kFloat16:
-      case ir::DType::kBFloat16:
-        tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v);
-        break;
+      case ir::DType::kBFloat16: tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
       case ir::DType::kUint8:
-      case ir::DType::kBool:
-        tensor.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-        break;
-      case ir::DType::kInt8:
-        tensor.data<int8_t>()[i] = static_cast<int8_t>(v);
-        break;
-      case ir::DType::kUint16:
-        tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v);
-        break;
-      case ir::DType::kInt16:
-        tensor.data<int16_t>()[i] = static_cast<int16_t>(v);
-        break;
-      case ir::DType::kInt32:
-        tensor.data<int32_t>()[i] = static_cast<int32_t>(v);
-        break;
-      case ir::DType::kUint32:
-        tensor.data<uint32_t>()[i] = static_cast<uint32_t>(v);
-        break;
-      case ir::DType::kInt64:
-        tensor.data<int64_t>()[i] = static_cast<int64_t>(v);
-        break;
-      case ir::DType::kUint64:
-        tensor.data<uint64_t>()[i] = static_cast<uint64_t>(v);
-        break;
-      default:
-        return absl::InternalError("unexpected dtype");
+      case ir::DType::kBool: tensor.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+      case ir::DType::kInt8: tensor.data<int8_t>()[i] = static_cast<int8_t>(v); break;
+      case ir::DType::kUint16: tensor.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+      case ir::DType::kInt16: tensor.data<int16_t>()[i] = static_cast<int16_t>(v); break;
+      case ir::DType::kInt32: tensor.data<int32_t>()[i] = static_cast<int32_t>(v); break;
+      case ir::DType::kUint32: tensor.data<uint32_t>()[i] = static_cast<uint32_t>(v); break;
+      case ir::DType::kInt64: tensor.data<int64_t>()[i] = static_cast<int64_t>(v); break;
+      case ir::DType::kUint64: tensor.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
+      default: return absl::InternalError("unexpected dtype");
     }
   }
   return absl::OkStatus();
 }
 
 // Resolves `location` inside `model_dir`; refuses absolute paths and paths that escape it.
-absl::StatusOr<fs::path> ResolveExternalPath(const std::string& model_dir,
-                                             const std::string& location,
+absl::StatusOr<fs::path> ResolveExternalPath(const std::string& model_dir, const std::string& location,
                                              const std::string& tensor_name) {
   if (model_dir.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor '", tensor_name, "' uses external data, but the model was not loaded from a file"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", tensor_name, "' uses external data, but the model was not loaded from a file"));
   }
   fs::path rel(location);
   if (location.empty() || rel.is_absolute() || rel.has_root_name()) {
-    return absl::PermissionDeniedError(absl::StrCat("tensor '", tensor_name,
-                                                    "': external data path '", location,
+    return absl::PermissionDeniedError(absl::StrCat("tensor '", tensor_name, "': external data path '", location,
                                                     "' must be relative to the model's folder"));
   }
   std::error_code ec;
   fs::path base = fs::weakly_canonical(fs::path(model_dir), ec);
   fs::path full = fs::weakly_canonical(base / rel, ec);
-  if (ec)
-    return absl::NotFoundError(absl::StrCat("external data '", location, "': ", ec.message()));
+  if (ec) return absl::NotFoundError(absl::StrCat("external data '", location, "': ", ec.message()));
   auto [base_end, full_it] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
   if (base_end != base.end()) {
-    return absl::PermissionDeniedError(absl::StrCat("tensor '", tensor_name,
-                                                    "': external data path '", location,
+    return absl::PermissionDeniedError(absl::StrCat("tensor '", tensor_name, "': external data path '", location,
                                                     "' points outside the model's folder"));
   }
   return full;
@@ -100,9 +73,8 @@ absl::StatusOr<fs::path> ResolveExternalPath(const std::string& model_dir,
 
 // Checks `proto`'s external data (path inside `model_dir`, length, bounds of the file) before the
 // tensor is allocated, then reads it.
-absl::StatusOr<ir::Tensor> ReadExternalData(const onnx::TensorProto& proto,
-                                            const std::string& model_dir, ir::DType dtype,
-                                            std::vector<int64_t> shape, int64_t want) {
+absl::StatusOr<ir::Tensor> ReadExternalData(const onnx::TensorProto& proto, const std::string& model_dir,
+                                            ir::DType dtype, std::vector<int64_t> shape, int64_t want) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& entry : proto.external_data()) {
@@ -110,9 +82,8 @@ absl::StatusOr<ir::Tensor> ReadExternalData(const onnx::TensorProto& proto,
     if (entry.key() == "offset" || entry.key() == "length") {
       int64_t v = 0;
       if (!absl::SimpleAtoi(entry.value(), &v) || v < 0) {
-        return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(),
-                                                       "': bad external data ", entry.key(), " '",
-                                                       entry.value(), "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor '", proto.name(), "': bad external data ", entry.key(), " '", entry.value(), "'"));
       }
       (entry.key() == "offset" ? offset : length) = v;
     }
@@ -120,53 +91,43 @@ absl::StatusOr<ir::Tensor> ReadExternalData(const onnx::TensorProto& proto,
   absl::StatusOr<fs::path> path = ResolveExternalPath(model_dir, location, proto.name());
   if (!path.ok()) return path.status();
   std::ifstream file(*path, std::ios::binary | std::ios::ate);
-  if (!file)
-    return absl::NotFoundError(absl::StrCat("cannot open external data file '", location, "'"));
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open external data file '", location, "'"));
   const int64_t file_size = static_cast<int64_t>(file.tellg());
   if (length >= 0 && length != want) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(),
-                                                   "': external data length ", length, " != ", want,
-                                                   " bytes its shape needs"));
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': external data length ", length,
+                                                   " != ", want, " bytes its shape needs"));
   }
   if (offset > file_size || want > file_size - offset) {
-    return absl::OutOfRangeError(absl::StrCat("tensor '", proto.name(), "': external data [",
-                                              offset, ", ", offset + want, ") is past the end of '",
-                                              location, "' (", file_size, " bytes)"));
+    return absl::OutOfRangeError(absl::StrCat("tensor '", proto.name(), "': external data [", offset, ", ",
+                                              offset + want, ") is past the end of '", location, "' (", file_size,
+                                              " bytes)"));
   }
   absl::StatusOr<ir::Tensor> tensor = ir::Tensor::Create(dtype, std::move(shape));
   if (!tensor.ok()) return tensor.status();
   file.seekg(offset);
   file.read(static_cast<char*>(tensor->raw_data()), want);
-  if (!file)
-    return absl::DataLossError(absl::StrCat("reading external data '", location, "' failed"));
+  if (!file) return absl::DataLossError(absl::StrCat("reading external data '", location, "' failed"));
   return tensor;
 }
 
 // Elements of data `proto` carries inline (raw_data counts in bytes, see InlineDataFits).
 int64_t TypedDataSize(const onnx::TensorProto& proto, ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::kFloat32:
-      return proto.float_data_size();
-    case ir::DType::kFloat64:
-      return proto.double_data_size();
-    case ir::DType::kInt64:
-      return proto.int64_data_size();
+    case ir::DType::kFloat32: return proto.float_data_size();
+    case ir::DType::kFloat64: return proto.double_data_size();
+    case ir::DType::kInt64: return proto.int64_data_size();
     case ir::DType::kUint32:
-    case ir::DType::kUint64:
-      return proto.uint64_data_size();
-    default:
-      return proto.int32_data_size();
+    case ir::DType::kUint64: return proto.uint64_data_size();
+    default: return proto.int32_data_size();
   }
 }
 
 // Whether the inline data has exactly the size the shape needs; checked before allocating.
-absl::Status InlineDataFits(const onnx::TensorProto& proto, ir::DType dtype, int64_t count,
-                            int64_t bytes) {
+absl::Status InlineDataFits(const onnx::TensorProto& proto, ir::DType dtype, int64_t count, int64_t bytes) {
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != bytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor '", proto.name(), "' has ", proto.raw_data().size(),
-                       " bytes of raw data, its shape needs ", bytes));
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ", proto.raw_data().size(),
+                                                     " bytes of raw data, its shape needs ", bytes));
     }
     return absl::OkStatus();
   }
@@ -177,32 +138,26 @@ absl::Status InlineDataFits(const onnx::TensorProto& proto, ir::DType dtype, int
 absl::Status FillData(const onnx::TensorProto& proto, ir::Tensor& t) {
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != t.byte_size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor '", proto.name(), "' has ", proto.raw_data().size(),
-                       " bytes of raw data, its shape needs ", t.byte_size()));
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ", proto.raw_data().size(),
+                                                     " bytes of raw data, its shape needs ", t.byte_size()));
     }
     std::memcpy(t.raw_data(), proto.raw_data().data(), t.byte_size());
     return absl::OkStatus();
   }
   switch (t.dtype()) {
-    case ir::DType::kFloat32:
-      return CopyTyped(proto, proto.float_data(), t);
-    case ir::DType::kFloat64:
-      return CopyTyped(proto, proto.double_data(), t);
-    case ir::DType::kInt64:
-      return CopyTyped(proto, proto.int64_data(), t);
+    case ir::DType::kFloat32: return CopyTyped(proto, proto.float_data(), t);
+    case ir::DType::kFloat64: return CopyTyped(proto, proto.double_data(), t);
+    case ir::DType::kInt64: return CopyTyped(proto, proto.int64_data(), t);
     case ir::DType::kUint32:
-    case ir::DType::kUint64:
-      return CopyTyped(proto, proto.uint64_data(), t);
-    default:
-      return CopyTyped(proto, proto.int32_data(), t);  // int8/16/32, uint8/16, bool, float16
+    case ir::DType::kUint64: return CopyTyped(proto, proto.uint64_data(), t);
+    default: return CopyTyped(proto, proto.int32_data(), t);  // int8/16/32, uint8/16, bool, float16
   }
 }
 
 }  // namespace
 
-absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto,
-                                           const std::string& model_dir, int64_t max_bytes) {
+absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& model_dir,
+                                           int64_t max_bytes) {
   const auto dtype = static_cast<ir::DType>(proto.data_type());
   if (!ir::IsSupportedDType(dtype)) {
     return absl::UnimplementedError(
@@ -211,14 +166,12 @@ absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto,
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   absl::StatusOr<int64_t> count = ir::CheckedElementCount(shape, dtype);
   if (!count.ok()) {
-    return absl::Status(count.status().code(),
-                        absl::StrCat("tensor '", proto.name(), "': ", count.status().message()));
+    return absl::Status(count.status().code(), absl::StrCat("tensor '", proto.name(), "': ", count.status().message()));
   }
   const int64_t bytes = *count * static_cast<int64_t>(ir::DTypeSize(dtype));
   if (bytes > max_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat("tensor '", proto.name(), "' of shape ",
-                                                     ir::ShapeToString(shape), " needs ", bytes,
-                                                     " bytes, more than the limit of ", max_bytes));
+    return absl::ResourceExhaustedError(absl::StrCat("tensor '", proto.name(), "' of shape ", ir::ShapeToString(shape),
+                                                     " needs ", bytes, " bytes, more than the limit of ", max_bytes));
   }
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
     return ReadExternalData(proto, model_dir, dtype, std::move(shape), bytes);
@@ -255,8 +208,7 @@ absl::StatusOr<ir::Tensor> ReadTensorProtoFile(const std::string& path, std::str
   return TensorFromProto(proto, "");
 }
 
-absl::Status WriteTensorProtoFile(const ir::Tensor& tensor, const std::string& name,
-                                  const std::string& path) {
+absl::Status WriteTensorProtoFile(const ir::Tensor& tensor, const std::string& name, const std::string& path) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file || !TensorToProto(tensor, name).SerializeToOstream(&file)) {
     return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));

@@ -32,21 +32,17 @@ std::string Attributes::GetString(const std::string& name, const std::string& de
   return v ? *v : default_value;
 }
 
-std::vector<int64_t> Attributes::GetInts(const std::string& name,
-                                         const std::vector<int64_t>& default_value) const {
+std::vector<int64_t> Attributes::GetInts(const std::string& name, const std::vector<int64_t>& default_value) const {
   const std::vector<int64_t>* v = Find<std::vector<int64_t>>(values_, name);
   return v ? *v : default_value;
 }
 
-std::vector<float> Attributes::GetFloats(const std::string& name,
-                                         const std::vector<float>& default_value) const {
+std::vector<float> Attributes::GetFloats(const std::string& name, const std::vector<float>& default_value) const {
   const std::vector<float>* v = Find<std::vector<float>>(values_, name);
   return v ? *v : default_value;
 }
 
-const Tensor* Attributes::GetTensor(const std::string& name) const {
-  return Find<Tensor>(values_, name);
-}
+const Tensor* Attributes::GetTensor(const std::string& name) const { return Find<Tensor>(values_, name); }
 
 std::string AttributeValueToString(const AttributeValue& value) {
   struct Printer {
@@ -56,9 +52,7 @@ std::string AttributeValueToString(const AttributeValue& value) {
     std::string operator()(const std::vector<int64_t>& v) const {
       return absl::StrCat("[", absl::StrJoin(v, ","), "]");
     }
-    std::string operator()(const std::vector<float>& v) const {
-      return absl::StrCat("[", absl::StrJoin(v, ","), "]");
-    }
+    std::string operator()(const std::vector<float>& v) const { return absl::StrCat("[", absl::StrJoin(v, ","), "]"); }
     std::string operator()(const std::vector<std::string>& v) const {
       return absl::StrCat("[\"", absl::StrJoin(v, "\",\""), "\"]");
     }

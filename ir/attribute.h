@@ -14,8 +14,8 @@
 
 namespace ir {
 
-using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
-                                    std::vector<float>, std::vector<std::string>, Tensor>;
+using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
+                                    std::vector<std::string>, Tensor>;
 
 class Attributes {
  public:
@@ -29,10 +29,8 @@ class Attributes {
   int64_t GetInt(const std::string& name, int64_t default_value) const;
   float GetFloat(const std::string& name, float default_value) const;
   std::string GetString(const std::string& name, const std::string& default_value) const;
-  std::vector<int64_t> GetInts(const std::string& name,
-                               const std::vector<int64_t>& default_value = {}) const;
-  std::vector<float> GetFloats(const std::string& name,
-                               const std::vector<float>& default_value = {}) const;
+  std::vector<int64_t> GetInts(const std::string& name, const std::vector<int64_t>& default_value = {}) const;
+  std::vector<float> GetFloats(const std::string& name, const std::vector<float>& default_value = {}) const;
   const Tensor* GetTensor(const std::string& name) const;
 
  private:

@@ -45,8 +45,7 @@ std::string DTypeName(DType dtype) {
 bool IsSupportedDType(DType dtype) { return DTypeSize(dtype) != 0; }
 
 bool IsFloatingPoint(DType dtype) {
-  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64 ||
-         dtype == DType::kBFloat16;
+  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64 || dtype == DType::kBFloat16;
 }
 
 }  // namespace ir

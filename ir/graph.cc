@@ -96,17 +96,16 @@ absl::Status Graph::Validate() const {
         return absl::InternalError(absl::StrCat("node '", node.name, "': output id out of range"));
       }
       if (available[out]) {
-        return absl::InvalidArgumentError(absl::StrCat("value '", values_[out].name,
-                                                       "' is produced more than once (node '",
-                                                       node.name, "')"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("value '", values_[out].name, "' is produced more than once (node '", node.name, "')"));
       }
       available[out] = true;
     }
   }
   for (ValueId id : outputs_) {
     if (id < 0 || id >= num_values || !available[id]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "graph output '", id >= 0 && id < num_values ? values_[id].name : "?", "' is never produced"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph output '", id >= 0 && id < num_values ? values_[id].name : "?", "' is never produced"));
     }
   }
   return absl::OkStatus();

@@ -30,9 +30,9 @@ struct Value {
 };
 
 struct Node {
-  std::string name;     // never empty after import (generated as "<op>_<index>" when missing)
-  std::string op_type;  // ONNX op type in canonical form (see importer/canonicalize.h)
-  int opset = 0;        // the model's ai.onnx opset
+  std::string name;             // never empty after import (generated as "<op>_<index>" when missing)
+  std::string op_type;          // ONNX op type in canonical form (see importer/canonicalize.h)
+  int opset = 0;                // the model's ai.onnx opset
   std::vector<ValueId> inputs;  // kNoValue for an absent optional input
   std::vector<ValueId> outputs;
   Attributes attrs;

@@ -41,7 +41,7 @@ uint16_t FloatToHalfBits(float value) {
     return sign | 0x7c00 | (abs_bits > 0x7f800000 ? 0x200 : 0);
   }
   if (abs_bits >= 0x477ff000) return sign | 0x7c00;  // rounds to >= 65520: overflow
-  if (abs_bits < 0x38800000) {                      // result is subnormal or zero
+  if (abs_bits < 0x38800000) {                       // result is subnormal or zero
     if (abs_bits < 0x33000000) return sign;          // below half the smallest subnormal
     uint32_t exponent = abs_bits >> 23;
     uint32_t mantissa = (abs_bits & 0x7fffff) | 0x800000;

@@ -15,7 +15,7 @@ TEST(HalfTest, KnownBitPatterns) {
   EXPECT_EQ(FloatToHalfBits(-2.0f), 0xc000);
   EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7bff);
   EXPECT_EQ(FloatToHalfBits(1e6f), 0x7c00);
-  EXPECT_EQ(FloatToHalfBits(5.9604645e-8f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(FloatToHalfBits(5.9604645e-8f), 0x0001);       // smallest subnormal
   EXPECT_EQ(FloatToHalfBits(1.0f + 1.0f / 4096), 0x3c00);  // ties to even
   EXPECT_EQ(HalfBitsToFloat(0x3555), 0.333251953125f);
   EXPECT_TRUE(std::isnan(HalfBitsToFloat(FloatToHalfBits(std::numeric_limits<float>::quiet_NaN()))));

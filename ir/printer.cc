@@ -25,8 +25,8 @@ std::string PrintNode(const Graph& graph, const Node& node) {
   for (const auto& [name, value] : node.attrs.all()) {
     attrs.push_back(absl::StrCat(name, "=", AttributeValueToString(value)));
   }
-  std::string line = absl::StrCat(node.name, ": ", node.op_type, "(", absl::StrJoin(ins, ", "),
-                                  ") -> (", absl::StrJoin(outs, ", "), ")");
+  std::string line = absl::StrCat(node.name, ": ", node.op_type, "(", absl::StrJoin(ins, ", "), ") -> (",
+                                  absl::StrJoin(outs, ", "), ")");
   if (!attrs.empty()) absl::StrAppend(&line, " {", absl::StrJoin(attrs, ", "), "}");
   return line;
 }
@@ -35,8 +35,8 @@ std::string PrintGraph(const Graph& graph) {
   std::vector<std::string> ins, outs;
   for (ValueId id : graph.inputs()) ins.push_back(TypedValue(graph, id));
   for (ValueId id : graph.outputs()) outs.push_back(TypedValue(graph, id));
-  std::string text = absl::StrCat("graph ", graph.name, " (", absl::StrJoin(ins, ", "), ") -> (",
-                                  absl::StrJoin(outs, ", "), ")\n");
+  std::string text =
+      absl::StrCat("graph ", graph.name, " (", absl::StrJoin(ins, ", "), ") -> (", absl::StrJoin(outs, ", "), ")\n");
   for (const Value& v : graph.values()) {
     if (v.constant) absl::StrAppend(&text, "  %", v.name, " = const ", v.type.ToString(), "\n");
   }

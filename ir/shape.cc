@@ -11,20 +11,14 @@ std::string Dim::ToString() const {
   return symbol.empty() ? "?" : symbol;
 }
 
-Dim operator+(const Dim& a, const Dim& b) {
-  return a.known() && b.known() ? Dim(a.value + b.value) : Dim();
-}
-Dim operator-(const Dim& a, const Dim& b) {
-  return a.known() && b.known() ? Dim(a.value - b.value) : Dim();
-}
+Dim operator+(const Dim& a, const Dim& b) { return a.known() && b.known() ? Dim(a.value + b.value) : Dim(); }
+Dim operator-(const Dim& a, const Dim& b) { return a.known() && b.known() ? Dim(a.value - b.value) : Dim(); }
 Dim operator*(const Dim& a, const Dim& b) {
   if (a.known() && a.value == 1) return b;
   if (b.known() && b.value == 1) return a;
   return a.known() && b.known() ? Dim(a.value * b.value) : Dim();
 }
-Dim CeilDiv(const Dim& a, int64_t b) {
-  return a.known() && b > 0 ? Dim((a.value + b - 1) / b) : Dim();
-}
+Dim CeilDiv(const Dim& a, int64_t b) { return a.known() && b > 0 ? Dim((a.value + b - 1) / b) : Dim(); }
 Dim FloorDiv(const Dim& a, int64_t b) { return a.known() && b > 0 ? Dim(a.value / b) : Dim(); }
 
 Shape ShapeFromInts(absl::Span<const int64_t> dims) { return Shape(dims.begin(), dims.end()); }
@@ -39,9 +33,8 @@ std::optional<std::vector<int64_t>> ShapeToInts(const Shape& shape) {
 }
 
 std::string ShapeToString(const Shape& shape) {
-  return absl::StrCat(
-      "[", absl::StrJoin(shape, ",", [](std::string* out, const Dim& d) { out->append(d.ToString()); }),
-      "]");
+  return absl::StrCat("[", absl::StrJoin(shape, ",", [](std::string* out, const Dim& d) { out->append(d.ToString()); }),
+                      "]");
 }
 
 std::string TensorType::ToString() const {

@@ -21,9 +21,8 @@ absl::StatusOr<int64_t> CheckedElementCount(absl::Span<const int64_t> shape, DTy
       return absl::InvalidArgumentError(absl::StrCat("negative dimension in shape ", ShapeToString(shape)));
     }
     if (d != 0 && count > max_elements / d) {
-      return absl::ResourceExhaustedError(absl::StrCat("tensor of shape ", ShapeToString(shape), " ",
-                                                       DTypeName(dtype), " exceeds the ",
-                                                       kMaxTensorBytes, "-byte tensor limit"));
+      return absl::ResourceExhaustedError(absl::StrCat("tensor of shape ", ShapeToString(shape), " ", DTypeName(dtype),
+                                                       " exceeds the ", kMaxTensorBytes, "-byte tensor limit"));
     }
     count *= d;
   }
@@ -64,8 +63,8 @@ absl::StatusOr<Tensor> Tensor::Reshaped(std::vector<int64_t> shape) const {
   absl::StatusOr<int64_t> count = CheckedElementCount(shape, dtype_);
   if (!count.ok()) return count.status();
   if (*count != num_elements_) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", ShapeToString(shape_), " to ",
-                                                   ShapeToString(shape)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape ", ShapeToString(shape_), " to ", ShapeToString(shape)));
   }
   Tensor t = *this;
   t.shape_ = std::move(shape);
@@ -113,8 +112,6 @@ std::vector<int64_t> Tensor::ToInt64Vector() const {
   return out;
 }
 
-std::string ShapeToString(absl::Span<const int64_t> shape) {
-  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
-}
+std::string ShapeToString(absl::Span<const int64_t> shape) { return absl::StrCat("[", absl::StrJoin(shape, ","), "]"); }
 
 }  // namespace ir

@@ -40,9 +40,13 @@ class Tensor {
   void* raw_data() { return buffer_.get(); }
   const void* raw_data() const { return buffer_.get(); }
   template <typename T>
-  T* data() { return static_cast<T*>(raw_data()); }
+  T* data() {
+    return static_cast<T*>(raw_data());
+  }
   template <typename T>
-  const T* data() const { return static_cast<const T*>(raw_data()); }
+  const T* data() const {
+    return static_cast<const T*>(raw_data());
+  }
 
   // Same bytes, another shape with the same element count.
   absl::StatusOr<Tensor> Reshaped(std::vector<int64_t> shape) const;

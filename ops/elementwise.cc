@@ -24,8 +24,7 @@ constexpr int kVariadic = std::numeric_limits<int>::max();
 bool IsNumeric(DType dtype) { return ir::IsSupportedDType(dtype) && dtype != DType::kBool; }
 
 absl::Status ExpectPresent(const InferContext& ctx, size_t i) {
-  if (!ctx.has_input(i))
-    return absl::InvalidArgumentError(absl::StrCat("input ", i, " is missing"));
+  if (!ctx.has_input(i)) return absl::InvalidArgumentError(absl::StrCat("input ", i, " is missing"));
   return absl::OkStatus();
 }
 
@@ -37,8 +36,7 @@ absl::Status ExpectNumeric(const InferContext& ctx, size_t i) {
   if (absl::Status s = ExpectPresent(ctx, i); !s.ok()) return s;
   if (!IsNumeric(ctx.type(i).dtype)) {
     return absl::InvalidArgumentError(absl::StrCat("input ", i, " has unsupported dtype ",
-                                                   ir::DTypeName(ctx.type(i).dtype),
-                                                   " (numeric dtypes only)"));
+                                                   ir::DTypeName(ctx.type(i).dtype), " (numeric dtypes only)"));
   }
   return absl::OkStatus();
 }
@@ -56,9 +54,9 @@ absl::Status ExpectSupported(const InferContext& ctx, size_t i) {
 absl::Status ExpectSameDType(const InferContext& ctx, size_t i, size_t ref) {
   if (!ctx.has_input(i)) return absl::OkStatus();
   if (ctx.type(i).dtype != ctx.type(ref).dtype) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input ", i, " has dtype ", ir::DTypeName(ctx.type(i).dtype), " but input ",
-                     ref, " has ", ir::DTypeName(ctx.type(ref).dtype), " (they must match)"));
+    return absl::InvalidArgumentError(absl::StrCat("input ", i, " has dtype ", ir::DTypeName(ctx.type(i).dtype),
+                                                   " but input ", ref, " has ", ir::DTypeName(ctx.type(ref).dtype),
+                                                   " (they must match)"));
   }
   return absl::OkStatus();
 }
@@ -144,8 +142,7 @@ InferResult InferPRelu(const InferContext& ctx) {
     }
     if (!ok) {
       return absl::InvalidArgumentError(absl::StrCat("slope shape ", ir::ShapeToString(ss),
-                                                     " does not broadcast to X shape ",
-                                                     ir::ShapeToString(xs)));
+                                                     " does not broadcast to X shape ", ir::ShapeToString(xs)));
     }
   }
   return AllOutputs(ctx, x);
@@ -165,8 +162,8 @@ absl::Status ExpectScalarLike(const InferContext& ctx, size_t i, const char* wha
   if (!ctx.has_input(i) || !ctx.type(i).shape) return absl::OkStatus();
   for (const ir::Dim& d : *ctx.type(i).shape) {
     if (d.known() && d.value != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar, got shape ",
-                                                     ir::ShapeToString(*ctx.type(i).shape)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " must be a scalar, got shape ", ir::ShapeToString(*ctx.type(i).shape)));
     }
   }
   return absl::OkStatus();
@@ -190,8 +187,7 @@ InferResult InferCast(const InferContext& ctx) {
   const DType dtype = in_range ? static_cast<DType>(to) : DType::kUndefined;
   if (!ir::IsSupportedDType(dtype)) {
     const std::string name = in_range ? ir::DTypeName(dtype) : "an unknown dtype";
-    return absl::UnimplementedError(
-        absl::StrCat("Cast to ", name, " (code ", to, ") is not supported"));
+    return absl::UnimplementedError(absl::StrCat("Cast to ", name, " (code ", to, ") is not supported"));
   }
   return AllOutputs(ctx, ir::TensorType{dtype, ctx.type(0).shape});
 }

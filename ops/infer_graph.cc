@@ -9,15 +9,14 @@ namespace ops {
 absl::Status InferNodeTypes(ir::Graph& graph, ir::NodeId node_id) {
   const ir::Node& node = graph.node(node_id);
   auto fail = [&](const absl::Status& status) {
-    return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type,
-                                                    "): ", status.message()));
+    return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type, "): ", status.message()));
   };
   const OpDef* def = FindOpDef(node.op_type);
   if (def == nullptr) return fail(absl::UnimplementedError("unsupported op"));
   const int num_inputs = static_cast<int>(node.inputs.size());
   if (num_inputs < def->min_inputs || num_inputs > def->max_inputs) {
-    return fail(absl::InvalidArgumentError(absl::StrCat("has ", num_inputs, " inputs, expects ",
-                                                        def->min_inputs, " to ", def->max_inputs)));
+    return fail(absl::InvalidArgumentError(
+        absl::StrCat("has ", num_inputs, " inputs, expects ", def->min_inputs, " to ", def->max_inputs)));
   }
   InferContext ctx{node, {}, {}};
   for (int i = 0; i < num_inputs; ++i) {

@@ -19,8 +19,8 @@ absl::StatusOr<ir::Shape> BroadcastShapes(const ir::Shape& a, const ir::Shape& b
       out[i] = da;
     } else if (da.known() && db.known()) {
       if (da.value != db.value) {
-        return absl::InvalidArgumentError(absl::StrCat("shapes ", ir::ShapeToString(a), " and ",
-                                                       ir::ShapeToString(b), " do not broadcast"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("shapes ", ir::ShapeToString(a), " and ", ir::ShapeToString(b), " do not broadcast"));
       }
       out[i] = da;
     } else if (da == db) {

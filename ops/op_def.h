@@ -26,9 +26,7 @@ struct InferContext {
   // Precondition: has_input(i).
   const ir::TensorType& type(size_t i) const { return *input_types[i]; }
   // nullptr when absent or not a known constant.
-  const ir::Tensor* value(size_t i) const {
-    return i < input_values.size() ? input_values[i] : nullptr;
-  }
+  const ir::Tensor* value(size_t i) const { return i < input_values.size() ? input_values[i] : nullptr; }
   const ir::Attributes& attrs() const { return node.attrs; }
   size_t num_outputs() const { return node.outputs.size(); }
 };
@@ -50,24 +48,24 @@ const OpDef* FindOpDef(std::string_view op_type);
 std::vector<std::string> SupportedOpTypes();
 
 // Per-family tables (one .cc each); the registry concatenates them.
-std::vector<OpDef> ElementwiseOpDefs();  // unary/binary/variadic math, activations, Cast, Where, Clip
-std::vector<OpDef> NnOpDefs();           // Conv, ConvTranspose, pools, norms, MatMul, Gemm
-std::vector<OpDef> TensorOpDefs();       // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
-std::vector<OpDef> TensorCopyOpDefs();   // data movement: Concat, Split, Slice, Gather, Pad
-std::vector<OpDef> ReduceResizeOpDefs(); // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
-std::vector<OpDef> CumSumOpDefs();       // ops/cumsum.h
-std::vector<OpDef> LrnOpDefs();          // ops/lrn.h
-std::vector<OpDef> RnnOpDefs();          // RNN, GRU, LSTM
-std::vector<OpDef> QuantizeOpDefs();     // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
-std::vector<OpDef> VisionOpDefs();       // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
-std::vector<OpDef> TensorGenOpDefs();    // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
-std::vector<OpDef> TensorSelectOpDefs(); // TopK, NonZero, Compress, Unique (data-dependent sizes)
-std::vector<OpDef> TensorScatterOpDefs(); // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
-std::vector<OpDef> TensorSpatialOpDefs(); // MaxUnpool, Col2Im, CenterCropPad
-std::vector<OpDef> LogicOpDefs();        // ops/logic.h: comparisons, Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, Bit*
-std::vector<OpDef> MathOpDefs();         // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
-std::vector<OpDef> EinsumOpDefs();       // ops/einsum.h
-std::vector<OpDef> MathNormOpDefs();     // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
+std::vector<OpDef> ElementwiseOpDefs();    // unary/binary/variadic math, activations, Cast, Where, Clip
+std::vector<OpDef> NnOpDefs();             // Conv, ConvTranspose, pools, norms, MatMul, Gemm
+std::vector<OpDef> TensorOpDefs();         // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
+std::vector<OpDef> TensorCopyOpDefs();     // data movement: Concat, Split, Slice, Gather, Pad
+std::vector<OpDef> ReduceResizeOpDefs();   // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+std::vector<OpDef> CumSumOpDefs();         // ops/cumsum.h
+std::vector<OpDef> LrnOpDefs();            // ops/lrn.h
+std::vector<OpDef> RnnOpDefs();            // RNN, GRU, LSTM
+std::vector<OpDef> QuantizeOpDefs();       // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
+std::vector<OpDef> VisionOpDefs();         // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
+std::vector<OpDef> TensorGenOpDefs();      // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
+std::vector<OpDef> TensorSelectOpDefs();   // TopK, NonZero, Compress, Unique (data-dependent sizes)
+std::vector<OpDef> TensorScatterOpDefs();  // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
+std::vector<OpDef> TensorSpatialOpDefs();  // MaxUnpool, Col2Im, CenterCropPad
+std::vector<OpDef> LogicOpDefs();          // ops/logic.h: comparisons, Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, Bit*
+std::vector<OpDef> MathOpDefs();           // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
+std::vector<OpDef> EinsumOpDefs();         // ops/einsum.h
+std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
 
 }  // namespace ops
 

@@ -16,9 +16,7 @@ using ir::DType;
 
 constexpr size_t kRoi = 1, kScales = 2, kSizes = 3;
 
-bool IsFloat(DType d) {
-  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16;
-}
+bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16; }
 
 bool OneOf(const std::string& value, std::initializer_list<const char*> allowed) {
   for (const char* a : allowed) {
@@ -34,10 +32,9 @@ absl::Status CheckAttributes(const InferContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat("unknown mode \"", mode, "\""));
   }
   const std::string ctm = attrs.GetString("coordinate_transformation_mode", "half_pixel");
-  if (!OneOf(ctm, {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                   "tf_crop_and_resize", "tf_half_pixel_for_nn", "half_pixel_symmetric"})) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown coordinate_transformation_mode \"", ctm, "\""));
+  if (!OneOf(ctm, {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
+                   "tf_half_pixel_for_nn", "half_pixel_symmetric"})) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown coordinate_transformation_mode \"", ctm, "\""));
   }
   const std::string nearest = attrs.GetString("nearest_mode", "round_prefer_floor");
   if (!OneOf(nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
@@ -52,14 +49,12 @@ absl::Status CheckAttributes(const InferContext& ctx) {
   }
   const DType dtype = ctx.type(0).dtype;
   if (!IsFloat(dtype)) {
-    if (dtype != DType::kInt8 && dtype != DType::kUint8 && dtype != DType::kInt32 &&
-        dtype != DType::kInt64) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input has unsupported dtype ", ir::DTypeName(dtype)));
+    if (dtype != DType::kInt8 && dtype != DType::kUint8 && dtype != DType::kInt32 && dtype != DType::kInt64) {
+      return absl::InvalidArgumentError(absl::StrCat("input has unsupported dtype ", ir::DTypeName(dtype)));
     }
     if (mode != "nearest") {
-      return absl::InvalidArgumentError(absl::StrCat("mode \"", mode, "\" needs a floating-point ",
-                                                     "input, got ", ir::DTypeName(dtype)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("mode \"", mode, "\" needs a floating-point ", "input, got ", ir::DTypeName(dtype)));
     }
   }
   return absl::OkStatus();
@@ -72,14 +67,13 @@ struct VectorInput {
   int64_t length = -1;                        // when known
 };
 
-absl::StatusOr<VectorInput> ReadVectorInput(const InferContext& ctx, size_t i, const char* name,
-                                            bool want_float) {
+absl::StatusOr<VectorInput> ReadVectorInput(const InferContext& ctx, size_t i, const char* name, bool want_float) {
   VectorInput in;
   if (!ctx.has_input(i)) return in;
   const DType dtype = ctx.type(i).dtype;
   if (want_float ? !IsFloat(dtype) : dtype != DType::kInt64) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " must be ", want_float ? "float" : "int64", ", got ", ir::DTypeName(dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be ", want_float ? "float" : "int64", ", got ", ir::DTypeName(dtype)));
   }
   if (ctx.type(i).rank() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(name, " must be 1-D"));
@@ -132,8 +126,8 @@ absl::StatusOr<ir::Dim> ScaledDim(const ir::Dim& in, double scale) {
   return ir::Dim(static_cast<int64_t>(out));
 }
 
-absl::StatusOr<ir::Shape> OutputShape(const std::optional<ir::Shape>& in_shape, int64_t rank,
-                                      const VectorInput& scales, const VectorInput& sizes) {
+absl::StatusOr<ir::Shape> OutputShape(const std::optional<ir::Shape>& in_shape, int64_t rank, const VectorInput& scales,
+                                      const VectorInput& sizes) {
   ir::Shape out(rank);
   for (int64_t d = 0; d < rank; ++d) {
     if (sizes.present) {
@@ -148,8 +142,7 @@ absl::StatusOr<ir::Shape> OutputShape(const std::optional<ir::Shape>& in_shape, 
       }
       out[d] = ir::Dim(static_cast<int64_t>(size));
     } else if (scales.values) {
-      absl::StatusOr<ir::Dim> dim =
-          ScaledDim(in_shape ? (*in_shape)[d] : ir::Dim(), (*scales.values)[d]);
+      absl::StatusOr<ir::Dim> dim = ScaledDim(in_shape ? (*in_shape)[d] : ir::Dim(), (*scales.values)[d]);
       if (!dim.ok()) return dim.status();
       out[d] = *dim;
     }

@@ -28,8 +28,7 @@ struct SliceRange {
 };
 
 // Validates and normalizes Slice's starts/ends/axes/steps (axes, steps may be null: defaults).
-inline absl::StatusOr<std::vector<SliceAxis>> PlanSlice(int64_t rank,
-                                                        const std::vector<int64_t>& starts,
+inline absl::StatusOr<std::vector<SliceAxis>> PlanSlice(int64_t rank, const std::vector<int64_t>& starts,
                                                         const std::vector<int64_t>& ends,
                                                         const std::vector<int64_t>* axes,
                                                         const std::vector<int64_t>* steps) {
@@ -42,8 +41,7 @@ inline absl::StatusOr<std::vector<SliceAxis>> PlanSlice(int64_t rank,
   for (size_t i = 0; i < n; ++i) {
     int64_t a = axes ? (*axes)[i] : static_cast<int64_t>(i);
     if (a < -rank || a >= rank) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Slice axis ", a, " out of range for rank ", rank));
+      return absl::InvalidArgumentError(absl::StrCat("Slice axis ", a, " out of range for rank ", rank));
     }
     if (a < 0) a += rank;
     if (seen[a]) return absl::InvalidArgumentError(absl::StrCat("Slice axis ", a, " is repeated"));
@@ -73,9 +71,7 @@ inline SliceRange SliceAxisSize(const SliceAxis& s, int64_t dim) {
 }
 
 // True when the slice keeps a dim of any size whole (so a symbolic dim passes through).
-inline bool IsFullSlice(const SliceAxis& s) {
-  return s.step == 1 && s.start == 0 && s.end >= (int64_t{1} << 62);
-}
+inline bool IsFullSlice(const SliceAxis& s) { return s.step == 1 && s.start == 0 && s.end >= (int64_t{1} << 62); }
 
 // Pad's pads input expanded to 2 * rank entries (begins then ends); axes may be null.
 inline absl::StatusOr<std::vector<int64_t>> FullPads(int64_t rank, const std::vector<int64_t>& pads,
@@ -89,16 +85,14 @@ inline absl::StatusOr<std::vector<int64_t>> FullPads(int64_t rank, const std::ve
   }
   const int64_t n = static_cast<int64_t>(axes->size());
   if (static_cast<int64_t>(pads.size()) != 2 * n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Pad has ", pads.size(), " pads for ", n, " axes"));
+    return absl::InvalidArgumentError(absl::StrCat("Pad has ", pads.size(), " pads for ", n, " axes"));
   }
   std::vector<int64_t> full(2 * rank, 0);
   std::vector<bool> seen(rank, false);
   for (int64_t i = 0; i < n; ++i) {
     int64_t a = (*axes)[i];
     if (a < -rank || a >= rank) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Pad axis ", a, " out of range for rank ", rank));
+      return absl::InvalidArgumentError(absl::StrCat("Pad axis ", a, " out of range for rank ", rank));
     }
     if (a < 0) a += rank;
     if (seen[a]) return absl::InvalidArgumentError(absl::StrCat("Pad axis ", a, " is repeated"));

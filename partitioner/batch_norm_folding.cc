@@ -45,18 +45,10 @@ std::optional<Affine> ConstantBatchNorm(const ir::Graph& graph, const ir::Node& 
 
 void SetFromDouble(ir::Tensor& t, int64_t i, double v) {
   switch (t.dtype()) {
-    case ir::DType::kFloat16:
-      t.data<ir::Half>()[i] = ir::Half(v);
-      break;
-    case ir::DType::kBFloat16:
-      t.data<ir::BFloat16>()[i] = ir::BFloat16(v);
-      break;
-    case ir::DType::kFloat64:
-      t.data<double>()[i] = v;
-      break;
-    default:
-      t.data<float>()[i] = static_cast<float>(v);
-      break;
+    case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(v); break;
+    case ir::DType::kBFloat16: t.data<ir::BFloat16>()[i] = ir::BFloat16(v); break;
+    case ir::DType::kFloat64: t.data<double>()[i] = v; break;
+    default: t.data<float>()[i] = static_cast<float>(v); break;
   }
 }
 

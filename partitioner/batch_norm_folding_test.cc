@@ -20,8 +20,7 @@ using ::testing::Not;
 constexpr testing_util::Tolerance kFp32{1e-5, 1e-5};
 
 // BatchNormalization(x) over `channels` with random constant parameters (var > 0).
-ir::ValueId AddBatchNorm(GraphBuilder& b, const std::string& name, ir::ValueId x, int64_t channels,
-                         uint32_t seed) {
+ir::ValueId AddBatchNorm(GraphBuilder& b, const std::string& name, ir::ValueId x, int64_t channels, uint32_t seed) {
   ir::ValueId scale = b.Constant(name + "_scale", RandomTensor({channels}, seed, 0.5f, 1.5f));
   ir::ValueId bias = b.Constant(name + "_bias", RandomTensor({channels}, seed + 1));
   ir::ValueId mean = b.Constant(name + "_mean", RandomTensor({channels}, seed + 2));
@@ -46,8 +45,7 @@ TEST(BatchNormFoldingTest, ConvWithBiasFolds) {
   ir::ValueId x = b.Input("x", {2, 3, 8, 8});
   ir::ValueId w = b.Constant("w", RandomTensor({6, 3, 3, 3}, 1));
   ir::ValueId bias = b.Constant("b", RandomTensor({6}, 2));
-  ir::ValueId c =
-      b.Op("conv", "Conv", {x, w, bias}, Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  ir::ValueId c = b.Op("conv", "Conv", {x, w, bias}, Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   b.Output(b.Op("relu", "Relu", {AddBatchNorm(b, "bn", c, 6, 10)}));
   ir::Graph graph = b.Build().value();
   EXPECT_EQ(FoldAndCompare(graph), 1);
@@ -85,8 +83,7 @@ TEST(BatchNormFoldingTest, GemmTransBWithVectorCFolds) {
   ir::ValueId a = b.Input("a", {4, 5});
   ir::ValueId w = b.Constant("w", RandomTensor({3, 5}, 5));
   ir::ValueId c = b.Constant("c", RandomTensor({3}, 6));
-  ir::ValueId g = b.Op("fc", "Gemm", {a, w, c},
-                       Attrs({{"transB", int64_t{1}}, {"alpha", 0.5f}, {"beta", 2.0f}}));
+  ir::ValueId g = b.Op("fc", "Gemm", {a, w, c}, Attrs({{"transB", int64_t{1}}, {"alpha", 0.5f}, {"beta", 2.0f}}));
   b.Output(AddBatchNorm(b, "bn", g, 3, 50));
   ir::Graph graph = b.Build().value();
   EXPECT_EQ(FoldAndCompare(graph), 1);

@@ -46,8 +46,7 @@ ir::Tensor PadWeights(const ir::Tensor& w, int64_t channels) {
   const auto* src = static_cast<const uint8_t*>(w.raw_data());
   auto* dst = static_cast<uint8_t*>(padded.raw_data());
   for (int64_t k = 0; k < k_dim; ++k) {
-    if (block * c_dim > 0)
-      std::memcpy(dst + k * channels * block, src + k * c_dim * block, block * c_dim);
+    if (block * c_dim > 0) std::memcpy(dst + k * channels * block, src + k * c_dim * block, block * c_dim);
   }
   return padded;
 }
@@ -56,8 +55,8 @@ ir::Tensor PadWeights(const ir::Tensor& w, int64_t channels) {
 ir::Node MakePad(ir::Graph& graph, const ir::Node& conv, int64_t channels) {
   const ir::ValueId x = conv.input(0);
   const int64_t extra = channels - (*graph.value(x).type.shape)[1].value;
-  const ir::ValueId pads = graph.AddConstant(absl::StrCat(conv.name, "__cpad_pads"),
-                                             ir::Tensor::FromInt64s({0, 0, 0, 0, 0, extra, 0, 0}));
+  const ir::ValueId pads =
+      graph.AddConstant(absl::StrCat(conv.name, "__cpad_pads"), ir::Tensor::FromInt64s({0, 0, 0, 0, 0, extra, 0, 0}));
   ir::Shape shape = *graph.value(x).type.shape;
   shape[1] = ir::Dim(channels);
   const ir::TensorType type{graph.value(x).type.dtype, std::move(shape)};
@@ -92,8 +91,7 @@ absl::StatusOr<bool> ChannelPadding::Run(ir::Graph& graph) {
     }
     const ir::Tensor w = *graph.value(conv.input(1)).constant;
     conv.inputs[0] = it->second;
-    conv.inputs[1] =
-        graph.AddConstant(absl::StrCat(conv.name, "__cpad_w"), PadWeights(w, channels));
+    conv.inputs[1] = graph.AddConstant(absl::StrCat(conv.name, "__cpad_w"), PadWeights(w, channels));
     nodes.push_back(std::move(conv));
     ++padded_;
   }

@@ -25,8 +25,8 @@ ir::Graph ConvGraph(int64_t c, int64_t group = 1, ir::DType dtype = ir::DType::k
   GraphBuilder b;
   ir::ValueId x = b.Input("x", {1, c, 8, 8}, dtype);
   ir::ValueId w = b.Constant("w", RandomTensor({4, c / group, 3, 3}, 1, -1, 1, dtype));
-  ir::ValueId conv = b.Op("conv", "Conv", {x, w},
-                          Attrs({{"group", group}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  ir::ValueId conv =
+      b.Op("conv", "Conv", {x, w}, Attrs({{"group", group}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   b.Output(b.Op("relu", "Relu", {conv}));
   return b.Build().value();
 }

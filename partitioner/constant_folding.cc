@@ -44,8 +44,7 @@ bool AllInputsConstant(const ir::Graph& graph, const ir::Node& node) {
 
 // Runs the node's inference and CPU kernel on its constant inputs. nullopt when the node cannot
 // be folded: no kernel, a non-concrete or too large output, or a failing kernel.
-std::optional<Tensors> Evaluate(const ir::Graph& graph, const ir::Node& node,
-                                int64_t max_output_elements) {
+std::optional<Tensors> Evaluate(const ir::Graph& graph, const ir::Node& node, int64_t max_output_elements) {
   const ops::OpDef* def = ops::FindOpDef(node.op_type);
   kernels::cpu::KernelFn kernel = kernels::cpu::FindKernel(node.op_type);
   if (def == nullptr || kernel == nullptr) return std::nullopt;
@@ -55,8 +54,7 @@ std::optional<Tensors> Evaluate(const ir::Graph& graph, const ir::Node& node,
   ops::InferContext ictx{node, {}, {}};
   kernels::cpu::KernelContext kctx{node, {}, {}};
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::Tensor* t =
-        node.inputs[i] == ir::kNoValue ? nullptr : &*graph.value(node.inputs[i]).constant;
+    const ir::Tensor* t = node.inputs[i] == ir::kNoValue ? nullptr : &*graph.value(node.inputs[i]).constant;
     if (t != nullptr) types[i] = {t->dtype(), ir::ShapeFromInts(t->shape())};
     ictx.input_types.push_back(t != nullptr ? &types[i] : nullptr);
     ictx.input_values.push_back(t);
@@ -85,8 +83,7 @@ std::optional<Tensors> Evaluate(const ir::Graph& graph, const ir::Node& node,
 }
 
 // The node's outputs when it folds, else nullopt.
-std::optional<Tensors> TryFold(const ir::Graph& graph, const ir::Node& node,
-                               int64_t max_output_elements) {
+std::optional<Tensors> TryFold(const ir::Graph& graph, const ir::Node& node, int64_t max_output_elements) {
   if (AllInputsConstant(graph, node)) return Evaluate(graph, node, max_output_elements);
   if (node.op_type == "Shape" && node.outputs.size() == 1) {
     std::optional<ir::Tensor> shape = FoldShape(graph, node);

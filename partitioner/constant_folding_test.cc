@@ -6,8 +6,8 @@
 #include "gtest/gtest.h"
 #include "importer/importer.h"
 #include "ir/printer.h"
-#include "tests/util/pass_test_util.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace partitioner {
 namespace {
@@ -66,8 +66,7 @@ TEST(ConstantFoldingTest, ShapeSliceOfKnownDimsFoldsDespiteSymbolicBatch) {
   ASSERT_TRUE(pass.Run(graph).value());
   EXPECT_THAT(ir::PrintGraph(graph), HasSubstr("%shape = const int64[2]"));
   ASSERT_TRUE(graph.value(graph.outputs()[0]).constant.has_value());
-  EXPECT_EQ(graph.value(graph.outputs()[0]).constant->ToInt64Vector(),
-            (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(graph.value(graph.outputs()[0]).constant->ToInt64Vector(), (std::vector<int64_t>{3, 5}));
 }
 
 TEST(ConstantFoldingTest, ConstantArithmeticFromOnnxFolds) {

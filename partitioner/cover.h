@@ -9,15 +9,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exec/plan.h"
 #include "ir/graph.h"
 #include "partitioner/fusion_rules.h"
-#include "exec/plan.h"
 
 namespace partitioner {
 
 // Steps in execution order, with inputs, outputs and pattern filled (release lists are not).
-absl::StatusOr<std::vector<exec::Step>> CoverGraph(const ir::Graph& graph,
-                                                   const FusionRules& rules);
+absl::StatusOr<std::vector<exec::Step>> CoverGraph(const ir::Graph& graph, const FusionRules& rules);
 
 }  // namespace partitioner
 

@@ -63,8 +63,7 @@ TEST(DeadNodeRemovalTest, AllLiveGraphIsUnchanged) {
 TEST(DeadNodeRemovalTest, NodeWithOneLiveOutputOfSeveralStays) {
   GraphBuilder b;
   ir::ValueId x = b.Input("x", {4, 2});
-  std::vector<ir::ValueId> parts =
-      b.OpMulti("split", "Split", {x}, 2, Attrs({{"axis", int64_t{0}}}));
+  std::vector<ir::ValueId> parts = b.OpMulti("split", "Split", {x}, 2, Attrs({{"axis", int64_t{0}}}));
   b.Output(b.Op("relu", "Relu", {parts[1]}));
   ir::Graph graph = b.Build().value();
   EXPECT_FALSE(DeadNodeRemoval().Run(graph).value());

@@ -11,8 +11,8 @@
 namespace partitioner {
 namespace {
 
-constexpr exec::StepKind kKinds[] = {exec::StepKind::kFusedGraph, exec::StepKind::kLegacy,
-                                     exec::StepKind::kKernel, exec::StepKind::kAlias};
+constexpr exec::StepKind kKinds[] = {exec::StepKind::kFusedGraph, exec::StepKind::kLegacy, exec::StepKind::kKernel,
+                                     exec::StepKind::kAlias};
 
 std::string LayoutOf(const ir::Value& v) {
   if (!v.layout.empty()) return v.layout;
@@ -64,8 +64,7 @@ std::string JsonString(const std::string& text) {
       out += '\\';
       out += c;
     } else if (static_cast<unsigned char>(c) < 0x20) {
-      absl::StrAppend(&out, "\\u00", c < 16 ? "0" : "1",
-                      std::string(1, "0123456789abcdef"[c & 15]));
+      absl::StrAppend(&out, "\\u00", c < 16 ? "0" : "1", std::string(1, "0123456789abcdef"[c & 15]));
     } else {
       out += c;
     }
@@ -80,10 +79,9 @@ std::string JsonTensor(const ir::Graph& g, ir::ValueId id) {
     for (const ir::Dim& d : *v.type.shape)
       dims.push_back(d.known() ? std::to_string(d.value) : JsonString(d.ToString()));
   }
-  return absl::StrCat(
-      "{\"name\": ", JsonString(v.name), ", \"dtype\": ", JsonString(ir::DTypeName(v.type.dtype)),
-      ", \"shape\": ", v.type.shape ? absl::StrCat("[", absl::StrJoin(dims, ", "), "]") : "null",
-      ", \"layout\": ", JsonString(LayoutOf(v)), "}");
+  return absl::StrCat("{\"name\": ", JsonString(v.name), ", \"dtype\": ", JsonString(ir::DTypeName(v.type.dtype)),
+                      ", \"shape\": ", v.type.shape ? absl::StrCat("[", absl::StrJoin(dims, ", "), "]") : "null",
+                      ", \"layout\": ", JsonString(LayoutOf(v)), "}");
 }
 
 std::string JsonList(const std::vector<std::string>& items) {
@@ -96,42 +94,34 @@ std::string ExplainSummary(const exec::Plan& plan) {
   const Summary s = Summarize(plan);
   std::vector<std::string> steps, nodes, pointwise;
   for (exec::StepKind kind : kKinds) {
-    steps.push_back(
-        absl::StrCat(exec::StepKindName(kind), " ", s.steps.count(kind) ? s.steps.at(kind) : 0));
-    nodes.push_back(
-        absl::StrCat(exec::StepKindName(kind), " ", s.nodes.count(kind) ? s.nodes.at(kind) : 0));
+    steps.push_back(absl::StrCat(exec::StepKindName(kind), " ", s.steps.count(kind) ? s.steps.at(kind) : 0));
+    nodes.push_back(absl::StrCat(exec::StepKindName(kind), " ", s.nodes.count(kind) ? s.nodes.at(kind) : 0));
   }
-  for (const auto& [op, count] : s.fused_pointwise)
-    pointwise.push_back(absl::StrCat(op, " ", count));
-  return absl::StrCat(
-      "steps: ", absl::StrJoin(steps, ", "), "\n", "nodes: ", absl::StrJoin(nodes, ", "), "\n",
-      "fused pointwise ops: ", s.fused_pointwise_total,
-      pointwise.empty() ? "" : absl::StrCat(" (", absl::StrJoin(pointwise, ", "), ")"), "\n",
-      "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
-      "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
+  for (const auto& [op, count] : s.fused_pointwise) pointwise.push_back(absl::StrCat(op, " ", count));
+  return absl::StrCat("steps: ", absl::StrJoin(steps, ", "), "\n", "nodes: ", absl::StrJoin(nodes, ", "), "\n",
+                      "fused pointwise ops: ", s.fused_pointwise_total,
+                      pointwise.empty() ? "" : absl::StrCat(" (", absl::StrJoin(pointwise, ", "), ")"), "\n",
+                      "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
+                      "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
 
 std::string ExplainText(const exec::Plan& plan) {
   const ir::Graph& g = plan.graph;
-  std::string text =
-      absl::StrCat("plan: ", plan.steps.size(), " steps, precision ", plan.precision, "\n");
+  std::string text = absl::StrCat("plan: ", plan.steps.size(), " steps, precision ", plan.precision, "\n");
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const exec::Step& step = plan.steps[i];
     std::vector<std::string> nodes, ins, outs;
-    for (ir::NodeId id : step.nodes)
-      nodes.push_back(absl::StrCat(g.node(id).name, ":", g.node(id).op_type));
+    for (ir::NodeId id : step.nodes) nodes.push_back(absl::StrCat(g.node(id).name, ":", g.node(id).op_type));
     for (ir::ValueId id : ActivationInputs(plan, step)) ins.push_back(TensorText(g, id));
     for (ir::ValueId id : step.outputs) outs.push_back(TensorText(g, id));
     absl::StrAppend(&text, "#", i, " ", exec::StepKindName(step.kind), " ", step.pattern, " [",
                     absl::StrJoin(nodes, ", "), "]\n    in: ", absl::StrJoin(ins, "; "),
                     "\n    out: ", absl::StrJoin(outs, "; "), "\n");
-    for (const std::string& reason : step.reasons)
-      absl::StrAppend(&text, "    why: ", reason, "\n");
+    for (const std::string& reason : step.reasons) absl::StrAppend(&text, "    why: ", reason, "\n");
   }
   for (const LayoutConversion& c : FindLayoutConversions(g)) {
     absl::StrAppend(&text, "layout: ", g.value(c.value).name, " ", c.from, " -> ", c.to, " for ",
-                    c.consumer >= 0 ? absl::StrCat(g.node(c.consumer).op_type, " '",
-                                                   g.node(c.consumer).name, "'")
+                    c.consumer >= 0 ? absl::StrCat(g.node(c.consumer).op_type, " '", g.node(c.consumer).name, "'")
                                     : std::string("the graph output"),
                     "\n");
   }
@@ -152,47 +142,42 @@ std::string ExplainJson(const exec::Plan& plan) {
     for (ir::ValueId id : ActivationInputs(plan, step)) ins.push_back(JsonTensor(g, id));
     for (ir::ValueId id : step.outputs) outs.push_back(JsonTensor(g, id));
     for (const std::string& r : step.reasons) reasons.push_back(JsonString(r));
-    steps.push_back(absl::StrCat(
-        "    {\"index\": ", i, ", \"kind\": ", JsonString(exec::StepKindName(step.kind)),
-        ", \"pattern\": ", JsonString(step.pattern), ", \"nodes\": ", JsonList(nodes),
-        ", \"inputs\": ", JsonList(ins), ", \"outputs\": ", JsonList(outs),
-        ", \"reasons\": ", JsonList(reasons), "}"));
+    steps.push_back(absl::StrCat("    {\"index\": ", i, ", \"kind\": ", JsonString(exec::StepKindName(step.kind)),
+                                 ", \"pattern\": ", JsonString(step.pattern), ", \"nodes\": ", JsonList(nodes),
+                                 ", \"inputs\": ", JsonList(ins), ", \"outputs\": ", JsonList(outs),
+                                 ", \"reasons\": ", JsonList(reasons), "}"));
   }
   std::vector<std::string> step_counts, node_counts, pointwise;
   for (exec::StepKind kind : kKinds) {
-    step_counts.push_back(absl::StrCat(JsonString(exec::StepKindName(kind)), ": ",
-                                       s.steps.count(kind) ? s.steps.at(kind) : 0));
-    node_counts.push_back(absl::StrCat(JsonString(exec::StepKindName(kind)), ": ",
-                                       s.nodes.count(kind) ? s.nodes.at(kind) : 0));
+    step_counts.push_back(
+        absl::StrCat(JsonString(exec::StepKindName(kind)), ": ", s.steps.count(kind) ? s.steps.at(kind) : 0));
+    node_counts.push_back(
+        absl::StrCat(JsonString(exec::StepKindName(kind)), ": ", s.nodes.count(kind) ? s.nodes.at(kind) : 0));
   }
-  for (const auto& [op, count] : s.fused_pointwise)
-    pointwise.push_back(absl::StrCat(JsonString(op), ": ", count));
-  return absl::StrCat(
-      "{\n  \"schema_version\": 1,\n  \"precision\": ", JsonString(plan.precision),
-      ",\n  \"steps\": [\n", absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {",
-      "\"steps\": {", absl::StrJoin(step_counts, ", "), "}, \"nodes\": {",
-      absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
-      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"bns_left\": ", s.bns_left,
-      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
+  for (const auto& [op, count] : s.fused_pointwise) pointwise.push_back(absl::StrCat(JsonString(op), ": ", count));
+  return absl::StrCat("{\n  \"schema_version\": 1,\n  \"precision\": ", JsonString(plan.precision),
+                      ",\n  \"steps\": [\n", absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {",
+                      absl::StrJoin(step_counts, ", "), "}, \"nodes\": {", absl::StrJoin(node_counts, ", "),
+                      "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
+                      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"bns_left\": ", s.bns_left,
+                      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 
 std::string ExplainDot(const exec::Plan& plan) {
   const ir::Graph& g = plan.graph;
   std::string dot = "digraph plan {\n  rankdir=TB;\n  node [shape=box, fontsize=10];\n";
-  static const std::map<exec::StepKind, std::string> kColor = {
-      {exec::StepKind::kFusedGraph, "palegreen"},
-      {exec::StepKind::kLegacy, "lightblue"},
-      {exec::StepKind::kKernel, "lightgrey"},
-      {exec::StepKind::kAlias, "white"}};
+  static const std::map<exec::StepKind, std::string> kColor = {{exec::StepKind::kFusedGraph, "palegreen"},
+                                                               {exec::StepKind::kLegacy, "lightblue"},
+                                                               {exec::StepKind::kKernel, "lightgrey"},
+                                                               {exec::StepKind::kAlias, "white"}};
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const exec::Step& step = plan.steps[i];
-    absl::StrAppend(
-        &dot, "  subgraph cluster_", i, " {\n    label=",
-        JsonString(absl::StrCat("#", i, " ", exec::StepKindName(step.kind), " ", step.pattern)),
-        ";\n    style=filled; color=", kColor.at(step.kind), ";\n");
+    absl::StrAppend(&dot, "  subgraph cluster_", i, " {\n    label=",
+                    JsonString(absl::StrCat("#", i, " ", exec::StepKindName(step.kind), " ", step.pattern)),
+                    ";\n    style=filled; color=", kColor.at(step.kind), ";\n");
     for (ir::NodeId id : step.nodes) {
-      absl::StrAppend(&dot, "    n", id, " [label=",
-                      JsonString(absl::StrCat(g.node(id).name, " ", g.node(id).op_type)), "];\n");
+      absl::StrAppend(&dot, "    n", id, " [label=", JsonString(absl::StrCat(g.node(id).name, " ", g.node(id).op_type)),
+                      "];\n");
     }
     dot += "  }\n";
   }

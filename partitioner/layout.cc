@@ -15,9 +15,7 @@ bool IsWeightSlot(const ir::Node& node, size_t i) {
   return i == 1 && (node.op_type == "Conv" || node.op_type == "ConvTranspose");
 }
 
-bool Is4dFloat(const ir::Value& value) {
-  return value.type.rank() == 4 && ir::IsFloatingPoint(value.type.dtype);
-}
+bool Is4dFloat(const ir::Value& value) { return value.type.rank() == 4 && ir::IsFloatingPoint(value.type.dtype); }
 
 // True when the node writes at least one NHWC output.
 bool ProducesNhwc(const ir::Graph& graph, const ir::Node& node) {
@@ -28,9 +26,7 @@ bool ProducesNhwc(const ir::Graph& graph, const ir::Node& node) {
 }
 
 // The layout a value has, as a conversion endpoint.
-std::string StoredLayout(const ir::Value& value) {
-  return value.layout.empty() ? kNchw : value.layout;
-}
+std::string StoredLayout(const ir::Value& value) { return value.layout.empty() ? kNchw : value.layout; }
 
 // "KRSC" for constant 4-D weights read only as Conv/ConvTranspose weights.
 std::vector<bool> WeightsOnly(const ir::Graph& graph) {
@@ -44,8 +40,8 @@ std::vector<bool> WeightsOnly(const ir::Graph& graph) {
   std::vector<bool> result(graph.values().size(), false);
   for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(result.size()); ++id) {
     const ir::Value& v = graph.value(id);
-    result[id] = v.constant && v.type.rank() == 4 && weight_reads[id] > 0 && other_reads[id] == 0 &&
-                 !graph.IsGraphOutput(id);
+    result[id] =
+        v.constant && v.type.rank() == 4 && weight_reads[id] > 0 && other_reads[id] == 0 && !graph.IsGraphOutput(id);
   }
   return result;
 }
@@ -63,12 +59,12 @@ bool SameBytesInBothLayouts(const ir::Value& value) {
 bool AcceptsChannelsLast(std::string_view op_type) {
   static const std::set<std::string, std::less<>> kOps = {
       // conv, pooling, normalisation over the channel axis, resize
-      "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-      "BatchNormalization", "InstanceNormalization", "Resize",
+      "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
+      "InstanceNormalization", "Resize",
       // pointwise (broadcast operands are read through logical strides)
-      "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
-      "Softplus", "Gelu", "Erf", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log",
-      "Neg", "Abs", "Reciprocal", "Min", "Max", "Sum", "Cast", "Where", "Identity", "Dropout",
+      "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Softplus", "Gelu",
+      "Erf", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log", "Neg", "Abs", "Reciprocal", "Min", "Max",
+      "Sum", "Cast", "Where", "Identity", "Dropout",
       // axis-remapping ops: a channels-last executor concatenates along C as the last axis and
       // reorders pads (DenseNet/SqueezeNet concatenate channels; torch pads before pools)
       "Concat", "Pad"};

@@ -23,8 +23,7 @@ std::vector<std::string> Conversions(const ir::Graph& graph) {
   std::vector<std::string> result;
   for (const LayoutConversion& c : FindLayoutConversions(graph)) {
     const std::string consumer = c.consumer < 0 ? "output" : graph.node(c.consumer).name;
-    result.push_back(
-        absl::StrCat(graph.value(c.value).name, ">", consumer, ":", c.from, ">", c.to));
+    result.push_back(absl::StrCat(graph.value(c.value).name, ">", consumer, ":", c.from, ">", c.to));
   }
   return result;
 }
@@ -41,8 +40,7 @@ TEST(LayoutTest, ConvChainIsChannelsLastAndReshapeReadsLogical) {
   ir::ValueId x = b.Input("x", {1, 3, 8, 8});
   ir::ValueId w = b.Constant("w", RandomTensor({4, 3, 3, 3}, 1));
   ir::ValueId relu = b.Op("relu", "Relu", {b.Op("conv", "Conv", {x, w})});
-  ir::ValueId pool =
-      b.Op("pool", "MaxPool", {relu}, Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}}}));
+  ir::ValueId pool = b.Op("pool", "MaxPool", {relu}, Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}}}));
   ir::ValueId shape = b.Constant("shape", ir::Tensor::FromInt64s({1, -1}));
   b.Output(b.Op("flat", "Reshape", {pool, shape}));
   ir::Graph graph = b.Build().value();

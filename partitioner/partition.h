@@ -10,15 +10,15 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "exec/plan.h"
 #include "ir/graph.h"
 #include "partitioner/fusion_rules.h"
-#include "exec/plan.h"
 
 namespace partitioner {
 
 struct PartitionOptions {
-  std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
-  bool fuse = true;  // false: passes off, one Kernel step per node (the reference plan)
+  std::string precision = "fp32";      // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
+  bool fuse = true;                    // false: passes off, one Kernel step per node (the reference plan)
   const FusionRules* rules = nullptr;  // nullptr: Sm90Rules()
 };
 

@@ -89,8 +89,7 @@ TEST(PrecisionTest, Fp16KeepsResizeScalesFloat32) {
   GraphBuilder b;
   ir::ValueId x = b.Input("x", {1, 2, 3, 3});
   ir::ValueId scales = b.Constant("scales", ir::Tensor::FromFloats({1, 1, 2, 2}, {4}));
-  b.Output(
-      b.Op("up", "Resize", {x, ir::kNoValue, scales}, Attrs({{"mode", std::string("linear")}})));
+  b.Output(b.Op("up", "Resize", {x, ir::kNoValue, scales}, Attrs({{"mode", std::string("linear")}})));
   ir::Graph graph = b.Build().value();
   EXPECT_TRUE(ConvertAndCompare(graph));
   const std::string text = ir::PrintGraph(graph);

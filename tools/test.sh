@@ -10,6 +10,7 @@
 #   3. --config=tsan                                  //tests/concurrency
 #   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target (seed 1,
 #                                                     at most 150,000 runs: repeatable)
+#   5. tools/check_format.sh                          every C++/CUDA source clang-formatted
 # Extra arguments go to every bazel test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -75,7 +76,11 @@ if tools/fuzz.sh "${FUZZ_SECONDS:-120}" -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RU
 else
   failed=$((failed + 1)) rc=1
 fi
-echo "=== fuzz: $((SECONDS - start)) s; all suites: $SECONDS s"
+echo "=== fuzz: $((SECONDS - start)) s"
+
+echo "=== format: tools/check_format.sh"
+if tools/check_format.sh; then passed=$((passed + 1)); else failed=$((failed + 1)) rc=1; fi
+echo "=== all suites: $SECONDS s"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $rc

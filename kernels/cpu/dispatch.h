@@ -21,8 +21,8 @@ absl::Status DispatchFloat(ir::DType dtype, Fn&& fn) {
     case ir::DType::kFloat64: return fn(double{});
     case ir::DType::kFloat16: return fn(ir::Half{});
     default:
-      return absl::UnimplementedError(absl::StrCat("dtype ", ir::DTypeName(dtype),
-                                                   " not supported (floating point only)"));
+      return absl::UnimplementedError(
+          absl::StrCat("dtype ", ir::DTypeName(dtype), " not supported (floating point only)"));
   }
 }
 
@@ -43,8 +43,7 @@ absl::Status DispatchNumeric(ir::DType dtype, Fn&& fn) {
     case ir::DType::kInt64: return fn(int64_t{});
     case ir::DType::kUint64: return fn(uint64_t{});
     case ir::DType::kBool: return fn(uint8_t{});
-    default:
-      return absl::UnimplementedError(absl::StrCat("dtype ", ir::DTypeName(dtype), " not supported"));
+    default: return absl::UnimplementedError(absl::StrCat("dtype ", ir::DTypeName(dtype), " not supported"));
   }
 }
 

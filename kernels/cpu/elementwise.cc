@@ -31,13 +31,11 @@ absl::Status Where(KernelContext& ctx) {
   if (absl::Status s = ExpectDTypeIs(ctx, **out, (*x)->dtype(), "output"); !s.ok()) return s;
   absl::StatusOr<BroadcastPlan> plan =
       MakeBroadcastPlan((*out)->shape(), {(*cond)->shape(), (*x)->shape(), (*y)->shape()});
-  if (!plan.ok())
-    return absl::InvalidArgumentError(absl::StrCat("Where: ", plan.status().message()));
+  if (!plan.ok()) return absl::InvalidArgumentError(absl::StrCat("Where: ", plan.status().message()));
   return DispatchNumeric((*x)->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
-    BroadcastTernary(*plan, (*cond)->template data<uint8_t>(), (*x)->template data<T>(),
-                     (*y)->template data<T>(), (*out)->template data<T>(),
-                     [](uint8_t c, T a, T b) { return c != 0 ? a : b; });
+    BroadcastTernary(*plan, (*cond)->template data<uint8_t>(), (*x)->template data<T>(), (*y)->template data<T>(),
+                     (*out)->template data<T>(), [](uint8_t c, T a, T b) { return c != 0 ? a : b; });
     return absl::OkStatus();
   });
 }
@@ -49,8 +47,8 @@ absl::StatusOr<const ir::Tensor*> ClipBound(const KernelContext& ctx, size_t i, 
   const char* name = i == 1 ? "min" : "max";
   if (absl::Status s = ExpectDTypeIs(ctx, *bound, dtype, name); !s.ok()) return s;
   if (bound->num_elements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("Clip: ", name, " must be a scalar, got shape ",
-                                                   ir::ShapeToString(bound->shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Clip: ", name, " must be a scalar, got shape ", ir::ShapeToString(bound->shape())));
   }
   return bound;
 }
@@ -136,8 +134,7 @@ absl::Status Cast(KernelContext& ctx) {
     using From = decltype(from_tag);
     return DispatchNumeric(to, [&](auto to_tag) -> absl::Status {
       using To = decltype(to_tag);
-      CastElements((*x)->template data<From>(), (*out)->template data<To>(), (*x)->num_elements(),
-                   to_bool);
+      CastElements((*x)->template data<From>(), (*out)->template data<To>(), (*x)->num_elements(), to_bool);
       return absl::OkStatus();
     });
   });
@@ -181,9 +178,8 @@ absl::Status Dropout(KernelContext& ctx) {
 
 std::vector<KernelDef> ElementwiseKernels() {
   std::vector<KernelDef> kernels = {
-      {"Where", elementwise::Where},     {"Clip", elementwise::Clip},
-      {"Cast", elementwise::Cast},       {"Identity", elementwise::Identity},
-      {"Dropout", elementwise::Dropout},
+      {"Where", elementwise::Where},       {"Clip", elementwise::Clip},       {"Cast", elementwise::Cast},
+      {"Identity", elementwise::Identity}, {"Dropout", elementwise::Dropout},
   };
   for (auto family : {elementwise::UnaryKernels, elementwise::BinaryKernels}) {
     for (const KernelDef& def : family()) kernels.push_back(def);

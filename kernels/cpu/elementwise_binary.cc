@@ -29,8 +29,7 @@ struct BinaryArgs {
 
 // Checks presence, that a's dtype is the output's (and b's when same_dtype) and the shapes
 // broadcast to the output; b_shape overrides b's shape (PRelu's legacy channel slope).
-absl::StatusOr<BinaryArgs> GetBinaryArgs(const KernelContext& ctx, bool same_dtype,
-                                         const Shape* b_shape = nullptr) {
+absl::StatusOr<BinaryArgs> GetBinaryArgs(const KernelContext& ctx, bool same_dtype, const Shape* b_shape = nullptr) {
   BinaryArgs args;
   absl::StatusOr<const ir::Tensor*> a = RequireInput(ctx, 0);
   if (!a.ok()) return a.status();
@@ -45,11 +44,10 @@ absl::StatusOr<BinaryArgs> GetBinaryArgs(const KernelContext& ctx, bool same_dty
   if (same_dtype) {
     if (absl::Status s = ExpectDTypeIs(ctx, *args.b, args.a->dtype(), "input 1"); !s.ok()) return s;
   }
-  absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan(
-      args.out->shape(), {args.a->shape(), b_shape != nullptr ? *b_shape : args.b->shape()});
+  absl::StatusOr<BroadcastPlan> plan =
+      MakeBroadcastPlan(args.out->shape(), {args.a->shape(), b_shape != nullptr ? *b_shape : args.b->shape()});
   if (!plan.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.node.op_type, ": ", plan.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(ctx.node.op_type, ": ", plan.status().message()));
   }
   args.plan = *std::move(plan);
   return args;
@@ -62,8 +60,8 @@ absl::Status SameTypeBinary(KernelContext& ctx, Op op) {
   if (!args.ok()) return args.status();
   return DispatchNumeric(args->a->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
-    BroadcastBinary(args->plan, args->a->template data<T>(), args->b->template data<T>(),
-                    args->out->template data<T>(), [&](T x, T y) { return op(x, y); });
+    BroadcastBinary(args->plan, args->a->template data<T>(), args->b->template data<T>(), args->out->template data<T>(),
+                    [&](T x, T y) { return op(x, y); });
     return absl::OkStatus();
   });
 }
@@ -168,8 +166,7 @@ absl::Status Pow(KernelContext& ctx) {
 // (dim 1 of X), which becomes [C, 1, ..., 1].
 Shape PReluSlopeShape(const KernelContext& ctx, const ir::Tensor& x, const ir::Tensor& slope) {
   Shape shape = slope.shape();
-  if (ctx.node.opset < 7 && x.rank() >= 2 && shape.size() == 1 && shape[0] != 1 &&
-      shape[0] == x.shape()[1]) {
+  if (ctx.node.opset < 7 && x.rank() >= 2 && shape.size() == 1 && shape[0] != 1 && shape[0] == x.shape()[1]) {
     shape.resize(x.rank() - 1, 1);
   }
   return shape;
@@ -187,8 +184,7 @@ absl::Status PRelu(KernelContext& ctx) {
   }
   return DispatchNumeric(args->a->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
-    BroadcastBinary(args->plan, args->a->template data<T>(), args->b->template data<T>(),
-                    args->out->template data<T>(),
+    BroadcastBinary(args->plan, args->a->template data<T>(), args->b->template data<T>(), args->out->template data<T>(),
                     [](T v, T s) { return v < T{} ? Convert<T>(s * v) : v; });
     return absl::OkStatus();
   });
@@ -208,17 +204,14 @@ absl::Status Variadic(KernelContext& ctx, Op op) {
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, i);
     if (!x.ok()) return x.status();
-    if (absl::Status s =
-            ExpectDTypeIs(ctx, **x, (*out)->dtype(), absl::StrCat("input ", i).c_str());
-        !s.ok()) {
+    if (absl::Status s = ExpectDTypeIs(ctx, **x, (*out)->dtype(), absl::StrCat("input ", i).c_str()); !s.ok()) {
       return s;
     }
     std::vector<absl::Span<const int64_t>> shapes = {(*x)->shape()};
     if (i > 0) shapes.insert(shapes.begin(), out_shape);  // accumulate in place into out
     absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan(out_shape, shapes);
     if (!plan.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ctx.node.op_type, ": ", plan.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(ctx.node.op_type, ": ", plan.status().message()));
     }
     inputs.push_back(*x);
     plans.push_back(*std::move(plan));
@@ -227,13 +220,12 @@ absl::Status Variadic(KernelContext& ctx, Op op) {
     using T = decltype(tag);
     T* y = (*out)->template data<T>();
     const T* x0 = inputs[0]->template data<T>();
-    ForEachRun<1>(plans[0], [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n,
-                                const std::array<int64_t, 1>& step) {
-      for (int64_t i = 0; i < n; ++i) y[o + i] = x0[off[0] + i * step[0]];
-    });
+    ForEachRun<1>(plans[0],
+                  [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n, const std::array<int64_t, 1>& step) {
+                    for (int64_t i = 0; i < n; ++i) y[o + i] = x0[off[0] + i * step[0]];
+                  });
     for (size_t k = 1; k < inputs.size(); ++k) {
-      BroadcastBinary(plans[k], y, inputs[k]->template data<T>(), y,
-                      [&](T a, T b) { return op(a, b); });
+      BroadcastBinary(plans[k], y, inputs[k]->template data<T>(), y, [&](T a, T b) { return op(a, b); });
     }
     return absl::OkStatus();
   });

@@ -9,8 +9,8 @@ namespace kernels::cpu::elementwise {
 namespace {
 
 // Element strides of input `in` aligned to the output dims: 0 where the input is broadcast.
-absl::StatusOr<std::vector<int64_t>> AlignedStrides(absl::Span<const int64_t> out_shape,
-                                                    absl::Span<const int64_t> in, size_t k) {
+absl::StatusOr<std::vector<int64_t>> AlignedStrides(absl::Span<const int64_t> out_shape, absl::Span<const int64_t> in,
+                                                    size_t k) {
   const size_t rank = out_shape.size();
   if (in.size() > rank) {
     return absl::InvalidArgumentError(absl::StrCat("input ", k, " shape ", ir::ShapeToString(in),
@@ -35,8 +35,8 @@ absl::StatusOr<std::vector<int64_t>> AlignedStrides(absl::Span<const int64_t> ou
 
 }  // namespace
 
-absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(
-    absl::Span<const int64_t> out_shape, const std::vector<absl::Span<const int64_t>>& inputs) {
+absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(absl::Span<const int64_t> out_shape,
+                                                const std::vector<absl::Span<const int64_t>>& inputs) {
   const size_t n = inputs.size();
   std::vector<std::vector<int64_t>> aligned(n);
   for (size_t k = 0; k < n; ++k) {
@@ -70,8 +70,7 @@ absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(
     for (size_t k = 0; k < n; ++k) rev_strides[k].push_back(0);
   }
   plan.dims.assign(rev_dims.rbegin(), rev_dims.rend());
-  for (size_t k = 0; k < n; ++k)
-    plan.strides[k].assign(rev_strides[k].rbegin(), rev_strides[k].rend());
+  for (size_t k = 0; k < n; ++k) plan.strides[k].assign(rev_strides[k].rbegin(), rev_strides[k].rend());
   return plan;
 }
 

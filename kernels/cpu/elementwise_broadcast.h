@@ -22,8 +22,8 @@ struct BroadcastPlan {
 
 // An error unless every input shape broadcasts (unidirectionally) to out_shape: right-aligned,
 // each input dim equal to the output dim or 1, and no input of higher rank than the output.
-absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(
-    absl::Span<const int64_t> out_shape, const std::vector<absl::Span<const int64_t>>& inputs);
+absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(absl::Span<const int64_t> out_shape,
+                                                const std::vector<absl::Span<const int64_t>>& inputs);
 
 // Calls fn(out_offset, in_offsets, length, in_steps) for each contiguous run of the output, in
 // row-major order: output elements [out_offset, out_offset + length) read input k at
@@ -52,8 +52,7 @@ void ForEachRun(const BroadcastPlan& plan, Fn&& fn) {
 // is not broadcast (same shape as out).
 template <typename A, typename B, typename R, typename Op>
 void BroadcastBinary(const BroadcastPlan& plan, const A* a, const B* b, R* out, Op op) {
-  ForEachRun<2>(plan, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n,
-                          const std::array<int64_t, 2>& step) {
+  ForEachRun<2>(plan, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n, const std::array<int64_t, 2>& step) {
     const A* pa = a + off[0];
     const B* pb = b + off[1];
     R* po = out + o;
@@ -73,10 +72,8 @@ void BroadcastBinary(const BroadcastPlan& plan, const A* a, const B* b, R* out, 
 
 // out[i] = op(a[i], b[i], c[i]) with broadcasting; plan has three inputs.
 template <typename A, typename B, typename C, typename R, typename Op>
-void BroadcastTernary(const BroadcastPlan& plan, const A* a, const B* b, const C* c, R* out,
-                      Op op) {
-  ForEachRun<3>(plan, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t n,
-                          const std::array<int64_t, 3>& step) {
+void BroadcastTernary(const BroadcastPlan& plan, const A* a, const B* b, const C* c, R* out, Op op) {
+  ForEachRun<3>(plan, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t n, const std::array<int64_t, 3>& step) {
     const A* pa = a + off[0];
     const B* pb = b + off[1];
     const C* pc = c + off[2];

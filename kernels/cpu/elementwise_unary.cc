@@ -153,8 +153,7 @@ absl::Status HardSwish(KernelContext& ctx) {
 }
 
 absl::Status Softplus(KernelContext& ctx) {
-  return UnaryFloat(
-      ctx, [](auto x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); });
+  return UnaryFloat(ctx, [](auto x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); });
 }
 
 absl::Status Gelu(KernelContext& ctx) {

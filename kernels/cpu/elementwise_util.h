@@ -38,10 +38,8 @@ template <typename To>
 To FloatToInteger(double value) {
   if (std::isnan(value)) return To{};
   // min and max as doubles are exact or round up to a power of two, so the bounds are safe.
-  if (value <= static_cast<double>(std::numeric_limits<To>::min()))
-    return std::numeric_limits<To>::min();
-  if (value >= static_cast<double>(std::numeric_limits<To>::max()))
-    return std::numeric_limits<To>::max();
+  if (value <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+  if (value >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
   return static_cast<To>(value);
 }
 
@@ -82,29 +80,24 @@ inline absl::StatusOr<const ir::Tensor*> RequireInput(const KernelContext& ctx, 
 inline absl::StatusOr<ir::Tensor*> RequireOutput(const KernelContext& ctx, size_t i) {
   ir::Tensor* t = ctx.output(i);
   if (t == nullptr || !t->valid()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.node.op_type, ": output ", i, " is missing"));
+    return absl::InvalidArgumentError(absl::StrCat(ctx.node.op_type, ": output ", i, " is missing"));
   }
   return t;
 }
 
 // An error unless `t` has `dtype`.
-inline absl::Status ExpectDTypeIs(const KernelContext& ctx, const ir::Tensor& t, ir::DType dtype,
-                                  const char* what) {
+inline absl::Status ExpectDTypeIs(const KernelContext& ctx, const ir::Tensor& t, ir::DType dtype, const char* what) {
   if (t.dtype() == dtype) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(ctx.node.op_type, ": ", what, " has dtype ",
-                                                 ir::DTypeName(t.dtype()), ", expected ",
-                                                 ir::DTypeName(dtype)));
+  return absl::InvalidArgumentError(absl::StrCat(ctx.node.op_type, ": ", what, " has dtype ", ir::DTypeName(t.dtype()),
+                                                 ", expected ", ir::DTypeName(dtype)));
 }
 
 // An error unless `out` has the dtype and element count of `in` (unary ops).
-inline absl::Status ExpectSameLayout(const KernelContext& ctx, const ir::Tensor& in,
-                                     const ir::Tensor& out) {
+inline absl::Status ExpectSameLayout(const KernelContext& ctx, const ir::Tensor& in, const ir::Tensor& out) {
   if (absl::Status s = ExpectDTypeIs(ctx, out, in.dtype(), "output"); !s.ok()) return s;
   if (in.num_elements() != out.num_elements()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.node.op_type, ": output shape ", ir::ShapeToString(out.shape()),
-                     " does not match input shape ", ir::ShapeToString(in.shape())));
+    return absl::InvalidArgumentError(absl::StrCat(ctx.node.op_type, ": output shape ", ir::ShapeToString(out.shape()),
+                                                   " does not match input shape ", ir::ShapeToString(in.shape())));
   }
   return absl::OkStatus();
 }

@@ -50,10 +50,10 @@ std::vector<KernelDef> TensorGenKernels();
 std::vector<KernelDef> TensorSelectKernels();
 std::vector<KernelDef> TensorScatterKernels();
 std::vector<KernelDef> TensorSpatialKernels();
-std::vector<KernelDef> LogicKernels();         // logic.cc
-std::vector<KernelDef> MathKernels();          // math.cc
-std::vector<KernelDef> EinsumKernels();        // einsum.cc
-std::vector<KernelDef> MathNormKernels();      // math_norm.cc
+std::vector<KernelDef> LogicKernels();     // logic.cc
+std::vector<KernelDef> MathKernels();      // math.cc
+std::vector<KernelDef> EinsumKernels();    // einsum.cc
+std::vector<KernelDef> MathNormKernels();  // math_norm.cc
 
 }  // namespace kernels::cpu
 

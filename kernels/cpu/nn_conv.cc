@@ -31,12 +31,10 @@ absl::StatusOr<ConvArgs> ReadConvArgs(const KernelContext& ctx) {
     return absl::InvalidArgumentError("X, W and Y are required");
   }
   if (a.x->rank() < 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("X must have rank >= 3 (N, C, spatial...), got ", a.x->rank()));
+    return absl::InvalidArgumentError(absl::StrCat("X must have rank >= 3 (N, C, spatial...), got ", a.x->rank()));
   }
   if (a.w->rank() != a.x->rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("W has rank ", a.w->rank(), ", X has rank ", a.x->rank()));
+    return absl::InvalidArgumentError(absl::StrCat("W has rank ", a.w->rank(), ", X has rank ", a.x->rank()));
   }
   for (const ir::Tensor* t : {a.w, a.b, static_cast<const ir::Tensor*>(a.y)}) {
     if (t != nullptr && t->dtype() != a.x->dtype()) {
@@ -88,8 +86,7 @@ absl::Status ConvTyped(const ConvArgs& a) {
         absl::StrCat("W's ", out_channels, " output channels not divisible by group ", a.group));
   }
   if (absl::Status s = CheckBias(a.b, out_channels); !s.ok()) return s;
-  absl::StatusOr<WindowGeometry> geo =
-      ForwardGeometry(a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
+  absl::StatusOr<WindowGeometry> geo = ForwardGeometry(a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
   if (!geo.ok()) return geo.status();
   std::vector<int64_t> y_shape = {n_batch, out_channels};
   y_shape.insert(y_shape.end(), geo->grid.begin(), geo->grid.end());
@@ -126,15 +123,13 @@ absl::Status ConvTyped(const ConvArgs& a) {
 absl::StatusOr<WindowGeometry> TransposeGeometry(const ir::Attributes& attrs, const WindowAttrs& w,
                                                  absl::Span<const int64_t> input_spatial) {
   const size_t nd = w.kernel.size();
-  std::vector<int64_t> output_padding =
-      attrs.GetInts("output_padding", std::vector<int64_t>(nd, 0));
+  std::vector<int64_t> output_padding = attrs.GetInts("output_padding", std::vector<int64_t>(nd, 0));
   std::vector<int64_t> output_shape = attrs.GetInts("output_shape");
   if (output_padding.size() != nd) {
     return absl::InvalidArgumentError(
         absl::StrCat("output_padding has ", output_padding.size(), " entries, expected ", nd));
   }
-  if (output_shape.size() == nd + 2)
-    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (output_shape.size() == nd + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!output_shape.empty() && output_shape.size() != nd) {
     return absl::InvalidArgumentError(
         absl::StrCat("output_shape has ", output_shape.size(), " entries, expected ", nd));
@@ -174,14 +169,12 @@ absl::Status ConvTransposeTyped(const ConvArgs& a, const ir::Attributes& attrs) 
   const int64_t n_batch = a.x->shape()[0], channels = a.x->shape()[1];
   const int64_t group_out = a.w->shape()[1];
   if (a.w->shape()[0] != channels || channels % a.group != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("W has shape ", ir::ShapeToString(a.w->shape()),
-                                                   " for X with ", channels, " channels and group ",
-                                                   a.group));
+    return absl::InvalidArgumentError(absl::StrCat("W has shape ", ir::ShapeToString(a.w->shape()), " for X with ",
+                                                   channels, " channels and group ", a.group));
   }
   const int64_t out_channels = group_out * a.group, group_in = channels / a.group;
   if (absl::Status s = CheckBias(a.b, out_channels); !s.ok()) return s;
-  absl::StatusOr<WindowGeometry> geo =
-      TransposeGeometry(attrs, a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
+  absl::StatusOr<WindowGeometry> geo = TransposeGeometry(attrs, a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
   if (!geo.ok()) return geo.status();
   std::vector<int64_t> y_shape = {n_batch, out_channels};
   y_shape.insert(y_shape.end(), geo->image.begin(), geo->image.end());
@@ -199,8 +192,7 @@ absl::Status ConvTransposeTyped(const ConvArgs& a, const ir::Attributes& attrs) 
   for (int64_t n = 0; n < n_batch; ++n) {
     for (int64_t g = 0; g < a.group; ++g) {
       const T* xg = x + (n * channels + g * group_in) * in_size;
-      absl::Status s = Gemm(true, false, rows, in_size, group_in, T{1}, w + g * group_in * rows, xg,
-                            T{0}, col->data());
+      absl::Status s = Gemm(true, false, rows, in_size, group_in, T{1}, w + g * group_in * rows, xg, T{0}, col->data());
       if (!s.ok()) return s;
       T* yg = y + (n * out_channels + g * group_out) * out_size;
       Col2Im(col->data(), group_out, *geo, yg);
@@ -217,13 +209,10 @@ absl::Status Conv(KernelContext& ctx) {
   absl::StatusOr<ConvArgs> args = ReadConvArgs(ctx);
   if (!args.ok()) return args.status();
   switch (args->x->dtype()) {
-    case ir::DType::kFloat32:
-      return ConvTyped<float>(*args);
-    case ir::DType::kFloat64:
-      return ConvTyped<double>(*args);
+    case ir::DType::kFloat32: return ConvTyped<float>(*args);
+    case ir::DType::kFloat64: return ConvTyped<double>(*args);
     default:
-      return absl::UnimplementedError(
-          absl::StrCat("Conv: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));
+      return absl::UnimplementedError(absl::StrCat("Conv: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));
   }
 }
 
@@ -232,10 +221,8 @@ absl::Status ConvTranspose(KernelContext& ctx) {
   absl::StatusOr<ConvArgs> args = ReadConvArgs(ctx);
   if (!args.ok()) return args.status();
   switch (args->x->dtype()) {
-    case ir::DType::kFloat32:
-      return ConvTransposeTyped<float>(*args, ctx.attrs());
-    case ir::DType::kFloat64:
-      return ConvTransposeTyped<double>(*args, ctx.attrs());
+    case ir::DType::kFloat32: return ConvTransposeTyped<float>(*args, ctx.attrs());
+    case ir::DType::kFloat64: return ConvTransposeTyped<double>(*args, ctx.attrs());
     default:
       return absl::UnimplementedError(
           absl::StrCat("ConvTranspose: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));

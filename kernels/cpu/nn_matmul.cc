@@ -41,9 +41,8 @@ absl::StatusOr<MatMulPlan> PlanMatMul(const ir::Tensor& a, const ir::Tensor& b) 
   p.k = as.back();
   p.n = bs.back();
   if (bs[bs.size() - 2] != p.k) {
-    return absl::InvalidArgumentError(absl::StrCat("MatMul shapes ", ir::ShapeToString(a.shape()),
-                                                   " and ", ir::ShapeToString(b.shape()),
-                                                   " have mismatched inner dims"));
+    return absl::InvalidArgumentError(absl::StrCat("MatMul shapes ", ir::ShapeToString(a.shape()), " and ",
+                                                   ir::ShapeToString(b.shape()), " have mismatched inner dims"));
   }
   std::vector<int64_t> ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
   const size_t rank = std::max(ab.size(), bb.size());
@@ -52,9 +51,8 @@ absl::StatusOr<MatMulPlan> PlanMatMul(const ir::Tensor& a, const ir::Tensor& b) 
     const int64_t da = j + ab.size() >= rank ? ab[j + ab.size() - rank] : 1;
     const int64_t db = j + bb.size() >= rank ? bb[j + bb.size() - rank] : 1;
     if (da != db && da != 1 && db != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("MatMul batch dims of ", ir::ShapeToString(a.shape()), " and ",
-                       ir::ShapeToString(b.shape()), " do not broadcast"));
+      return absl::InvalidArgumentError(absl::StrCat("MatMul batch dims of ", ir::ShapeToString(a.shape()), " and ",
+                                                     ir::ShapeToString(b.shape()), " do not broadcast"));
     }
     p.batch[j] = da == 1 ? db : da;
   }
@@ -67,14 +65,12 @@ absl::StatusOr<MatMulPlan> PlanMatMul(const ir::Tensor& a, const ir::Tensor& b) 
 }
 
 template <typename T>
-absl::Status MatMulTyped(const ir::Tensor& a, const ir::Tensor& b, const MatMulPlan& p,
-                         ir::Tensor& y) {
+absl::Status MatMulTyped(const ir::Tensor& a, const ir::Tensor& b, const MatMulPlan& p, ir::Tensor& y) {
   const T* ad = a.data<T>();
   const T* bd = b.data<T>();
   T* yd = y.data<T>();
   const int64_t batches = Product(p.batch);
-  const bool b_shared = std::all_of(p.b_batch_stride.begin(), p.b_batch_stride.end(),
-                                    [](int64_t s) { return s == 0; });
+  const bool b_shared = std::all_of(p.b_batch_stride.begin(), p.b_batch_stride.end(), [](int64_t s) { return s == 0; });
   const bool a_full = Product(p.batch) * p.m * p.k == a.num_elements();
   if (b_shared && a_full) {  // one gemm over every row of A
     return Gemm(false, false, batches * p.m, p.n, p.k, T{1}, ad, bd, T{0}, yd);
@@ -86,8 +82,8 @@ absl::Status MatMulTyped(const ir::Tensor& a, const ir::Tensor& b, const MatMulP
       ai += idx[j] * p.a_batch_stride[j];
       bi += idx[j] * p.b_batch_stride[j];
     }
-    absl::Status s = Gemm(false, false, p.m, p.n, p.k, T{1}, ad + ai * p.m * p.k,
-                          bd + bi * p.k * p.n, T{0}, yd + i * p.m * p.n);
+    absl::Status s =
+        Gemm(false, false, p.m, p.n, p.k, T{1}, ad + ai * p.m * p.k, bd + bi * p.k * p.n, T{0}, yd + i * p.m * p.n);
     if (!s.ok()) return s;
     for (size_t j = idx.size(); j-- > 0;) {
       if (++idx[j] < p.batch[j]) break;
@@ -111,13 +107,10 @@ absl::Status MatMulImpl(KernelContext& ctx) {
   if (!plan.ok()) return plan.status();
   if (absl::Status s = ExpectShape(*y, plan->y_shape, "Y"); !s.ok()) return s;
   switch (a->dtype()) {
-    case ir::DType::kFloat32:
-      return MatMulTyped<float>(*a, *b, *plan, *y);
-    case ir::DType::kFloat64:
-      return MatMulTyped<double>(*a, *b, *plan, *y);
+    case ir::DType::kFloat32: return MatMulTyped<float>(*a, *b, *plan, *y);
+    case ir::DType::kFloat64: return MatMulTyped<double>(*a, *b, *plan, *y);
     default:
-      return absl::UnimplementedError(
-          absl::StrCat("MatMul: dtype ", ir::DTypeName(a->dtype()), " not supported"));
+      return absl::UnimplementedError(absl::StrCat("MatMul: dtype ", ir::DTypeName(a->dtype()), " not supported"));
   }
 }
 
@@ -128,8 +121,8 @@ absl::Status FillBroadcastC(const ir::Tensor& c, int64_t m, int64_t n, T beta, T
   std::vector<int64_t> cs = c.shape();
   while (cs.size() < 2) cs.insert(cs.begin(), 1);
   if ((cs[0] != 1 && cs[0] != m) || (cs[1] != 1 && cs[1] != n)) {
-    return absl::InvalidArgumentError(absl::StrCat("C shape ", ir::ShapeToString(c.shape()),
-                                                   " does not broadcast to [", m, ",", n, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("C shape ", ir::ShapeToString(c.shape()), " does not broadcast to [", m, ",", n, "]"));
   }
   const int64_t row_stride = cs[0] == 1 ? 0 : cs[1], col_stride = cs[1] == 1 ? 0 : 1;
   const T* cd = c.data<T>();
@@ -159,8 +152,7 @@ absl::Status GemmTyped(KernelContext& ctx) {
   if (c != nullptr) {
     if (absl::Status s = FillBroadcastC(*c, m, n, beta, y.data<T>()); !s.ok()) return s;
   }
-  return Gemm(ta, tb, m, n, k, alpha, a.data<T>(), b.data<T>(), c != nullptr ? T{1} : T{0},
-              y.data<T>());
+  return Gemm(ta, tb, m, n, k, alpha, a.data<T>(), b.data<T>(), c != nullptr ? T{1} : T{0}, y.data<T>());
 }
 
 absl::Status GemmImpl(KernelContext& ctx) {
@@ -168,20 +160,15 @@ absl::Status GemmImpl(KernelContext& ctx) {
   if (a == nullptr || ctx.input(1) == nullptr || ctx.output(0) == nullptr) {
     return absl::InvalidArgumentError("A, B and Y are required");
   }
-  for (const ir::Tensor* t :
-       {ctx.input(1), ctx.input(2), static_cast<const ir::Tensor*>(ctx.output(0))}) {
+  for (const ir::Tensor* t : {ctx.input(1), ctx.input(2), static_cast<const ir::Tensor*>(ctx.output(0))}) {
     if (t != nullptr && t->dtype() != a->dtype()) {
       return absl::InvalidArgumentError("A, B, C and Y must have the same dtype");
     }
   }
   switch (a->dtype()) {
-    case ir::DType::kFloat32:
-      return GemmTyped<float>(ctx);
-    case ir::DType::kFloat64:
-      return GemmTyped<double>(ctx);
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat("Gemm: dtype ", ir::DTypeName(a->dtype()), " not supported"));
+    case ir::DType::kFloat32: return GemmTyped<float>(ctx);
+    case ir::DType::kFloat64: return GemmTyped<double>(ctx);
+    default: return absl::UnimplementedError(absl::StrCat("Gemm: dtype ", ir::DTypeName(a->dtype()), " not supported"));
   }
 }
 

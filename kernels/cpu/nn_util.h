@@ -62,8 +62,7 @@ struct WindowGeometry {
 };
 
 // Conv/pool geometry: the grid (output dims) computed from the image (input spatial dims).
-absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w,
-                                               absl::Span<const int64_t> input_spatial);
+absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w, absl::Span<const int64_t> input_spatial);
 
 int64_t Product(absl::Span<const int64_t> dims);
 
@@ -71,10 +70,10 @@ int64_t Product(absl::Span<const int64_t> dims);
 absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape, const char* what);
 
 // Row-major C = alpha * op(A) * op(B) + beta * C with A m x k, B k x n (after op), all dense.
-absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                  const float* a, const float* b, float beta, float* c);
-absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
-                  const double* a, const double* b, double beta, double* c);
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  const float* b, float beta, float* c);
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                  const double* b, double beta, double* c);
 
 // col[(c * K + k) * G + g] = image[c, position of tap k of window g], 0 in the padding
 // (K = kernel size, G = grid size). `channels` image planes.

@@ -88,8 +88,7 @@ absl::StatusOr<double> SourceCoord(const ResizeParams& p, const Axis& a, int64_t
     const double offset = in / 2 * (1 - adjustment);
     return offset + (xr + 0.5) / a.scale - 0.5;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown coordinate_transformation_mode \"", p.ctm, "\""));
+  return absl::InvalidArgumentError(absl::StrCat("unknown coordinate_transformation_mode \"", p.ctm, "\""));
 }
 
 // The nearest source index (before clamping) of a source coordinate.
@@ -207,8 +206,7 @@ absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const Resiz
   }
   const ir::Tensor* given = scales != nullptr ? scales : sizes;
   if (given->num_elements() != rank || y.rank() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat(scales ? "scales" : "sizes", " has ",
-                                                   given->num_elements(),
+    return absl::InvalidArgumentError(absl::StrCat(scales ? "scales" : "sizes", " has ", given->num_elements(),
                                                    " elements, expected the input rank ", rank));
   }
   std::vector<Axis> axes(rank);
@@ -230,8 +228,8 @@ absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const Resiz
       a.scale = a.in_len > 0 ? static_cast<double>(a.out_len) / a.in_len : 1.0;
     }
     if (a.out_len != y.shape()[d]) {
-      return absl::InvalidArgumentError(absl::StrCat("output shape ", ir::ShapeToString(y.shape()),
-                                                     " does not match the resize"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("output shape ", ir::ShapeToString(y.shape()), " does not match the resize"));
     }
     if (a.in_len == 0 && a.out_len > 0) {
       return absl::InvalidArgumentError("cannot resize an empty dimension to a non-empty one");
@@ -299,9 +297,8 @@ void Gather(const ir::Tensor& x, const std::vector<Axis>& axes, const std::vecto
 }
 
 // Resamples axis d of `in` (shape `shape`) with `plan`; updates shape[d].
-std::vector<double> ResampleAxis(const std::vector<double>& in, std::vector<int64_t>& shape,
-                                 int64_t d, const Axis& a, const AxisPlan& plan,
-                                 double extrapolation) {
+std::vector<double> ResampleAxis(const std::vector<double>& in, std::vector<int64_t>& shape, int64_t d, const Axis& a,
+                                 const AxisPlan& plan, double extrapolation) {
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < d; ++k) outer *= shape[k];
   for (size_t k = d + 1; k < shape.size(); ++k) inner *= shape[k];
@@ -340,8 +337,8 @@ std::vector<size_t> PassOrder(const std::vector<Axis>& axes) {
 
 // Linear and cubic: one separable pass per axis that is not the identity.
 template <typename T>
-void Interpolate(const ir::Tensor& x, const std::vector<Axis>& axes,
-                 const std::vector<AxisPlan>& plans, double extrapolation, ir::Tensor& y) {
+void Interpolate(const ir::Tensor& x, const std::vector<Axis>& axes, const std::vector<AxisPlan>& plans,
+                 double extrapolation, ir::Tensor& y) {
   std::vector<double> buf(x.num_elements());
   const T* src = x.data<T>();
   for (int64_t i = 0; i < x.num_elements(); ++i) buf[i] = ToDouble(src[i]);

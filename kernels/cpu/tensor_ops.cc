@@ -37,8 +37,8 @@ absl::Status CopyKernel(KernelContext& ctx) {
   ir::Tensor* out = ctx.output(0);
   if (out == nullptr) return Invalid("output 0 is missing");
   if (out->dtype() != in.dtype() || out->num_elements() != in.num_elements()) {
-    return Invalid(absl::StrCat("cannot reshape ", ir::ShapeToString(in.shape()), " to ",
-                                ir::ShapeToString(out->shape())));
+    return Invalid(
+        absl::StrCat("cannot reshape ", ir::ShapeToString(in.shape()), " to ", ir::ShapeToString(out->shape())));
   }
   if (in.byte_size() > 0) std::memcpy(out->raw_data(), in.raw_data(), in.byte_size());
   return absl::OkStatus();
@@ -87,16 +87,15 @@ absl::Status CheckConcatInputs(const KernelContext& ctx, const ir::Tensor& out, 
     bool ok = in.dtype() == out.dtype() && in.rank() == out.rank();
     for (int64_t k = 0; ok && k < in.rank(); ++k) ok = k == axis || in.shape()[k] == out.shape()[k];
     if (!ok) {
-      return Invalid(absl::StrCat("Concat input ", i, " ", ir::DTypeName(in.dtype()),
-                                  ir::ShapeToString(in.shape()), " does not match output ",
-                                  ir::DTypeName(out.dtype()), ir::ShapeToString(out.shape()),
+      return Invalid(absl::StrCat("Concat input ", i, " ", ir::DTypeName(in.dtype()), ir::ShapeToString(in.shape()),
+                                  " does not match output ", ir::DTypeName(out.dtype()), ir::ShapeToString(out.shape()),
                                   " off axis ", axis));
     }
     axis_sum += in.shape()[axis];
   }
   if (axis_sum != out.shape()[axis]) {
-    return Invalid(absl::StrCat("Concat inputs sum to ", axis_sum, " along axis ", axis,
-                                ", output has ", out.shape()[axis]));
+    return Invalid(
+        absl::StrCat("Concat inputs sum to ", axis_sum, " along axis ", axis, ", output has ", out.shape()[axis]));
   }
   return absl::OkStatus();
 }
@@ -162,16 +161,16 @@ absl::Status ExpandKernel(KernelContext& ctx) {
   if (out == nullptr) return Invalid("output 0 is missing");
   const int64_t rank = out->rank(), shift = rank - in.rank();
   if (shift < 0 || out->dtype() != in.dtype()) {
-    return Invalid(absl::StrCat("cannot expand ", ir::ShapeToString(in.shape()), " to ",
-                                ir::ShapeToString(out->shape())));
+    return Invalid(
+        absl::StrCat("cannot expand ", ir::ShapeToString(in.shape()), " to ", ir::ShapeToString(out->shape())));
   }
   const std::vector<int64_t> in_strides = ContiguousStrides(in.shape());
   std::vector<int64_t> strides(rank, 0);
   for (int64_t i = 0; i < in.rank(); ++i) {
     const int64_t d = in.shape()[i], o = out->shape()[i + shift];
     if (d != o && d != 1) {
-      return Invalid(absl::StrCat("cannot expand ", ir::ShapeToString(in.shape()), " to ",
-                                  ir::ShapeToString(out->shape())));
+      return Invalid(
+          absl::StrCat("cannot expand ", ir::ShapeToString(in.shape()), " to ", ir::ShapeToString(out->shape())));
     }
     strides[i + shift] = d == 1 ? 0 : in_strides[i];
   }
@@ -187,18 +186,17 @@ absl::Status DepthToSpaceKernel(KernelContext& ctx) {
   const std::string mode = ctx.attrs().GetString("mode", "DCR");
   if (in.rank() != 4 || b <= 0 || b > (int64_t{1} << 20) || in.shape()[1] % (b * b) != 0 ||
       (mode != "DCR" && mode != "CRD")) {
-    return Invalid(absl::StrCat("DepthToSpace cannot map ", ir::ShapeToString(in.shape()),
-                                " with blocksize ", b, " and mode ", mode));
+    return Invalid(absl::StrCat("DepthToSpace cannot map ", ir::ShapeToString(in.shape()), " with blocksize ", b,
+                                " and mode ", mode));
   }
-  const int64_t n = in.shape()[0], c = in.shape()[1] / (b * b), h = in.shape()[2],
-                w = in.shape()[3];
+  const int64_t n = in.shape()[0], c = in.shape()[1] / (b * b), h = in.shape()[2], w = in.shape()[3];
   if (absl::Status s = CheckOutput(ctx, 0, in.dtype(), {n, c, h * b, w * b}); !s.ok()) return s;
   const int64_t s_c = h * w;  // stride of one input channel
   // The output viewed as [N, C', H, b, W, b] reads these input strides.
   std::vector<int64_t> shape = {n, c, h, b, w, b};
-  std::vector<int64_t> strides =
-      mode == "DCR" ? std::vector<int64_t>{in.shape()[1] * s_c, s_c, w, b * c * s_c, 1, c * s_c}
-                    : std::vector<int64_t>{in.shape()[1] * s_c, b * b * s_c, w, b * s_c, 1, s_c};
+  std::vector<int64_t> strides = mode == "DCR"
+                                     ? std::vector<int64_t>{in.shape()[1] * s_c, s_c, w, b * c * s_c, 1, c * s_c}
+                                     : std::vector<int64_t>{in.shape()[1] * s_c, b * b * s_c, w, b * s_c, 1, s_c};
   if (ctx.output(0)->num_elements() == 0) return absl::OkStatus();
   StridedCopy(ctx.output(0)->raw_data(), in.raw_data(), ir::DTypeSize(in.dtype()), shape, strides);
   return absl::OkStatus();

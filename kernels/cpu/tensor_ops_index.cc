@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ops/tensor_ops_slice.h"
 #include "kernels/cpu/tensor_ops_util.h"
+#include "ops/tensor_ops_slice.h"
 
 namespace kernels::cpu {
 
@@ -27,8 +27,7 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntsInput(const KernelContex
   const ir::Tensor* t = ctx.input(i);
   if (t == nullptr || !t->valid()) return std::optional<std::vector<int64_t>>();
   if (t->dtype() != ir::DType::kInt64 && t->dtype() != ir::DType::kInt32) {
-    return Invalid(
-        absl::StrCat("input ", i, " must be int32 or int64, got ", ir::DTypeName(t->dtype())));
+    return Invalid(absl::StrCat("input ", i, " must be int32 or int64, got ", ir::DTypeName(t->dtype())));
   }
   return std::optional<std::vector<int64_t>>(t->ToInt64Vector());
 }
@@ -61,8 +60,7 @@ absl::Status SliceKernelImpl(KernelContext& ctx) {
   if (absl::Status s = CheckOutput(ctx, 0, in.dtype(), shape); !s.ok()) return s;
   if (ctx.output(0)->num_elements() == 0) return absl::OkStatus();
   const size_t es = ir::DTypeSize(in.dtype());
-  StridedCopy(ctx.output(0)->raw_data(), static_cast<const uint8_t*>(in.raw_data()) + offset * es,
-              es, shape, strides);
+  StridedCopy(ctx.output(0)->raw_data(), static_cast<const uint8_t*>(in.raw_data()) + offset * es, es, shape, strides);
   return absl::OkStatus();
 }
 
@@ -85,8 +83,7 @@ absl::Status GatherKernelImpl(KernelContext& ctx) {
   const int64_t dim = data.shape()[axis];
   for (int64_t& i : ids) {
     if (i < -dim || i >= dim) {
-      return Invalid(
-          absl::StrCat("Gather index ", i, " out of range for axis ", axis, " of size ", dim));
+      return Invalid(absl::StrCat("Gather index ", i, " out of range for axis ", axis, " of size ", dim));
     }
     if (i < 0) i += dim;
   }
@@ -128,8 +125,7 @@ absl::StatusOr<PadMode> ParsePadMode(const std::string& mode) {
 
 // For each output position along one axis: the input index it reads, or -1 for the constant.
 // Negative pads crop first; the other mode then pads the cropped range.
-absl::StatusOr<std::vector<int64_t>> PadAxisMap(int64_t dim, int64_t begin, int64_t end,
-                                                PadMode mode) {
+absl::StatusOr<std::vector<int64_t>> PadAxisMap(int64_t dim, int64_t begin, int64_t end, PadMode mode) {
   const int64_t crop_begin = std::max<int64_t>(0, -begin), crop_end = std::max<int64_t>(0, -end);
   const int64_t kept = dim - crop_begin - crop_end;
   const int64_t pad_begin = std::max<int64_t>(0, begin), pad_end = std::max<int64_t>(0, end);
@@ -142,15 +138,9 @@ absl::StatusOr<std::vector<int64_t>> PadAxisMap(int64_t dim, int64_t begin, int6
     int64_t i = o - pad_begin;
     if (i < 0 || i >= kept) {
       switch (mode) {
-        case PadMode::kConstant:
-          map[o] = -1;
-          continue;
-        case PadMode::kEdge:
-          i = i < 0 ? 0 : kept - 1;
-          break;
-        case PadMode::kWrap:
-          i = ((i % kept) + kept) % kept;
-          break;
+        case PadMode::kConstant: map[o] = -1; continue;
+        case PadMode::kEdge: i = i < 0 ? 0 : kept - 1; break;
+        case PadMode::kWrap: i = ((i % kept) + kept) % kept; break;
         case PadMode::kReflect: {
           if (kept == 1) {
             i = 0;
@@ -216,8 +206,8 @@ absl::StatusOr<std::vector<uint8_t>> PadValue(const KernelContext& ctx, const ir
   const ir::Tensor* c = ctx.input(2);
   if (c == nullptr || !c->valid() || c->num_elements() == 0) return value;
   if (c->dtype() != data.dtype()) {
-    return Invalid(absl::StrCat("Pad constant_value has dtype ", ir::DTypeName(c->dtype()),
-                                ", data has ", ir::DTypeName(data.dtype())));
+    return Invalid(absl::StrCat("Pad constant_value has dtype ", ir::DTypeName(c->dtype()), ", data has ",
+                                ir::DTypeName(data.dtype())));
   }
   std::memcpy(value.data(), c->raw_data(), value.size());
   return value;
@@ -229,8 +219,7 @@ absl::Status PadKernelImpl(KernelContext& ctx) {
   const int64_t rank = in.rank();
   absl::StatusOr<PadMode> mode = ParsePadMode(ctx.attrs().GetString("mode", "constant"));
   if (!mode.ok()) return mode.status();
-  absl::StatusOr<std::optional<std::vector<int64_t>>> pads = IntsInput(ctx, 1),
-                                                      axes = IntsInput(ctx, 3);
+  absl::StatusOr<std::optional<std::vector<int64_t>>> pads = IntsInput(ctx, 1), axes = IntsInput(ctx, 3);
   if (!pads.ok()) return pads.status();
   if (!axes.ok()) return axes.status();
   if (!*pads) return Invalid("Pad needs pads");
@@ -253,8 +242,7 @@ absl::Status PadKernelImpl(KernelContext& ctx) {
   // The output's size bounds the per-axis maps built next.
   if (absl::Status s = CheckOutput(ctx, 0, in.dtype(), shape); !s.ok()) return s;
   for (int64_t i = 0; i < rank; ++i) {
-    absl::StatusOr<std::vector<int64_t>> map =
-        PadAxisMap(in.shape()[i], (*full)[i], (*full)[i + rank], *mode);
+    absl::StatusOr<std::vector<int64_t>> map = PadAxisMap(in.shape()[i], (*full)[i], (*full)[i + rank], *mode);
     if (!map.ok()) return map.status();
     p.maps.push_back(*std::move(map));
   }

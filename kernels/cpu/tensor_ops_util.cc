@@ -21,14 +21,10 @@ void CopyRun(uint8_t* dst, const uint8_t* src, size_t es, int64_t n, int64_t str
   }
   const int64_t stride = stride_elems * static_cast<int64_t>(es);
   switch (es) {
-    case 1:
-      return CopyElements<1>(dst, src, n, stride);
-    case 2:
-      return CopyElements<2>(dst, src, n, stride);
-    case 4:
-      return CopyElements<4>(dst, src, n, stride);
-    case 8:
-      return CopyElements<8>(dst, src, n, stride);
+    case 1: return CopyElements<1>(dst, src, n, stride);
+    case 2: return CopyElements<2>(dst, src, n, stride);
+    case 4: return CopyElements<4>(dst, src, n, stride);
+    case 8: return CopyElements<8>(dst, src, n, stride);
     default:
       for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * es, src + i * stride, es);
   }
@@ -91,18 +87,15 @@ absl::Status RequireInput(const KernelContext& ctx, size_t i) {
   return absl::OkStatus();
 }
 
-absl::Status CheckOutput(const KernelContext& ctx, size_t i, ir::DType dtype,
-                         absl::Span<const int64_t> shape) {
+absl::Status CheckOutput(const KernelContext& ctx, size_t i, ir::DType dtype, absl::Span<const int64_t> shape) {
   const ir::Tensor* out = ctx.output(i);
   if (out == nullptr) return absl::InvalidArgumentError(absl::StrCat("output ", i, " is missing"));
   if (out->dtype() != dtype) {
-    return absl::InternalError(absl::StrCat("output ", i, " has dtype ",
-                                            ir::DTypeName(out->dtype()), ", expected ",
-                                            ir::DTypeName(dtype)));
+    return absl::InternalError(
+        absl::StrCat("output ", i, " has dtype ", ir::DTypeName(out->dtype()), ", expected ", ir::DTypeName(dtype)));
   }
   if (absl::Span<const int64_t>(out->shape()) != shape) {
-    return absl::InternalError(absl::StrCat("output ", i, " has shape ",
-                                            ir::ShapeToString(out->shape()), ", expected ",
+    return absl::InternalError(absl::StrCat("output ", i, " has shape ", ir::ShapeToString(out->shape()), ", expected ",
                                             ir::ShapeToString(shape)));
   }
   return absl::OkStatus();

@@ -25,8 +25,7 @@ void StridedCopy(void* dst, const void* src, size_t elem_size, absl::Span<const 
 // An error unless input i is present.
 absl::Status RequireInput(const KernelContext& ctx, size_t i);
 // An error unless output i is present with the given dtype and shape.
-absl::Status CheckOutput(const KernelContext& ctx, size_t i, ir::DType dtype,
-                         absl::Span<const int64_t> shape);
+absl::Status CheckOutput(const KernelContext& ctx, size_t i, ir::DType dtype, absl::Span<const int64_t> shape);
 
 absl::Status SliceKernel(KernelContext& ctx);
 absl::Status GatherKernel(KernelContext& ctx);

@@ -20,14 +20,10 @@ constexpr int kTileW = 4;
 
 __device__ __forceinline__ float Activate(Activation act, float v) {
   switch (act) {
-    case DepthwiseConvParams::kNone:
-      return v;
-    case DepthwiseConvParams::kRelu:
-      return v > 0.f ? v : 0.f;
-    case DepthwiseConvParams::kRelu6:
-      return fminf(fmaxf(v, 0.f), 6.f);
-    case DepthwiseConvParams::kSilu:
-      return __fdividef(v, 1.f + expf(-v));  // 0 once exp(-v) > 2^126
+    case DepthwiseConvParams::kNone: return v;
+    case DepthwiseConvParams::kRelu: return v > 0.f ? v : 0.f;
+    case DepthwiseConvParams::kRelu6: return fminf(fmaxf(v, 0.f), 6.f);
+    case DepthwiseConvParams::kSilu: return __fdividef(v, 1.f + expf(-v));  // 0 once exp(-v) > 2^126
   }
   return v;
 }

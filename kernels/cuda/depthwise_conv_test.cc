@@ -174,14 +174,10 @@ float Decode(const char* bytes, size_t i, bool fp16) {
 
 double Activate(Activation act, double v) {
   switch (act) {
-    case DepthwiseConvParams::kNone:
-      return v;
-    case DepthwiseConvParams::kRelu:
-      return std::max(v, 0.0);
-    case DepthwiseConvParams::kRelu6:
-      return std::min(std::max(v, 0.0), 6.0);
-    case DepthwiseConvParams::kSilu:
-      return v / (1.0 + std::exp(-v));
+    case DepthwiseConvParams::kNone: return v;
+    case DepthwiseConvParams::kRelu: return std::max(v, 0.0);
+    case DepthwiseConvParams::kRelu6: return std::min(std::max(v, 0.0), 6.0);
+    case DepthwiseConvParams::kSilu: return v / (1.0 + std::exp(-v));
   }
   return v;
 }

@@ -4,33 +4,50 @@
 #ifndef ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
 #define ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
 
-#include <cstdint>
-
 #include <cuda_runtime_api.h>
+
+#include <cstdint>
 
 #include "kernels/cuda/strided_copy.h"
 
 namespace kernels::cuda {
 
 enum class UnaryOp {
-  kRelu, kSigmoid, kTanh, kLeakyRelu, kElu, kSelu, kHardSigmoid, kHardSwish, kSoftplus, kGelu,
-  kGeluTanh, kErf, kClip, kSqrt, kExp, kLog, kNeg, kAbs, kReciprocal, kIdentity
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kLeakyRelu,
+  kElu,
+  kSelu,
+  kHardSigmoid,
+  kHardSwish,
+  kSoftplus,
+  kGelu,
+  kGeluTanh,
+  kErf,
+  kClip,
+  kSqrt,
+  kExp,
+  kLog,
+  kNeg,
+  kAbs,
+  kReciprocal,
+  kIdentity
 };
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu };
 enum class FloatType { kFloat32, kFloat16 };
 
 // alpha/beta: LeakyRelu/Elu alpha; Selu alpha, gamma (beta); HardSigmoid alpha, beta; Clip min, max.
-cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha,
-                  float beta, cudaStream_t stream);
+cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha, float beta,
+                  cudaStream_t stream);
 
 // out[i] = op(a[i . a_strides], b[i . b_strides]) over `shape.dims`; out is dense row-major.
 // Uses shape.dims and shape.src_strides for a, `b_strides` for b (shape.dst_strides is ignored).
-cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out,
-                   const CopyShape& shape, const int64_t* b_strides, cudaStream_t stream);
+cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out, const CopyShape& shape,
+                   const int64_t* b_strides, cudaStream_t stream);
 
 // out[i] = in[i] converted between float32 and float16 (round to nearest even).
-cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count,
-                         cudaStream_t stream);
+cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count, cudaStream_t stream);
 
 }  // namespace kernels::cuda
 

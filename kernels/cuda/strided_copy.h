@@ -5,9 +5,9 @@
 #ifndef ONNXRUN_KERNELS_CUDA_STRIDED_COPY_H_
 #define ONNXRUN_KERNELS_CUDA_STRIDED_COPY_H_
 
-#include <cstdint>
-
 #include <cuda_runtime_api.h>
+
+#include <cstdint>
 
 namespace kernels::cuda {
 
@@ -22,8 +22,7 @@ struct CopyShape {
 
 // Copies every index of `shape` from src to dst. Returns cudaErrorInvalidValue for a bad rank or
 // element size.
-cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int element_bytes,
-                        cudaStream_t stream);
+cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int element_bytes, cudaStream_t stream);
 
 // Fills `count` elements with the bit pattern of one element (`value_bits`).
 cudaError_t Fill(void* dst, int64_t count, int element_bytes, uint64_t value_bits, cudaStream_t stream);

@@ -16,8 +16,8 @@ absl::StatusOr<BackendDescriptor> BackendDescriptor::Create(cudnnBackendDescript
   return BackendDescriptor(desc, type);
 }
 
-absl::StatusOr<std::vector<BackendDescriptor>> BackendDescriptor::CreateMany(
-    cudnnBackendDescriptorType_t type, int64_t count) {
+absl::StatusOr<std::vector<BackendDescriptor>> BackendDescriptor::CreateMany(cudnnBackendDescriptorType_t type,
+                                                                             int64_t count) {
   std::vector<BackendDescriptor> out;
   out.reserve(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
@@ -58,39 +58,32 @@ absl::Status BackendDescriptor::Finalize() {
   return absl::OkStatus();
 }
 
-absl::Status BackendDescriptor::SetRaw(cudnnBackendAttributeName_t name,
-                                       cudnnBackendAttributeType_t type, int64_t count,
-                                       const void* values) {
+absl::Status BackendDescriptor::SetRaw(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+                                       int64_t count, const void* values) {
   CUDNN_RETURN_IF_NOT_OK(CheckNotEmpty());
-  absl::Status status = ToStatus(cudnnBackendSetAttribute(desc_, name, type, count, values),
-                                 "cudnnBackendSetAttribute", __FILE__, __LINE__);
+  absl::Status status = ToStatus(cudnnBackendSetAttribute(desc_, name, type, count, values), "cudnnBackendSetAttribute",
+                                 __FILE__, __LINE__);
   if (!status.ok()) {
-    return absl::Status(
-        status.code(),
-        absl::StrCat("attribute ", static_cast<int>(name), " (type ", static_cast<int>(type), ", ",
-                     count, " values) of descriptor type ", static_cast<int>(type_), ": ",
-                     status.message()));
+    return absl::Status(status.code(), absl::StrCat("attribute ", static_cast<int>(name), " (type ",
+                                                    static_cast<int>(type), ", ", count, " values) of descriptor type ",
+                                                    static_cast<int>(type_), ": ", status.message()));
   }
   return absl::OkStatus();
 }
 
-absl::Status BackendDescriptor::GetRaw(cudnnBackendAttributeName_t name,
-                                       cudnnBackendAttributeType_t type, int64_t capacity,
-                                       int64_t* written, void* values) const {
+absl::Status BackendDescriptor::GetRaw(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+                                       int64_t capacity, int64_t* written, void* values) const {
   CUDNN_RETURN_IF_NOT_OK(CheckNotEmpty());
-  absl::Status status =
-      ToStatus(cudnnBackendGetAttribute(desc_, name, type, capacity, written, values),
-               "cudnnBackendGetAttribute", __FILE__, __LINE__);
+  absl::Status status = ToStatus(cudnnBackendGetAttribute(desc_, name, type, capacity, written, values),
+                                 "cudnnBackendGetAttribute", __FILE__, __LINE__);
   if (!status.ok()) {
-    return absl::Status(status.code(),
-                        absl::StrCat("attribute ", static_cast<int>(name), " of descriptor type ",
-                                     static_cast<int>(type_), ": ", status.message()));
+    return absl::Status(status.code(), absl::StrCat("attribute ", static_cast<int>(name), " of descriptor type ",
+                                                    static_cast<int>(type_), ": ", status.message()));
   }
   return absl::OkStatus();
 }
 
-absl::Status BackendDescriptor::SetDescriptor(cudnnBackendAttributeName_t name,
-                                              const BackendDescriptor& value) {
+absl::Status BackendDescriptor::SetDescriptor(cudnnBackendAttributeName_t name, const BackendDescriptor& value) {
   cudnnBackendDescriptor_t raw = value.get();
   return SetRaw(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &raw);
 }
@@ -103,8 +96,7 @@ absl::Status BackendDescriptor::SetDescriptors(cudnnBackendAttributeName_t name,
   return SetRaw(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<int64_t>(raw.size()), raw.data());
 }
 
-absl::Status BackendDescriptor::SetPointers(cudnnBackendAttributeName_t name,
-                                            absl::Span<void* const> values) {
+absl::Status BackendDescriptor::SetPointers(cudnnBackendAttributeName_t name, absl::Span<void* const> values) {
   return SetRaw(name, CUDNN_TYPE_VOID_PTR, static_cast<int64_t>(values.size()), values.data());
 }
 
@@ -115,14 +107,14 @@ absl::StatusOr<int64_t> BackendDescriptor::Count(cudnnBackendAttributeName_t nam
   return count;
 }
 
-absl::StatusOr<int64_t> BackendDescriptor::GetDescriptors(
-    cudnnBackendAttributeName_t name, std::vector<BackendDescriptor>& out) const {
+absl::StatusOr<int64_t> BackendDescriptor::GetDescriptors(cudnnBackendAttributeName_t name,
+                                                          std::vector<BackendDescriptor>& out) const {
   std::vector<cudnnBackendDescriptor_t> raw;
   raw.reserve(out.size());
   for (const BackendDescriptor& desc : out) raw.push_back(desc.get());
   int64_t written = 0;
-  CUDNN_RETURN_IF_NOT_OK(GetRaw(name, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                static_cast<int64_t>(raw.size()), &written, raw.data()));
+  CUDNN_RETURN_IF_NOT_OK(
+      GetRaw(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<int64_t>(raw.size()), &written, raw.data()));
   const int64_t filled = std::min<int64_t>(written, static_cast<int64_t>(out.size()));
   for (int64_t i = 0; i < filled; ++i) out[i].finalized_ = true;  // cuDNN hands back finalized ones
   return filled;

@@ -53,8 +53,7 @@ class BackendDescriptor {
   // cudnnBackendCreateDescriptor(type). Works without a GPU.
   static absl::StatusOr<BackendDescriptor> Create(cudnnBackendDescriptorType_t type);
   // Creates `count` descriptors of `type` (for array-valued descriptor getters).
-  static absl::StatusOr<std::vector<BackendDescriptor>> CreateMany(
-      cudnnBackendDescriptorType_t type, int64_t count);
+  static absl::StatusOr<std::vector<BackendDescriptor>> CreateMany(cudnnBackendDescriptorType_t type, int64_t count);
 
   BackendDescriptor() = default;
   ~BackendDescriptor();
@@ -71,11 +70,11 @@ class BackendDescriptor {
   absl::Status Finalize();
 
   // The one helper every setter uses: cudnnBackendSetAttribute(desc, name, type, count, values).
-  absl::Status SetRaw(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
-                      int64_t count, const void* values);
+  absl::Status SetRaw(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t count,
+                      const void* values);
   // The one helper every getter uses; `*written` receives the element count cuDNN reports.
-  absl::Status GetRaw(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
-                      int64_t capacity, int64_t* written, void* values) const;
+  absl::Status GetRaw(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t capacity,
+                      int64_t* written, void* values) const;
 
   template <typename T>
   absl::Status Set(cudnnBackendAttributeName_t name, const T& value) {
@@ -83,8 +82,7 @@ class BackendDescriptor {
   }
   template <typename T>
   absl::Status Set(cudnnBackendAttributeName_t name, absl::Span<const T> values) {
-    return SetRaw(name, AttributeTypeOf<T>::value, static_cast<int64_t>(values.size()),
-                  values.data());
+    return SetRaw(name, AttributeTypeOf<T>::value, static_cast<int64_t>(values.size()), values.data());
   }
   template <typename T>
   absl::Status Set(cudnnBackendAttributeName_t name, const std::vector<T>& values) {
@@ -92,8 +90,7 @@ class BackendDescriptor {
   }
   // BACKEND_DESCRIPTOR attributes (one or several descriptors).
   absl::Status SetDescriptor(cudnnBackendAttributeName_t name, const BackendDescriptor& value);
-  absl::Status SetDescriptors(cudnnBackendAttributeName_t name,
-                              absl::Span<const BackendDescriptor* const> values);
+  absl::Status SetDescriptors(cudnnBackendAttributeName_t name, absl::Span<const BackendDescriptor* const> values);
   // VOID_PTR attributes (device or host data pointers).
   absl::Status SetPointers(cudnnBackendAttributeName_t name, absl::Span<void* const> values);
 
@@ -107,27 +104,22 @@ class BackendDescriptor {
   }
   // Up to `capacity` elements (fewer when cuDNN reports fewer).
   template <typename T>
-  absl::StatusOr<std::vector<T>> GetArray(cudnnBackendAttributeName_t name,
-                                          int64_t capacity) const {
+  absl::StatusOr<std::vector<T>> GetArray(cudnnBackendAttributeName_t name, int64_t capacity) const {
     std::vector<T> values(static_cast<size_t>(capacity));
     int64_t written = 0;
-    absl::Status status =
-        GetRaw(name, AttributeTypeOf<T>::value, capacity, &written, values.data());
+    absl::Status status = GetRaw(name, AttributeTypeOf<T>::value, capacity, &written, values.data());
     if (!status.ok()) return status;
     values.resize(static_cast<size_t>(std::min(written, capacity)));
     return values;
   }
   // The element count of an array attribute (a getter with capacity 0).
-  absl::StatusOr<int64_t> Count(cudnnBackendAttributeName_t name,
-                                cudnnBackendAttributeType_t type) const;
+  absl::StatusOr<int64_t> Count(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type) const;
   // Fills `out` (descriptors created by the caller, of the type cuDNN expects) and returns the
   // number cuDNN wrote.
-  absl::StatusOr<int64_t> GetDescriptors(cudnnBackendAttributeName_t name,
-                                         std::vector<BackendDescriptor>& out) const;
+  absl::StatusOr<int64_t> GetDescriptors(cudnnBackendAttributeName_t name, std::vector<BackendDescriptor>& out) const;
 
  private:
-  BackendDescriptor(cudnnBackendDescriptor_t desc, cudnnBackendDescriptorType_t type)
-      : desc_(desc), type_(type) {}
+  BackendDescriptor(cudnnBackendDescriptor_t desc, cudnnBackendDescriptorType_t type) : desc_(desc), type_(type) {}
   absl::Status CheckNotEmpty() const;
 
   cudnnBackendDescriptor_t desc_ = nullptr;

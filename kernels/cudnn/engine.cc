@@ -25,44 +25,29 @@ std::mutex& HeuristicsModeBMutex() {
 
 const char* NumericalNoteName(cudnnBackendNumericalNote_t note) {
   switch (note) {
-    case CUDNN_NUMERICAL_NOTE_TENSOR_CORE:
-      return "tensor_core";
-    case CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS:
-      return "down_convert_inputs";
-    case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION:
-      return "reduced_precision_reduction";
-    case CUDNN_NUMERICAL_NOTE_FFT:
-      return "fft";
-    case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC:
-      return "nondeterministic";
-    case CUDNN_NUMERICAL_NOTE_WINOGRAD:
-      return "winograd";
-    case CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4:
-      return "winograd_4x4";
-    case CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6:
-      return "winograd_6x6";
-    case CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13:
-      return "winograd_13x13";
-    case CUDNN_NUMERICAL_NOTE_STRICT_NAN_PROP:
-      return "strict_nan_prop";
-    default:
-      return "unknown";
+    case CUDNN_NUMERICAL_NOTE_TENSOR_CORE: return "tensor_core";
+    case CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS: return "down_convert_inputs";
+    case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION: return "reduced_precision_reduction";
+    case CUDNN_NUMERICAL_NOTE_FFT: return "fft";
+    case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC: return "nondeterministic";
+    case CUDNN_NUMERICAL_NOTE_WINOGRAD: return "winograd";
+    case CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4: return "winograd_4x4";
+    case CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6: return "winograd_6x6";
+    case CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13: return "winograd_13x13";
+    case CUDNN_NUMERICAL_NOTE_STRICT_NAN_PROP: return "strict_nan_prop";
+    default: return "unknown";
   }
 }
 
-absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> KnobChoices(
-    const BackendDescriptor& config) {
-  CUDNN_ASSIGN_OR_RETURN(
-      std::vector<BackendDescriptor> choices,
-      BackendDescriptor::CreateMany(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS));
-  CUDNN_ASSIGN_OR_RETURN(int64_t filled,
-                         config.GetDescriptors(CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, choices));
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> KnobChoices(const BackendDescriptor& config) {
+  CUDNN_ASSIGN_OR_RETURN(std::vector<BackendDescriptor> choices,
+                         BackendDescriptor::CreateMany(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS));
+  CUDNN_ASSIGN_OR_RETURN(int64_t filled, config.GetDescriptors(CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, choices));
   std::vector<std::pair<int64_t, int64_t>> knobs;
   for (int64_t i = 0; i < filled; ++i) {
-    CUDNN_ASSIGN_OR_RETURN(cudnnBackendKnobType_t type, choices[i].Get<cudnnBackendKnobType_t>(
-                                                            CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE));
-    CUDNN_ASSIGN_OR_RETURN(int64_t value,
-                           choices[i].Get<int64_t>(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE));
+    CUDNN_ASSIGN_OR_RETURN(cudnnBackendKnobType_t type,
+                           choices[i].Get<cudnnBackendKnobType_t>(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE));
+    CUDNN_ASSIGN_OR_RETURN(int64_t value, choices[i].Get<int64_t>(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE));
     knobs.emplace_back(static_cast<int64_t>(type), value);
   }
   std::sort(knobs.begin(), knobs.end());
@@ -73,20 +58,16 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> KnobChoices(
 
 const char* RungName(int rung) {
   switch (rung) {
-    case 0:
-      return "heuristics mode A";
-    case 1:
-      return "heuristics mode B";
-    case 2:
-      return "fallback list";
-    default:
-      return "none";
+    case 0: return "heuristics mode A";
+    case 1: return "heuristics mode B";
+    case 2: return "fallback list";
+    default: return "none";
   }
 }
 
 bool EngineCandidate::runtime_compiled() const {
-  return std::find(behavior_notes.begin(), behavior_notes.end(),
-                   CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behavior_notes.end();
+  return std::find(behavior_notes.begin(), behavior_notes.end(), CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) !=
+         behavior_notes.end();
 }
 
 bool EngineCandidate::has_numerical_note(cudnnBackendNumericalNote_t note) const {
@@ -99,11 +80,10 @@ std::string EngineCandidate::ToString() const {
   for (cudnnBackendNumericalNote_t note : numerical_notes) {
     note_text.push_back(NumericalNoteName(note));
   }
-  return absl::StrCat(
-      "engine ", engine_id, runtime_compiled() ? " (runtime-compiled)" : "", " knobs {",
-      absl::StrJoin(knob_text, ", "), "}",
-      note_text.empty() ? "" : absl::StrCat(" notes {", absl::StrJoin(note_text, ", "), "}"), ", ",
-      RungName(rung));
+  return absl::StrCat("engine ", engine_id, runtime_compiled() ? " (runtime-compiled)" : "", " knobs {",
+                      absl::StrJoin(knob_text, ", "), "}",
+                      note_text.empty() ? "" : absl::StrCat(" notes {", absl::StrJoin(note_text, ", "), "}"), ", ",
+                      RungName(rung));
 }
 
 absl::StatusOr<BackendDescriptor> LoadDeviceProperties(const std::string& json_path) {
@@ -112,8 +92,7 @@ absl::StatusOr<BackendDescriptor> LoadDeviceProperties(const std::string& json_p
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string json = buffer.str();
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor props,
-                         BackendDescriptor::Create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor props, BackendDescriptor::Create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(props.SetRaw(CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
                                       static_cast<int64_t>(json.size()), json.data()));
   CUDNN_RETURN_IF_NOT_OK(props.Finalize());
@@ -121,18 +100,16 @@ absl::StatusOr<BackendDescriptor> LoadDeviceProperties(const std::string& json_p
 }
 
 absl::StatusOr<BackendDescriptor> DevicePropertiesFromHandle(cudnnHandle_t handle) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor props,
-                         BackendDescriptor::Create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor props, BackendDescriptor::Create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(props.SetRaw(CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
   CUDNN_RETURN_IF_NOT_OK(props.Finalize());
   return props;
 }
 
-absl::StatusOr<std::vector<BackendDescriptor>> QueryHeuristics(
-    const BackendDescriptor& graph, cudnnBackendHeurMode_t mode,
-    const BackendDescriptor& device_props) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor heur,
-                         BackendDescriptor::Create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR));
+absl::StatusOr<std::vector<BackendDescriptor>> QueryHeuristics(const BackendDescriptor& graph,
+                                                               cudnnBackendHeurMode_t mode,
+                                                               const BackendDescriptor& device_props) {
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor heur, BackendDescriptor::Create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(heur.SetDescriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
   CUDNN_RETURN_IF_NOT_OK(heur.Set(CUDNN_ATTR_ENGINEHEUR_MODE, mode));
   if (device_props.get() != nullptr) {
@@ -144,12 +121,10 @@ absl::StatusOr<std::vector<BackendDescriptor>> QueryHeuristics(
   } else {
     CUDNN_RETURN_IF_NOT_OK(heur.Finalize());
   }
-  CUDNN_ASSIGN_OR_RETURN(int64_t count,
-                         heur.Count(CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(int64_t count, heur.Count(CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR));
   CUDNN_ASSIGN_OR_RETURN(std::vector<BackendDescriptor> configs,
                          BackendDescriptor::CreateMany(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count));
-  CUDNN_ASSIGN_OR_RETURN(int64_t filled,
-                         heur.GetDescriptors(CUDNN_ATTR_ENGINEHEUR_RESULTS, configs));
+  CUDNN_ASSIGN_OR_RETURN(int64_t filled, heur.GetDescriptors(CUDNN_ATTR_ENGINEHEUR_RESULTS, configs));
   configs.resize(static_cast<size_t>(filled));
   return configs;
 }
@@ -161,20 +136,17 @@ absl::StatusOr<EngineCandidate> DescribeConfig(const BackendDescriptor& config, 
                          BackendDescriptor::CreateMany(CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1));
   CUDNN_RETURN_IF_NOT_OK(config.GetDescriptors(CUDNN_ATTR_ENGINECFG_ENGINE, engine).status());
   CUDNN_ASSIGN_OR_RETURN(out.engine_id, engine[0].Get<int64_t>(CUDNN_ATTR_ENGINE_GLOBAL_INDEX));
-  CUDNN_ASSIGN_OR_RETURN(out.numerical_notes,
-                         engine[0].GetArray<cudnnBackendNumericalNote_t>(
-                             CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT));
-  CUDNN_ASSIGN_OR_RETURN(out.behavior_notes,
-                         engine[0].GetArray<cudnnBackendBehaviorNote_t>(
-                             CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT));
+  CUDNN_ASSIGN_OR_RETURN(out.numerical_notes, engine[0].GetArray<cudnnBackendNumericalNote_t>(
+                                                  CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT));
+  CUDNN_ASSIGN_OR_RETURN(out.behavior_notes, engine[0].GetArray<cudnnBackendBehaviorNote_t>(
+                                                 CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT));
   CUDNN_ASSIGN_OR_RETURN(out.knobs, KnobChoices(config));
   return out;
 }
 
 std::string StrictFp32Rejection(const EngineCandidate& candidate) {
-  for (cudnnBackendNumericalNote_t note :
-       {CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS,
-        CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION}) {
+  for (cudnnBackendNumericalNote_t note : {CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS,
+                                           CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION}) {
     if (candidate.has_numerical_note(note)) {
       return absl::StrCat("strict fp32: numerical note ", NumericalNoteName(note));
     }
@@ -195,10 +167,8 @@ std::string MissingRuntimeLibraries() {
   return absl::StrJoin(missing, ", ");
 }
 
-absl::StatusOr<BackendDescriptor> FinalizePlan(const BackendDescriptor& config,
-                                               const BackendDescriptor& device_props) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor plan,
-                         BackendDescriptor::Create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR));
+absl::StatusOr<BackendDescriptor> FinalizePlan(const BackendDescriptor& config, const BackendDescriptor& device_props) {
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor plan, BackendDescriptor::Create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(plan.SetDescriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config));
   if (device_props.get() != nullptr) {
     CUDNN_RETURN_IF_NOT_OK(plan.SetDescriptor(CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP, device_props));

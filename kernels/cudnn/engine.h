@@ -26,9 +26,9 @@ const char* RungName(int rung);
 // another architecture and fail at execute with ARCH_MISMATCH).
 absl::StatusOr<BackendDescriptor> DevicePropertiesFromHandle(cudnnHandle_t handle);
 
-absl::StatusOr<std::vector<BackendDescriptor>> QueryHeuristics(
-    const BackendDescriptor& graph, cudnnBackendHeurMode_t mode,
-    const BackendDescriptor& device_props);
+absl::StatusOr<std::vector<BackendDescriptor>> QueryHeuristics(const BackendDescriptor& graph,
+                                                               cudnnBackendHeurMode_t mode,
+                                                               const BackendDescriptor& device_props);
 
 // Engine id, notes and knob choices of a finalized engine config.
 absl::StatusOr<EngineCandidate> DescribeConfig(const BackendDescriptor& config, int rung);
@@ -43,8 +43,7 @@ std::string StrictFp32Rejection(const EngineCandidate& candidate);
 std::string MissingRuntimeLibraries();
 
 // Finalizes an execution plan for `config`; attaches `device_props` when it is non-empty.
-absl::StatusOr<BackendDescriptor> FinalizePlan(const BackendDescriptor& config,
-                                               const BackendDescriptor& device_props);
+absl::StatusOr<BackendDescriptor> FinalizePlan(const BackendDescriptor& config, const BackendDescriptor& device_props);
 
 }  // namespace cudnn
 

@@ -22,9 +22,7 @@ namespace cudnn::testing {
 namespace {
 
 enum class Precision { kFp16, kFp32, kTf32 };
-double Rtol(Precision p) {
-  return p == Precision::kFp16 ? kRtolFp16 : (p == Precision::kFp32 ? kRtolFp32 : kRtolTf32);
-}
+double Rtol(Precision p) { return p == Precision::kFp16 ? kRtolFp16 : (p == Precision::kFp32 ? kRtolFp32 : kRtolTf32); }
 IoType Io(Precision p) { return p == Precision::kFp16 ? IoType::kHalf : IoType::kFloat; }
 
 // Shapes of the fused-conv tests: N=2, C=32 → K=64, 12x12, 3x3 pad 1, NHWC.
@@ -77,9 +75,8 @@ ConvData MakeConvData(IoType t) {
 }
 
 // Builds the plan, runs it with the given device pointers, returns the output (uid `out`).
-std::vector<float> BuildAndRun(cudnnHandle_t handle, const FusedGraphSpec& spec,
-                               std::map<int64_t, void*> ptrs, int64_t out, size_t out_count,
-                               IoType out_type) {
+std::vector<float> BuildAndRun(cudnnHandle_t handle, const FusedGraphSpec& spec, std::map<int64_t, void*> ptrs,
+                               int64_t out, size_t out_count, IoType out_type) {
   absl::StatusOr<FusedGraphPlan> plan = FusedGraphPlan::Build(handle, spec, {});
   EXPECT_TRUE(plan.ok()) << plan.status();
   if (!plan.ok()) return {};
@@ -104,14 +101,12 @@ TEST_P(FusedConvTest, ConvBiasRelu) {
   ConvData d = MakeConvData(t);
   for (double& v : d.ref) v = std::max(v, 0.0);
   DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t);
-  std::vector<float> got =
-      BuildAndRun(handle_, spec, {{1, x.get()}, {2, w.get()}, {4, b.get()}}, 7, d.ref.size(), t);
+  std::vector<float> got = BuildAndRun(handle_, spec, {{1, x.get()}, {2, w.get()}, {4, b.get()}}, 7, d.ref.size(), t);
   EXPECT_TRUE(AllClose(got, d.ref, Rtol(p)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, FusedConvTest,
-                         ::testing::Values(Precision::kFp16, Precision::kFp32, Precision::kTf32),
-                         [](const auto& info) {
+                         ::testing::Values(Precision::kFp16, Precision::kFp32, Precision::kTf32), [](const auto& info) {
                            return std::string(info.param == Precision::kFp16   ? "fp16"
                                               : info.param == Precision::kFp32 ? "fp32"
                                                                                : "tf32");
@@ -130,10 +125,9 @@ TEST_F(FusedGraphGpuTest, ConvBiasResidualAddRelu) {
   ConvData d = MakeConvData(t);
   const std::vector<float> residual = Random(d.ref.size(), t, 4);
   for (size_t i = 0; i < d.ref.size(); ++i) d.ref[i] = std::max(d.ref[i] + residual[i], 0.0);
-  DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t),
-               r = Upload(residual, t);
-  std::vector<float> got = BuildAndRun(
-      handle_, spec, {{1, x.get()}, {2, w.get()}, {4, b.get()}, {8, r.get()}}, 7, d.ref.size(), t);
+  DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t), r = Upload(residual, t);
+  std::vector<float> got =
+      BuildAndRun(handle_, spec, {{1, x.get()}, {2, w.get()}, {4, b.get()}, {8, r.get()}}, 7, d.ref.size(), t);
   EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
 }
 
@@ -167,14 +161,13 @@ TEST_F(FusedGraphGpuTest, ConvBiasRelu6AsMaxMin) {
   const IoType t = IoType::kHalf;
   ConvData d = ConvBiasRelu6Data();
   DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t);
-  std::vector<float> got = BuildAndRun(
-      handle_, ConvBiasRelu6Spec(), {{1, x.get()}, {2, w.get()}, {4, b.get()}}, 7, d.ref.size(), t);
+  std::vector<float> got =
+      BuildAndRun(handle_, ConvBiasRelu6Spec(), {{1, x.get()}, {2, w.get()}, {4, b.get()}}, 7, d.ref.size(), t);
   EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
 }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The runtime-compiled ReLU6 plan, serialized and loaded back with the handle: the loaded plan
@@ -217,8 +210,7 @@ TEST_F(FusedGraphGpuTest, RuntimeCompiledPlanLoadsFromSerialized) {
     EXPECT_EQ(got_config.engine_id, built_config->engine_id);
     EXPECT_EQ(got_config.rung, built_config->rung);
     for (const auto& knob : built_config->knobs) {
-      EXPECT_NE(std::find(got_config.knobs.begin(), got_config.knobs.end(), knob),
-                got_config.knobs.end())
+      EXPECT_NE(std::find(got_config.knobs.begin(), got_config.knobs.end(), knob), got_config.knobs.end())
           << "knob " << knob.first << " of " << built_config->ToString();
     }
   }
@@ -227,14 +219,13 @@ TEST_F(FusedGraphGpuTest, RuntimeCompiledPlanLoadsFromSerialized) {
   DeviceBuffer x = Upload(d.x, t), w = Upload(d.w, t), b = Upload(d.bias, t);
   DeviceBuffer y(d.ref.size() * ElementBytes(t)), ws(loaded->workspace_bytes());
   const auto run_start = std::chrono::steady_clock::now();
-  absl::Status run =
-      loaded->Execute(handle_, {{1, x.get()}, {2, w.get()}, {4, b.get()}, {7, y.get()}}, ws.get());
+  absl::Status run = loaded->Execute(handle_, {{1, x.get()}, {2, w.get()}, {4, b.get()}, {7, y.get()}}, ws.get());
   ASSERT_TRUE(run.ok()) << run;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const double run_ms = MsSince(run_start);
   std::vector<float> got = Download(y, d.ref.size(), t);
-  std::cout << "  load " << load_ms << " ms, first execute (synchronized) " << run_ms
-            << " ms, blob " << blob.size() << " bytes: " << loaded->engine_description() << "\n";
+  std::cout << "  load " << load_ms << " ms, first execute (synchronized) " << run_ms << " ms, blob " << blob.size()
+            << " bytes: " << loaded->engine_description() << "\n";
   EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
 }
 
@@ -261,8 +252,8 @@ TEST_F(FusedGraphGpuTest, MatMulBiasGelu) {
       ref[m * kNd + n] = 0.5 * acc * (1.0 + std::erf(acc / std::sqrt(2.0)));
     }
   DeviceBuffer da = Upload(a, t), db = Upload(bm, t), dbias = Upload(bias, t);
-  std::vector<float> got = BuildAndRun(
-      handle_, spec, {{1, da.get()}, {2, db.get()}, {4, dbias.get()}}, 7, ref.size(), t);
+  std::vector<float> got =
+      BuildAndRun(handle_, spec, {{1, da.get()}, {2, db.get()}, {4, dbias.get()}}, 7, ref.size(), t);
   EXPECT_TRUE(AllClose(got, ref, kRtolFp16));
 }
 
@@ -304,11 +295,9 @@ TEST_P(LegacyConvTest, MatchesReference) {
   const View4 wv{{tc.k, cg, 3, 3}, strides({tc.k, cg, 3, 3})};
   const View4 yv{{y.n, y.c, y.h, y.w}, strides({y.n, y.c, y.h, y.w})};
   const float scale = 1.0f / std::sqrt(float(cg * 9));
-  const std::vector<float> x = Random(xv.size(), tc.type, 11),
-                           w = Random(wv.size(), tc.type, 12, -scale, scale),
+  const std::vector<float> x = Random(xv.size(), tc.type, 11), w = Random(wv.size(), tc.type, 12, -scale, scale),
                            bias = Random(tc.k, tc.type, 13, -4, 4);  // reaches both ReLU6 clips
-  std::vector<double> ref =
-      ConvRef(x, xv, w, wv, yv, {tc.groups, 1, 1, tc.stride, tc.stride}, &bias);
+  std::vector<double> ref = ConvRef(x, xv, w, wv, yv, {tc.groups, 1, 1, tc.stride, tc.stride}, &bias);
   for (double& v : ref) {
     if (tc.act != LegacyActivation::kNone) v = std::max(v, 0.0);
     if (tc.act == LegacyActivation::kRelu6) v = std::min(v, 6.0);
@@ -320,17 +309,16 @@ TEST_P(LegacyConvTest, MatchesReference) {
   EXPECT_TRUE(AllClose(Download(dy, yv.size(), tc.type), ref, tc.rtol));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, LegacyConvTest,
-    ::testing::Values(LegacyConvCase{"depthwise_relu6_fp16_nhwc", 32, 32, 32, 1, IoType::kHalf,
-                                     Layout::kNHWC, LegacyActivation::kRelu6, kRtolFp16},
-                      LegacyConvCase{"depthwise_s2_relu6_fp16_nhwc", 32, 32, 32, 2, IoType::kHalf,
-                                     Layout::kNHWC, LegacyActivation::kRelu6, kRtolFp16},
-                      LegacyConvCase{"grouped4_relu_fp32_nchw", 16, 32, 4, 1, IoType::kFloat,
-                                     Layout::kNCHW, LegacyActivation::kRelu, kRtolFp32},
-                      LegacyConvCase{"depthwise_relu_fp32_nhwc", 16, 16, 16, 1, IoType::kFloat,
-                                     Layout::kNHWC, LegacyActivation::kRelu, kRtolFp32}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Cases, LegacyConvTest,
+                         ::testing::Values(LegacyConvCase{"depthwise_relu6_fp16_nhwc", 32, 32, 32, 1, IoType::kHalf,
+                                                          Layout::kNHWC, LegacyActivation::kRelu6, kRtolFp16},
+                                           LegacyConvCase{"depthwise_s2_relu6_fp16_nhwc", 32, 32, 32, 2, IoType::kHalf,
+                                                          Layout::kNHWC, LegacyActivation::kRelu6, kRtolFp16},
+                                           LegacyConvCase{"grouped4_relu_fp32_nchw", 16, 32, 4, 1, IoType::kFloat,
+                                                          Layout::kNCHW, LegacyActivation::kRelu, kRtolFp32},
+                                           LegacyConvCase{"depthwise_relu_fp32_nhwc", 16, 16, 16, 1, IoType::kFloat,
+                                                          Layout::kNHWC, LegacyActivation::kRelu, kRtolFp32}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 using LegacyGpuTest = GpuTest;
 
@@ -341,8 +329,7 @@ void BatchNormCase(cudnnHandle_t handle, Layout layout, IoType t, double rtol) {
   const std::vector<int64_t> dims = {s.n, s.c, s.h, s.w};
   const View4 v{dims, layout == Layout::kNHWC ? ChannelsLastStrides(dims) : RowMajorStrides(dims)};
   const std::vector<float> x = Random(v.size(), t, 21), scale = Random(s.c, IoType::kFloat, 22),
-                           bias = Random(s.c, IoType::kFloat, 23),
-                           mean = Random(s.c, IoType::kFloat, 24),
+                           bias = Random(s.c, IoType::kFloat, 23), mean = Random(s.c, IoType::kFloat, 24),
                            var = Random(s.c, IoType::kFloat, 25, 0.25f, 2.0f);
   std::vector<double> ref(v.size());
   for (int n = 0; n < s.n; ++n)
@@ -352,21 +339,16 @@ void BatchNormCase(cudnnHandle_t handle, Layout layout, IoType t, double rtol) {
           const int64_t i = v.at(n, c, h, w);
           ref[i] = scale[c] * (x[i] - double{mean[c]}) / std::sqrt(double{var[c]} + 1e-5) + bias[c];
         }
-  DeviceBuffer dx = Upload(x, t), dy(v.size() * ElementBytes(t)),
-               dscale = Upload(scale, IoType::kFloat), dbias = Upload(bias, IoType::kFloat),
-               dmean = Upload(mean, IoType::kFloat), dvar = Upload(var, IoType::kFloat);
-  absl::Status run =
-      bn->Run(handle, dx.get(), dy.get(), dscale.get(), dbias.get(), dmean.get(), dvar.get());
+  DeviceBuffer dx = Upload(x, t), dy(v.size() * ElementBytes(t)), dscale = Upload(scale, IoType::kFloat),
+               dbias = Upload(bias, IoType::kFloat), dmean = Upload(mean, IoType::kFloat),
+               dvar = Upload(var, IoType::kFloat);
+  absl::Status run = bn->Run(handle, dx.get(), dy.get(), dscale.get(), dbias.get(), dmean.get(), dvar.get());
   ASSERT_TRUE(run.ok()) << run;
   EXPECT_TRUE(AllClose(Download(dy, v.size(), t), ref, rtol));
 }
 
-TEST_F(LegacyGpuTest, BatchNormInferenceNchwFp32) {
-  BatchNormCase(handle_, Layout::kNCHW, IoType::kFloat, kRtolFp32);
-}
-TEST_F(LegacyGpuTest, BatchNormInferenceNhwcFp16) {
-  BatchNormCase(handle_, Layout::kNHWC, IoType::kHalf, kRtolFp16);
-}
+TEST_F(LegacyGpuTest, BatchNormInferenceNchwFp32) { BatchNormCase(handle_, Layout::kNCHW, IoType::kFloat, kRtolFp32); }
+TEST_F(LegacyGpuTest, BatchNormInferenceNhwcFp16) { BatchNormCase(handle_, Layout::kNHWC, IoType::kHalf, kRtolFp16); }
 
 void PoolCase(cudnnHandle_t handle, PoolMode mode, IoType t, double rtol) {
   PoolSpec spec{{2, 16, 9, 9}, Layout::kNHWC, t, mode, 3, 3, 1, 1, 2, 2};
@@ -404,9 +386,7 @@ void PoolCase(cudnnHandle_t handle, PoolMode mode, IoType t, double rtol) {
   EXPECT_TRUE(AllClose(Download(dy, yv.size(), t), ref, rtol));
 }
 
-TEST_F(LegacyGpuTest, MaxPoolNhwcFp16) {
-  PoolCase(handle_, PoolMode::kMax, IoType::kHalf, kRtolFp16);
-}
+TEST_F(LegacyGpuTest, MaxPoolNhwcFp16) { PoolCase(handle_, PoolMode::kMax, IoType::kHalf, kRtolFp16); }
 TEST_F(LegacyGpuTest, AvgPoolIncludePadNhwcFp32) {
   PoolCase(handle_, PoolMode::kAverageIncludePad, IoType::kFloat, kRtolFp32);
 }
@@ -438,8 +418,7 @@ TEST_F(LegacyGpuTest, SoftmaxFp32) {
 
 TEST_F(LegacyGpuTest, ActivationRelu6InPlaceFp16) {
   constexpr int64_t kCount = 4096;
-  absl::StatusOr<Activation> act =
-      Activation::Create(kCount, IoType::kHalf, LegacyActivation::kRelu6);
+  absl::StatusOr<Activation> act = Activation::Create(kCount, IoType::kHalf, LegacyActivation::kRelu6);
   ASSERT_TRUE(act.ok()) << act.status();
   const std::vector<float> x = Random(kCount, IoType::kHalf, 51, -10, 10);
   std::vector<double> ref(kCount);

@@ -47,9 +47,7 @@ class DeviceBuffer {
 
 inline size_t ElementBytes(IoType t) { return t == IoType::kHalf ? 2 : 4; }
 
-inline float RoundTo(IoType t, float v) {
-  return t == IoType::kHalf ? ir::HalfBitsToFloat(ir::FloatToHalfBits(v)) : v;
-}
+inline float RoundTo(IoType t, float v) { return t == IoType::kHalf ? ir::HalfBitsToFloat(ir::FloatToHalfBits(v)) : v; }
 
 // Uniform in [lo, hi), already rounded to `t` so the reference sees what the GPU sees.
 inline std::vector<float> Random(size_t n, IoType t, uint32_t seed, float lo = -1, float hi = 1) {
@@ -86,8 +84,8 @@ inline std::vector<float> Download(const DeviceBuffer& buf, size_t n, IoType t) 
 }
 
 // Every element: |got - want| <= rtol * max(|want|, 1). Inputs are O(1) by construction.
-inline ::testing::AssertionResult AllClose(const std::vector<float>& got,
-                                           const std::vector<double>& want, double rtol) {
+inline ::testing::AssertionResult AllClose(const std::vector<float>& got, const std::vector<double>& want,
+                                           double rtol) {
   if (got.size() != want.size()) {
     return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
   }
@@ -103,8 +101,8 @@ inline ::testing::AssertionResult AllClose(const std::vector<float>& got,
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess() << "max scaled error " << worst;
-  return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements off (rtol "
-                                       << rtol << ", worst " << worst << "):" << first.str();
+  return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements off (rtol " << rtol << ", worst "
+                                       << worst << "):" << first.str();
 }
 
 // Logical [d0,d1,d2,d3] → offset through strides.
@@ -121,9 +119,9 @@ struct ConvRefParams {
 };
 
 // y[n,k,p,q] = sum x[n, g*Cg+c, p*sh-ph+r, q*sw-pw+s] * w[k,c,r,s] (+ bias[k]); stored per views.
-inline std::vector<double> ConvRef(const std::vector<float>& x, const View4& xv,
-                                   const std::vector<float>& w, const View4& wv, const View4& yv,
-                                   const ConvRefParams& p, const std::vector<float>* bias) {
+inline std::vector<double> ConvRef(const std::vector<float>& x, const View4& xv, const std::vector<float>& w,
+                                   const View4& wv, const View4& yv, const ConvRefParams& p,
+                                   const std::vector<float>* bias) {
   std::vector<double> y(yv.size(), 0.0);
   const int64_t kg = yv.dims[1] / p.groups, cg = wv.dims[1];
   for (int64_t n = 0; n < yv.dims[0]; ++n)
@@ -135,8 +133,7 @@ inline std::vector<double> ConvRef(const std::vector<float>& x, const View4& xv,
           for (int64_t c = 0; c < cg; ++c)
             for (int64_t r = 0; r < wv.dims[2]; ++r)
               for (int64_t s = 0; s < wv.dims[3]; ++s) {
-                const int64_t ih = oh * p.stride_h - p.pad_h + r,
-                              iw = ow * p.stride_w - p.pad_w + s;
+                const int64_t ih = oh * p.stride_h - p.pad_h + r, iw = ow * p.stride_w - p.pad_w + s;
                 if (ih < 0 || iw < 0 || ih >= xv.dims[2] || iw >= xv.dims[3]) continue;
                 acc += double{x[xv.at(n, g * cg + c, ih, iw)]} * w[wv.at(k, c, r, s)];
               }
@@ -152,12 +149,10 @@ class GpuTest : public ::testing::Test {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no GPU: cudaGetDeviceCount -> " << cudaGetErrorName(e) << ", count "
-                   << count;
+      GTEST_SKIP() << "no GPU: cudaGetDeviceCount -> " << cudaGetErrorName(e) << ", count " << count;
     }
     const cudnnStatus_t s = cudnnCreate(&handle_);
-    ASSERT_EQ(s, CUDNN_STATUS_SUCCESS)
-        << "GPU present but cudnnCreate failed: " << cudnnGetErrorString(s);
+    ASSERT_EQ(s, CUDNN_STATUS_SUCCESS) << "GPU present but cudnnCreate failed: " << cudnnGetErrorString(s);
   }
   void TearDown() override {
     if (handle_ != nullptr) cudnnDestroy(handle_);

@@ -36,18 +36,16 @@ constexpr ModeName kModes[] = {
 
 absl::Status CheckTensor(const TensorDesc& t, const char* role) {
   if (t.dims.empty() || t.dims.size() != t.strides.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(role, " tensor uid ", t.uid, ": ", t.dims.size(),
-                                                   " dims but ", t.strides.size(), " strides"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(role, " tensor uid ", t.uid, ": ", t.dims.size(), " dims but ", t.strides.size(), " strides"));
   }
   for (size_t i = 0; i < t.dims.size(); ++i) {
     if (t.dims[i] <= 0 || t.strides[i] <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(role, " tensor uid ", t.uid, ": dim/stride ", i, " not positive"));
+      return absl::InvalidArgumentError(absl::StrCat(role, " tensor uid ", t.uid, ": dim/stride ", i, " not positive"));
     }
   }
   if (t.is_virtual && t.by_value) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(role, " tensor uid ", t.uid, ": both virtual and by-value"));
+    return absl::InvalidArgumentError(absl::StrCat(role, " tensor uid ", t.uid, ": both virtual and by-value"));
   }
   return absl::OkStatus();
 }
@@ -67,29 +65,26 @@ absl::Status CheckAnchor(const FusedGraphSpec& spec) {
   if (rank < 3) return absl::InvalidArgumentError("conv tensors need at least one spatial dim");
   const size_t spatial = rank - 2;
   const ConvParams& c = spec.conv;
-  if (c.pads_begin.size() != spatial || c.pads_end.size() != spatial ||
-      c.strides.size() != spatial || c.dilations.size() != spatial) {
+  if (c.pads_begin.size() != spatial || c.pads_end.size() != spatial || c.strides.size() != spatial ||
+      c.dilations.size() != spatial) {
     return absl::InvalidArgumentError(
         absl::StrCat("conv params need ", spatial, " pads_begin, pads_end, strides, dilations"));
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckEpilogue(const FusedGraphSpec& spec, std::set<int64_t> defined,
-                           const std::set<int64_t>& all) {
+absl::Status CheckEpilogue(const FusedGraphSpec& spec, std::set<int64_t> defined, const std::set<int64_t>& all) {
   for (const PointwiseOp& op : spec.epilogue) {
     CUDNN_ASSIGN_OR_RETURN(cudnnPointwiseMode_t mode, PointwiseModeFromName(op.mode));
     const bool binary = IsBinaryPointwise(mode);
     if (binary != (op.in1 >= 0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(op.mode, ": ", binary ? "needs" : "takes no", " second input"));
+      return absl::InvalidArgumentError(absl::StrCat(op.mode, ": ", binary ? "needs" : "takes no", " second input"));
     }
     std::vector<int64_t> inputs = {op.in0};
     if (binary) inputs.push_back(op.in1);
     for (int64_t in : inputs) {
       if (!defined.count(in)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(op.mode, ": input uid ", in, " is not defined before use"));
+        return absl::InvalidArgumentError(absl::StrCat(op.mode, ": input uid ", in, " is not defined before use"));
       }
     }
     if (!all.count(op.out)) {
@@ -101,8 +96,7 @@ absl::Status CheckEpilogue(const FusedGraphSpec& spec, std::set<int64_t> defined
 }
 
 absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor d,
-                         BackendDescriptor::Create(CUDNN_BACKEND_TENSOR_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor d, BackendDescriptor::Create(CUDNN_BACKEND_TENSOR_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_DATA_TYPE, ToCudnnDataType(t.type)));
   CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_DIMENSIONS, t.dims));
   CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_STRIDES, t.strides));
@@ -114,11 +108,9 @@ absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t) {
   return d;
 }
 
-absl::StatusOr<BackendDescriptor> MakeConvOp(const FusedGraphSpec& spec,
-                                             std::map<int64_t, BackendDescriptor*>& tensors,
+absl::StatusOr<BackendDescriptor> MakeConvOp(const FusedGraphSpec& spec, std::map<int64_t, BackendDescriptor*>& tensors,
                                              std::vector<BackendDescriptor>& parts) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor conv,
-                         BackendDescriptor::Create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor conv, BackendDescriptor::Create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
   const int64_t spatial = static_cast<int64_t>(spec.conv.strides.size());
   CUDNN_RETURN_IF_NOT_OK(conv.Set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_DATA_FLOAT));
   CUDNN_RETURN_IF_NOT_OK(conv.Set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_CROSS_CORRELATION));
@@ -129,17 +121,12 @@ absl::StatusOr<BackendDescriptor> MakeConvOp(const FusedGraphSpec& spec,
   CUDNN_RETURN_IF_NOT_OK(conv.Set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, spec.conv.pads_end));
   CUDNN_RETURN_IF_NOT_OK(conv.Finalize());
 
-  CUDNN_ASSIGN_OR_RETURN(
-      BackendDescriptor op,
-      BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR));
-  CUDNN_RETURN_IF_NOT_OK(
-      op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *tensors[spec.x.uid]));
-  CUDNN_RETURN_IF_NOT_OK(
-      op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *tensors[spec.w.uid]));
-  CUDNN_RETURN_IF_NOT_OK(
-      op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *tensors[spec.y.uid]));
-  CUDNN_RETURN_IF_NOT_OK(
-      op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op,
+                         BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *tensors[spec.x.uid]));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *tensors[spec.w.uid]));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *tensors[spec.y.uid]));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv));
   CUDNN_RETURN_IF_NOT_OK(op.Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, 1.0f));
   CUDNN_RETURN_IF_NOT_OK(op.Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, 0.0f));
   CUDNN_RETURN_IF_NOT_OK(op.Finalize());
@@ -150,12 +137,10 @@ absl::StatusOr<BackendDescriptor> MakeConvOp(const FusedGraphSpec& spec,
 absl::StatusOr<BackendDescriptor> MakeMatMulOp(const FusedGraphSpec& spec,
                                                std::map<int64_t, BackendDescriptor*>& tensors,
                                                std::vector<BackendDescriptor>& parts) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor mm,
-                         BackendDescriptor::Create(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor mm, BackendDescriptor::Create(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(mm.Set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT));
   CUDNN_RETURN_IF_NOT_OK(mm.Finalize());
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op,
-                         BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op, BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_ADESC, *tensors[spec.x.uid]));
   CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_BDESC, *tensors[spec.w.uid]));
   CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_CDESC, *tensors[spec.y.uid]));
@@ -167,8 +152,7 @@ absl::StatusOr<BackendDescriptor> MakeMatMulOp(const FusedGraphSpec& spec,
 
 absl::StatusOr<BackendDescriptor> MakePointwiseDesc(const PointwiseOp& p) {
   CUDNN_ASSIGN_OR_RETURN(cudnnPointwiseMode_t mode, PointwiseModeFromName(p.mode));
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pw,
-                         BackendDescriptor::Create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pw, BackendDescriptor::Create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(pw.Set(CUDNN_ATTR_POINTWISE_MODE, mode));
   CUDNN_RETURN_IF_NOT_OK(pw.Set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_DATA_FLOAT));
   if (mode == CUDNN_POINTWISE_RELU_FWD && p.alpha != 0) {
@@ -181,12 +165,10 @@ absl::StatusOr<BackendDescriptor> MakePointwiseDesc(const PointwiseOp& p) {
   return pw;
 }
 
-absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p,
-                                                  std::map<int64_t, BackendDescriptor*>& tensors,
+absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p, std::map<int64_t, BackendDescriptor*>& tensors,
                                                   std::vector<BackendDescriptor>& parts) {
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pw, MakePointwiseDesc(p));
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op,
-                         BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op, BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw));
   CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, *tensors[p.in0]));
   if (p.in1 >= 0) {
@@ -206,9 +188,7 @@ std::vector<const TensorDesc*> AllTensors(const FusedGraphSpec& spec) {
 
 }  // namespace
 
-cudnnDataType_t ToCudnnDataType(IoType type) {
-  return type == IoType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
-}
+cudnnDataType_t ToCudnnDataType(IoType type) { return type == IoType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT; }
 
 absl::StatusOr<cudnnPointwiseMode_t> PointwiseModeFromName(const std::string& name) {
   for (const ModeName& m : kModes) {
@@ -224,10 +204,8 @@ bool IsBinaryPointwise(cudnnPointwiseMode_t mode) {
     case CUDNN_POINTWISE_MUL:
     case CUDNN_POINTWISE_DIV:
     case CUDNN_POINTWISE_MAX:
-    case CUDNN_POINTWISE_MIN:
-      return true;
-    default:
-      return false;
+    case CUDNN_POINTWISE_MIN: return true;
+    default: return false;
   }
 }
 
@@ -276,8 +254,7 @@ absl::StatusOr<OperationGraph> BuildOperationGraph(const FusedGraphSpec& spec) {
   }
   std::vector<const BackendDescriptor*> op_ptrs;
   for (const BackendDescriptor& op : ops) op_ptrs.push_back(&op);
-  CUDNN_ASSIGN_OR_RETURN(out.graph,
-                         BackendDescriptor::Create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR));
+  CUDNN_ASSIGN_OR_RETURN(out.graph, BackendDescriptor::Create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(out.graph.SetDescriptors(CUDNN_ATTR_OPERATIONGRAPH_OPS, op_ptrs));
   CUDNN_RETURN_IF_NOT_OK(out.graph.Finalize());
   for (BackendDescriptor& op : ops) out.parts.push_back(std::move(op));

@@ -31,8 +31,8 @@ absl::StatusCode CodeOf(cudnnStatus_t status) {
 
 absl::Status ToStatus(cudnnStatus_t status, const char* call, const char* file, int line) {
   if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
-  std::string message = absl::StrCat(call, " failed: ", cudnnGetErrorString(status), " (",
-                                     static_cast<int>(status), ") at ", file, ":", line);
+  std::string message = absl::StrCat(call, " failed: ", cudnnGetErrorString(status), " (", static_cast<int>(status),
+                                     ") at ", file, ":", line);
   const std::string detail = LastCudnnMessage();
   if (!detail.empty()) absl::StrAppend(&message, "; cuDNN: ", detail);
   return absl::Status(CodeOf(status), message);
@@ -42,13 +42,11 @@ absl::Status ToStatus(cudaError_t error, const char* call, const char* file, int
   if (error == cudaSuccess) return absl::OkStatus();
   cudaGetLastError();  // clear a non-sticky error so later calls are not blamed for it
   const absl::StatusCode code =
-      (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver ||
-       error == cudaErrorInitializationError)
+      (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver || error == cudaErrorInitializationError)
           ? absl::StatusCode::kFailedPrecondition
-          : (error == cudaErrorMemoryAllocation ? absl::StatusCode::kResourceExhausted
-                                                : absl::StatusCode::kInternal);
-  return absl::Status(code, absl::StrCat(call, " failed: ", cudaGetErrorName(error), " (",
-                                         cudaGetErrorString(error), ") at ", file, ":", line));
+          : (error == cudaErrorMemoryAllocation ? absl::StatusCode::kResourceExhausted : absl::StatusCode::kInternal);
+  return absl::Status(code, absl::StrCat(call, " failed: ", cudaGetErrorName(error), " (", cudaGetErrorString(error),
+                                         ") at ", file, ":", line));
 }
 
 }  // namespace cudnn

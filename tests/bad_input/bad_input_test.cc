@@ -105,15 +105,13 @@ TEST(BadModelTest, Cycle) {
   *g->add_node() = MakeNode("Add", {"x", "b"}, {"a"}, "add_a");
   *g->add_node() = MakeNode("Relu", {"a"}, {"b"}, "relu_b");
   *g->add_node() = MakeNode("Relu", {"a"}, {"y"}, "relu_y");
-  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
-              HasSubstr("cycle through nodes 'add_a', 'relu_b'"));
+  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(), HasSubstr("cycle through nodes 'add_a', 'relu_b'"));
 }
 
 TEST(BadModelTest, DanglingInput) {
   onnx::ModelProto model = ReluModel();
   model.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
-  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
-              HasSubstr("'nowhere', which nothing produces"));
+  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(), HasSubstr("'nowhere', which nothing produces"));
 }
 
 TEST(BadModelTest, ShapeMismatchNamesTheNode) {
@@ -150,8 +148,7 @@ TEST(BadModelTest, ExternalDataOutsideTheModelFolderIsRefused) {
   // The same file inside the folder but too short for the tensor is refused too.
   std::ofstream(dir / "short.bin") << std::string(8, 'x');
   loc->set_value("short.bin");
-  std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc)
-      << model.SerializeAsString();
+  std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << model.SerializeAsString();
   session = runtime::Session::Create((dir / "model.onnx").string(), {});
   ASSERT_FALSE(session.ok());
   EXPECT_THAT(session.status().message(), HasSubstr("past the end"));
@@ -159,13 +156,13 @@ TEST(BadModelTest, ExternalDataOutsideTheModelFolderIsRefused) {
 
 TEST(BadModelTest, WindowAttributesOutOfRange) {
   EXPECT_TRUE(CreateStatus(ConvModel("strides", {1, 1}).SerializeAsString()).ok());
-  for (const auto& [attr, values] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
-           {"strides", {0, 1}},
-           {"strides", {1, -2}},
-           {"dilations", {0, 1}},
-           {"dilations", {-1, 1}},
-           {"pads", {0, 0, -1, 0}},
-           {"strides", {int64_t{1} << 40, 1}}}) {
+  for (const auto& [attr, values] :
+       std::vector<std::pair<std::string, std::vector<int64_t>>>{{"strides", {0, 1}},
+                                                                 {"strides", {1, -2}},
+                                                                 {"dilations", {0, 1}},
+                                                                 {"dilations", {-1, 1}},
+                                                                 {"pads", {0, 0, -1, 0}},
+                                                                 {"strides", {int64_t{1} << 40, 1}}}) {
     absl::Status s = CreateStatus(ConvModel(attr, values).SerializeAsString());
     EXPECT_THAT(s.message(), HasSubstr("node 'conv' (Conv): " + attr)) << attr;
     EXPECT_THAT(s.message(), HasSubstr("has an entry outside")) << attr;
@@ -177,8 +174,7 @@ TEST(BadModelTest, WindowAttributesOutOfRange) {
   auto* node = pool.mutable_graph()->mutable_node(0);
   *node = MakeNode("MaxPool", {"x"}, {"y"}, "pool");
   testing_util::SetIntsAttr(*node, "kernel_shape", {-3, 3});
-  EXPECT_THAT(CreateStatus(pool.SerializeAsString()).message(),
-              HasSubstr("kernel dim -3 out of range"));
+  EXPECT_THAT(CreateStatus(pool.SerializeAsString()).message(), HasSubstr("kernel dim -3 out of range"));
 }
 
 TEST(BadModelTest, WeightsShorterLongerOrEmpty) {
@@ -205,9 +201,8 @@ TEST(BadModelTest, HugeOrOverflowingInitializerIsRefusedBeforeAllocating) {
   onnx::ModelProto model = AddWeightModel(&w);
   w->set_dims(0, int64_t{1} << 40);
   w->set_dims(1, int64_t{1} << 40);  // 2^80 elements: overflows int64
-  EXPECT_THAT(
-      CreateStatus(model.SerializeAsString()).message(),
-      HasSubstr("tensor 'w': tensor of shape [1099511627776,1099511627776] float32 exceeds the"));
+  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
+              HasSubstr("tensor 'w': tensor of shape [1099511627776,1099511627776] float32 exceeds the"));
   w->set_dims(0, int64_t{1} << 20);
   w->set_dims(1, int64_t{1} << 12);  // 16 GiB, no data: refused by size, nothing allocated
   importer::ImportLimits limits;
@@ -223,19 +218,15 @@ TEST(BadModelTest, HugeOrOverflowingInitializerIsRefusedBeforeAllocating) {
 TEST(BadModelTest, AbsurdRanksAndDimsInValueInfos) {
   onnx::ModelProto model = ReluModel();
   auto* x = model.mutable_graph()->mutable_input(0);
-  *x = testing_util::TensorInfo("x",
-                                std::vector<std::variant<int64_t, std::string>>(17, int64_t{1}));
+  *x = testing_util::TensorInfo("x", std::vector<std::variant<int64_t, std::string>>(17, int64_t{1}));
   EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
               HasSubstr("graph input 'x' has rank 17, more than the limit of 16"));
   *x = testing_util::TensorInfo("x", {int64_t{1} << 40, int64_t{1} << 40, "N"});
-  EXPECT_THAT(
-      CreateStatus(model.SerializeAsString()).message(),
-      HasSubstr(
-          "graph input 'x' of type float32[1099511627776,1099511627776,N] needs more than the "
-          "limit of 17179869184 bytes"));
-  x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(-5);
   EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
-              HasSubstr("'x' has a negative dimension"));
+              HasSubstr("graph input 'x' of type float32[1099511627776,1099511627776,N] needs more than the "
+                        "limit of 17179869184 bytes"));
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(-5);
+  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(), HasSubstr("'x' has a negative dimension"));
   // The initializer's rank is capped too.
   onnx::TensorProto* w = nullptr;
   onnx::ModelProto with_w = AddWeightModel(&w);
@@ -258,11 +249,9 @@ TEST(BadModelTest, InferredValueOverTheTensorLimit) {
   shape->add_int64_data(int64_t{1} << 20);
   g->clear_node();
   *g->add_node() = MakeNode("Expand", {"x", "shape"}, {"y"}, "expand");
-  EXPECT_THAT(
-      CreateStatus(model.SerializeAsString()).message(),
-      HasSubstr(
-          "node 'expand' (Expand) output 'y' of type float32[1048576,1048576] needs more than "
-          "the limit of 17179869184 bytes"));
+  EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
+              HasSubstr("node 'expand' (Expand) output 'y' of type float32[1048576,1048576] needs more than "
+                        "the limit of 17179869184 bytes"));
 }
 
 TEST(BadModelTest, ModelLargerOrDeeperThanTheCaps) {
@@ -309,21 +298,16 @@ TEST(BadModelTest, ExternalDataPathsAndBounds) {
   auto status_for = [&](const std::string& location, const std::string& offset_value) {
     loc->set_value(location);
     offset->set_value(offset_value);
-    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc)
-        << model.SerializeAsString();
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << model.SerializeAsString();
     auto session = runtime::Session::Create((dir / "model.onnx").string(), {});
     return session.ok() ? absl::OkStatus() : session.status();
   };
   EXPECT_TRUE(status_for("w.bin", "0").ok());
-  EXPECT_THAT(status_for("/etc/passwd", "0").message(),
-              HasSubstr("must be relative to the model's folder"));
-  EXPECT_THAT(status_for("sub/../../w.bin", "0").message(),
-              HasSubstr("points outside the model's folder"));
-  EXPECT_THAT(status_for("w.bin", "8").message(),
-              HasSubstr("external data [8, 32) is past the end of 'w.bin'"));
+  EXPECT_THAT(status_for("/etc/passwd", "0").message(), HasSubstr("must be relative to the model's folder"));
+  EXPECT_THAT(status_for("sub/../../w.bin", "0").message(), HasSubstr("points outside the model's folder"));
+  EXPECT_THAT(status_for("w.bin", "8").message(), HasSubstr("external data [8, 32) is past the end of 'w.bin'"));
   EXPECT_THAT(status_for("w.bin", "-1").message(), HasSubstr("bad external data offset '-1'"));
-  EXPECT_THAT(status_for("missing.bin", "0").message(),
-              HasSubstr("cannot open external data file"));
+  EXPECT_THAT(status_for("missing.bin", "0").message(), HasSubstr("cannot open external data file"));
   // From bytes there is no folder: external data is refused.
   EXPECT_THAT(CreateStatus(model.SerializeAsString()).message(),
               HasSubstr("uses external data, but the model was not loaded from a file"));
@@ -395,8 +379,7 @@ TEST(RunSymbolicTest, OneValuePerSymbolAcrossInputs) {
   EXPECT_TRUE((*session)->Run({{"a", four}, {"b", four}}).ok());
   auto out = (*session)->Run({{"a", two}, {"b", four}});
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(out.status().message(),
-              HasSubstr("input 'b' dim 0 ('N') is 4, but another input set it to 2"));
+  EXPECT_THAT(out.status().message(), HasSubstr("input 'b' dim 0 ('N') is 4, but another input set it to 2"));
   out = (*session)->Run({{"a", two}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("missing input 'b' (float32[N,3])"));

@@ -15,27 +15,13 @@ void Fill(ir::Tensor& t) {
     const int v = static_cast<int>((i * 7 + 3) % 4);
     const float f = static_cast<float>((i * 37) % 200) / 100.0f - 1.0f;
     switch (t.dtype()) {
-      case ir::DType::kFloat32:
-        t.data<float>()[i] = f;
-        break;
-      case ir::DType::kFloat64:
-        t.data<double>()[i] = f;
-        break;
-      case ir::DType::kFloat16:
-        t.data<ir::Half>()[i] = ir::Half(f);
-        break;
-      case ir::DType::kInt64:
-        t.data<int64_t>()[i] = v;
-        break;
-      case ir::DType::kInt32:
-        t.data<int32_t>()[i] = v;
-        break;
-      case ir::DType::kBool:
-        t.data<uint8_t>()[i] = v & 1;
-        break;
-      default:
-        static_cast<uint8_t*>(t.raw_data())[i * ir::DTypeSize(t.dtype())] = v;
-        break;
+      case ir::DType::kFloat32: t.data<float>()[i] = f; break;
+      case ir::DType::kFloat64: t.data<double>()[i] = f; break;
+      case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(f); break;
+      case ir::DType::kInt64: t.data<int64_t>()[i] = v; break;
+      case ir::DType::kInt32: t.data<int32_t>()[i] = v; break;
+      case ir::DType::kBool: t.data<uint8_t>()[i] = v & 1; break;
+      default: static_cast<uint8_t*>(t.raw_data())[i * ir::DTypeSize(t.dtype())] = v; break;
     }
   }
 }
@@ -54,8 +40,7 @@ runtime::SessionOptions FuzzSessionOptions() {
 
 absl::Status CreateAndRun(std::string_view bytes) {
   const runtime::SessionOptions options = FuzzSessionOptions();
-  absl::StatusOr<std::unique_ptr<runtime::Session>> session =
-      runtime::Session::CreateFromBytes(bytes, options);
+  absl::StatusOr<std::unique_ptr<runtime::Session>> session = runtime::Session::CreateFromBytes(bytes, options);
   if (!session.ok()) return session.status();
   std::vector<runtime::NamedTensor> inputs;
   for (const runtime::TensorInfo& info : (*session)->inputs()) {

@@ -16,8 +16,7 @@ namespace fs = std::filesystem;
 std::vector<fs::path> RegressionInputs() {
   std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator("tests/fuzz/regressions")) {
-    if (entry.is_regular_file() && entry.path().filename() != "README.md")
-      paths.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().filename() != "README.md") paths.push_back(entry.path());
   }
   std::sort(paths.begin(), paths.end());
   return paths;
@@ -28,8 +27,7 @@ TEST(FuzzRegressionTest, EveryInputEndsInAStatus) {
   ASSERT_FALSE(paths.empty());
   for (const fs::path& path : paths) {
     std::ifstream file(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(file)),
-                            std::istreambuf_iterator<char>());
+    const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     const absl::Status status = fuzz::CreateAndRun(bytes);
     std::printf("%s: %s\n", path.filename().c_str(), status.ToString().c_str());
   }

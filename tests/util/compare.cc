@@ -9,8 +9,7 @@ namespace testing_util {
 
 std::string CompareTensors(const ir::Tensor& actual, const ir::Tensor& expected, Tolerance tol) {
   if (actual.dtype() != expected.dtype()) {
-    return absl::StrCat("dtype ", ir::DTypeName(actual.dtype()), " != expected ",
-                        ir::DTypeName(expected.dtype()));
+    return absl::StrCat("dtype ", ir::DTypeName(actual.dtype()), " != expected ", ir::DTypeName(expected.dtype()));
   }
   if (actual.shape() != expected.shape()) {
     return absl::StrCat("shape ", ir::ShapeToString(actual.shape()), " != expected ",
@@ -45,9 +44,9 @@ std::string CompareTensors(const ir::Tensor& actual, const ir::Tensor& expected,
     }
   }
   if (bad == 0) return "";
-  return absl::StrCat(bad, " of ", expected.num_elements(), " elements differ; worst at flat index ",
-                      worst, ": got ", actual.GetAsDouble(worst), ", expected ", expected.GetAsDouble(worst),
-                      " (rtol ", tol.rtol, ", atol ", tol.atol, ")");
+  return absl::StrCat(bad, " of ", expected.num_elements(), " elements differ; worst at flat index ", worst, ": got ",
+                      actual.GetAsDouble(worst), ", expected ", expected.GetAsDouble(worst), " (rtol ", tol.rtol,
+                      ", atol ", tol.atol, ")");
 }
 
 }  // namespace testing_util

@@ -21,8 +21,8 @@ onnx::ValueInfoProto TensorInfo(const std::string& name, std::vector<std::varian
   return info;
 }
 
-onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs,
-                         std::vector<std::string> outputs, const std::string& name) {
+onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                         const std::string& name) {
   onnx::NodeProto node;
   node.set_op_type(op);
   node.set_name(name);

@@ -14,8 +14,8 @@ namespace testing_util {
 onnx::ValueInfoProto TensorInfo(const std::string& name, std::vector<std::variant<int64_t, std::string>> dims,
                                 int elem_type = onnx::TensorProto::FLOAT);
 
-onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs,
-                         std::vector<std::string> outputs, const std::string& name);
+onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                         const std::string& name);
 void SetIntAttr(onnx::NodeProto& node, const std::string& name, int64_t value);
 void SetFloatAttr(onnx::NodeProto& node, const std::string& name, float value);
 void SetIntsAttr(onnx::NodeProto& node, const std::string& name, std::vector<int64_t> values);
@@ -25,8 +25,7 @@ void SetStringAttr(onnx::NodeProto& node, const std::string& name, const std::st
 // A model with one graph at the given ai.onnx opset; add inputs, outputs and nodes to graph().
 onnx::ModelProto MakeModel(int opset);
 // A float initializer filled with `fill`.
-void AddInitializer(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims,
-                    float fill = 0.5f);
+void AddInitializer(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
 
 }  // namespace testing_util
 

@@ -4,10 +4,10 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "exec/plan.h"
 #include "ir/half.h"
 #include "ops/infer_graph.h"
 #include "runtime/cpu_executor.h"
-#include "exec/plan.h"
 
 namespace partitioner::test {
 
@@ -17,30 +17,22 @@ ir::Attributes Attrs(std::initializer_list<std::pair<std::string, ir::AttributeV
   return result;
 }
 
-ir::Tensor RandomTensor(std::vector<int64_t> shape, uint32_t seed, float lo, float hi,
-                        ir::DType dtype) {
+ir::Tensor RandomTensor(std::vector<int64_t> shape, uint32_t seed, float lo, float hi, ir::DType dtype) {
   ir::Tensor t = *ir::Tensor::Create(dtype, std::move(shape));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     const float v = dist(rng);
     switch (dtype) {
-      case ir::DType::kFloat16:
-        t.data<ir::Half>()[i] = ir::Half(v);
-        break;
-      case ir::DType::kFloat64:
-        t.data<double>()[i] = v;
-        break;
-      default:
-        t.data<float>()[i] = v;
-        break;
+      case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(v); break;
+      case ir::DType::kFloat64: t.data<double>()[i] = v; break;
+      default: t.data<float>()[i] = v; break;
     }
   }
   return t;
 }
 
-ir::ValueId GraphBuilder::Input(const std::string& name, std::vector<int64_t> shape,
-                                ir::DType dtype) {
+ir::ValueId GraphBuilder::Input(const std::string& name, std::vector<int64_t> shape, ir::DType dtype) {
   return SymbolicInput(name, ir::ShapeFromInts(shape), dtype);
 }
 
@@ -54,8 +46,8 @@ ir::ValueId GraphBuilder::Constant(const std::string& name, ir::Tensor tensor) {
   return graph_.AddConstant(name, std::move(tensor));
 }
 
-ir::ValueId GraphBuilder::Op(const std::string& name, const std::string& op_type,
-                             std::vector<ir::ValueId> inputs, ir::Attributes attrs) {
+ir::ValueId GraphBuilder::Op(const std::string& name, const std::string& op_type, std::vector<ir::ValueId> inputs,
+                             ir::Attributes attrs) {
   ir::Node node;
   node.name = name;
   node.op_type = op_type;
@@ -70,8 +62,7 @@ ir::ValueId GraphBuilder::Op(const std::string& name, const std::string& op_type
 }
 
 std::vector<ir::ValueId> GraphBuilder::OpMulti(const std::string& name, const std::string& op_type,
-                                               std::vector<ir::ValueId> inputs, int num_outputs,
-                                               ir::Attributes attrs) {
+                                               std::vector<ir::ValueId> inputs, int num_outputs, ir::Attributes attrs) {
   ir::Node node;
   node.name = name;
   node.op_type = op_type;
@@ -93,16 +84,15 @@ absl::StatusOr<ir::Graph> GraphBuilder::Build() {
   return graph_;
 }
 
-absl::StatusOr<std::vector<ir::Tensor>> RunOnCpu(const ir::Graph& graph,
-                                                 const std::vector<ir::Tensor>& inputs) {
+absl::StatusOr<std::vector<ir::Tensor>> RunOnCpu(const ir::Graph& graph, const std::vector<ir::Tensor>& inputs) {
   absl::StatusOr<exec::Plan> plan = exec::MakeNodePerStepPlan(graph);
   if (!plan.ok()) return plan.status();
   exec::CpuExecutor executor(*plan);
   return executor.Run(inputs);
 }
 
-std::string CompareGraphs(const ir::Graph& actual, const ir::Graph& expected,
-                          const std::vector<ir::Tensor>& inputs, testing_util::Tolerance tol) {
+std::string CompareGraphs(const ir::Graph& actual, const ir::Graph& expected, const std::vector<ir::Tensor>& inputs,
+                          testing_util::Tolerance tol) {
   absl::StatusOr<std::vector<ir::Tensor>> want = RunOnCpu(expected, inputs);
   if (!want.ok()) return absl::StrCat("reference run failed: ", want.status().ToString());
   absl::StatusOr<std::vector<ir::Tensor>> got = RunOnCpu(actual, inputs);
@@ -119,9 +109,8 @@ std::vector<ir::Tensor> RandomInputs(const ir::Graph& graph, uint32_t seed) {
   std::vector<ir::Tensor> inputs;
   for (ir::ValueId id : graph.inputs()) {
     const ir::TensorType& type = graph.value(id).type;
-    std::vector<int64_t> shape = type.shape
-                                     ? ir::ShapeToInts(*type.shape).value_or(std::vector<int64_t>{})
-                                     : std::vector<int64_t>{};
+    std::vector<int64_t> shape =
+        type.shape ? ir::ShapeToInts(*type.shape).value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
     inputs.push_back(RandomTensor(shape, seed++, -1.0f, 1.0f, type.dtype));
   }
   return inputs;

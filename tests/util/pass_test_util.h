@@ -21,8 +21,8 @@ namespace partitioner::test {
 ir::Attributes Attrs(std::initializer_list<std::pair<std::string, ir::AttributeValue>> attrs);
 
 // Uniform in [lo, hi), deterministic in `seed`; float32 unless `dtype` says otherwise (any float).
-ir::Tensor RandomTensor(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f,
-                        float hi = 1.0f, ir::DType dtype = ir::DType::kFloat32);
+ir::Tensor RandomTensor(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f,
+                        ir::DType dtype = ir::DType::kFloat32);
 
 // Builds a graph in topological order. Each Op infers its outputs' types at once; the first
 // inference error is kept and returned by Build().
@@ -30,18 +30,15 @@ class GraphBuilder {
  public:
   explicit GraphBuilder(int opset = 13) : opset_(opset) { graph_.name = "test"; }
 
-  ir::ValueId Input(const std::string& name, std::vector<int64_t> shape,
-                    ir::DType dtype = ir::DType::kFloat32);
-  ir::ValueId SymbolicInput(const std::string& name, ir::Shape shape,
-                            ir::DType dtype = ir::DType::kFloat32);
+  ir::ValueId Input(const std::string& name, std::vector<int64_t> shape, ir::DType dtype = ir::DType::kFloat32);
+  ir::ValueId SymbolicInput(const std::string& name, ir::Shape shape, ir::DType dtype = ir::DType::kFloat32);
   ir::ValueId Constant(const std::string& name, ir::Tensor tensor);
   // A node named `name` with one output, also named `name`.
-  ir::ValueId Op(const std::string& name, const std::string& op_type,
-                 std::vector<ir::ValueId> inputs, ir::Attributes attrs = {});
+  ir::ValueId Op(const std::string& name, const std::string& op_type, std::vector<ir::ValueId> inputs,
+                 ir::Attributes attrs = {});
   // A node named `name` with outputs named `name`_0, `name`_1, ...
-  std::vector<ir::ValueId> OpMulti(const std::string& name, const std::string& op_type,
-                                   std::vector<ir::ValueId> inputs, int num_outputs,
-                                   ir::Attributes attrs = {});
+  std::vector<ir::ValueId> OpMulti(const std::string& name, const std::string& op_type, std::vector<ir::ValueId> inputs,
+                                   int num_outputs, ir::Attributes attrs = {});
   void Output(ir::ValueId id) { graph_.outputs().push_back(id); }
 
   // Validates the graph and returns it (or the first error).
@@ -54,13 +51,12 @@ class GraphBuilder {
 };
 
 // Runs `graph` with the CPU reference executor, one step per node.
-absl::StatusOr<std::vector<ir::Tensor>> RunOnCpu(const ir::Graph& graph,
-                                                 const std::vector<ir::Tensor>& inputs);
+absl::StatusOr<std::vector<ir::Tensor>> RunOnCpu(const ir::Graph& graph, const std::vector<ir::Tensor>& inputs);
 
 // Runs both graphs on `inputs` and compares every output (dtype, shape, each element); "" when
 // all match, else what differs.
-std::string CompareGraphs(const ir::Graph& actual, const ir::Graph& expected,
-                          const std::vector<ir::Tensor>& inputs, testing_util::Tolerance tol);
+std::string CompareGraphs(const ir::Graph& actual, const ir::Graph& expected, const std::vector<ir::Tensor>& inputs,
+                          testing_util::Tolerance tol);
 
 // Random float inputs (seeded by position) for every graph input; shapes must be concrete.
 std::vector<ir::Tensor> RandomInputs(const ir::Graph& graph, uint32_t seed = 1);
