@@ -13,7 +13,7 @@ const std::map<std::string_view, OpDef>& Registry() {
     for (auto family :
          {ElementwiseOpDefs, NnOpDefs, TensorOpDefs, TensorCopyOpDefs, ReduceResizeOpDefs, CumSumOpDefs, LrnOpDefs,
           RnnOpDefs, QuantizeOpDefs, VisionOpDefs, TensorGenOpDefs, TensorSelectOpDefs, TensorScatterOpDefs,
-          TensorSpatialOpDefs, LogicOpDefs, MathOpDefs, EinsumOpDefs, MathNormOpDefs}) {
+          TensorSpatialOpDefs, LogicOpDefs, MathOpDefs, EinsumOpDefs, MathNormOpDefs, LossOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     return map;

@@ -54,6 +54,7 @@ std::vector<KernelDef> LogicKernels();     // logic.cc
 std::vector<KernelDef> MathKernels();      // math.cc
 std::vector<KernelDef> EinsumKernels();    // einsum.cc
 std::vector<KernelDef> MathNormKernels();  // math_norm.cc
+std::vector<KernelDef> LossKernels();      // loss.cc
 
 }  // namespace kernels::cpu
 

@@ -2,7 +2,7 @@
 // (ops/logic.cc, math.cc, reduce_resize.cc, einsum.cc, math_norm.cc and their CPU kernels), run as
 // the CPU executor runs a node. The conformance suite covers the ordinary cases (it has none for
 // Bitwise*); these cover the corners: integer Mod signs, shifts past the width, Einsum ellipses,
-// empty reductions, zero norms and bad attributes.
+// empty reductions, zero norms, loss targets out of range and bad attributes.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -218,6 +218,29 @@ TEST(NormTest, DetLpNormalizationZeroNormAndBadP) {
   EXPECT_THAT(Error(RunNode(MakeNode("LpNormalization", 1, Attrs({{"p", int64_t{3}}})), {&x})), HasSubstr("p must"));
   ir::Tensor v = F32({3}, {});
   EXPECT_THAT(Error(RunNode(MakeNode("Det", 1), {&v})), HasSubstr("rank"));
+}
+
+// The corners the conformance cases miss: a target outside [0, C) that is not ignore_index, every
+// target ignored under "mean" (0/0, as ONNX's reference computes), a bad reduction, a rank-1 input.
+TEST(LossTest, TargetOutOfRangeAllIgnoredAndBadAttributes) {
+  ir::Tensor log_prob = F32({2, 3}, {-1, -2, -3, -4, -5, -6}), target = I64({2}, {2, 3});
+  EXPECT_THAT(Error(RunNode(MakeNode("NegativeLogLikelihoodLoss", 1), {&log_prob, &target})),
+              HasSubstr("target value 3 is outside [0, 3)"));
+  auto out = RunNode(MakeNode("NegativeLogLikelihoodLoss", 1,
+                              Attrs({{"ignore_index", int64_t{3}}, {"reduction", std::string("none")}})),
+                     {&log_prob, &target});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(3, 0));
+  ir::Tensor ignored = I64({2}, {-1, -1});
+  out = RunNode(MakeNode("SoftmaxCrossEntropyLoss", 1, Attrs({{"ignore_index", int64_t{-1}}})), {&log_prob, &ignored});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(std::isnan(Values<float>((*out)[0])[0]));
+  EXPECT_THAT(Error(RunNode(MakeNode("SoftmaxCrossEntropyLoss", 1, Attrs({{"reduction", std::string("avg")}})),
+                            {&log_prob, &target})),
+              HasSubstr("reduction must be"));
+  ir::Tensor flat = F32({3}, {1, 2, 3}), scalar_target = I64({}, {0});
+  EXPECT_THAT(Error(RunNode(MakeNode("NegativeLogLikelihoodLoss", 1), {&flat, &scalar_target})),
+              HasSubstr("rank >= 2"));
 }
 
 }  // namespace
