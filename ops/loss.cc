@@ -22,8 +22,7 @@ ir::Shape WithoutClassDim(const ir::Shape& input) {
 
 // Checks dtypes and the shapes that are known; returns the loss's TensorType.
 absl::StatusOr<ir::TensorType> InferLoss(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16});
-      !s.ok()) {
+  if (absl::Status s = ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16}); !s.ok()) {
     return s;
   }
   if (absl::Status s = ExpectDType(ctx, 1, {ir::DType::kInt32, ir::DType::kInt64}); !s.ok()) return s;
@@ -42,9 +41,8 @@ absl::StatusOr<ir::TensorType> InferLoss(const InferContext& ctx) {
   }
   if (ctx.has_input(2)) {
     if (ctx.type(2).dtype != input.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat("weight must have the input's dtype ",
-                                                     ir::DTypeName(input.dtype), ", not ",
-                                                     ir::DTypeName(ctx.type(2).dtype)));
+      return absl::InvalidArgumentError(absl::StrCat("weight must have the input's dtype ", ir::DTypeName(input.dtype),
+                                                     ", not ", ir::DTypeName(ctx.type(2).dtype)));
     }
     const ir::Dim classes = input.shape ? (*input.shape)[1] : ir::Dim();
     if (absl::Status s = ExpectDims(ctx.type(2), {classes}, "weight"); !s.ok()) return s;

@@ -67,6 +67,7 @@ std::vector<OpDef> MathOpDefs();           // ops/math.h: rounding, trig, Softsi
 std::vector<OpDef> EinsumOpDefs();         // ops/einsum.h
 std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
 std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
 
 }  // namespace ops
 

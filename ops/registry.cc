@@ -11,9 +11,10 @@ const std::map<std::string_view, OpDef>& Registry() {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, OpDef>();
     for (auto family :
-         {ElementwiseOpDefs, NnOpDefs, TensorOpDefs, TensorCopyOpDefs, ReduceResizeOpDefs, CumSumOpDefs, LrnOpDefs,
-          RnnOpDefs, QuantizeOpDefs, VisionOpDefs, TensorGenOpDefs, TensorSelectOpDefs, TensorScatterOpDefs,
-          TensorSpatialOpDefs, LogicOpDefs, MathOpDefs, EinsumOpDefs, MathNormOpDefs, LossOpDefs}) {
+         {ElementwiseOpDefs, NnOpDefs,           TensorOpDefs,        TensorCopyOpDefs,    ReduceResizeOpDefs,
+          CumSumOpDefs,      LrnOpDefs,          RnnOpDefs,           QuantizeOpDefs,      VisionOpDefs,
+          TensorGenOpDefs,   TensorSelectOpDefs, TensorScatterOpDefs, TensorSpatialOpDefs, LogicOpDefs,
+          MathOpDefs,        EinsumOpDefs,       MathNormOpDefs,      LossOpDefs,          SpectralOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     return map;

@@ -4,7 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check_format: clang-format is not installed"; exit 1; }
-mapfile -t files < <(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')
+# Tracked files and new ones not yet added (not the ignored ones).
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h' '*.cu' '*.cuh')
 if [[ ${1:-} == --fix ]]; then
   clang-format -i "${files[@]}"
   exit 0

@@ -55,6 +55,7 @@ std::vector<KernelDef> MathKernels();      // math.cc
 std::vector<KernelDef> EinsumKernels();    // einsum.cc
 std::vector<KernelDef> MathNormKernels();  // math_norm.cc
 std::vector<KernelDef> LossKernels();      // loss.cc
+std::vector<KernelDef> SpectralKernels();  // spectral.cc
 
 }  // namespace kernels::cpu
 

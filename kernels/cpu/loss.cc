@@ -54,8 +54,8 @@ void LogSoftmaxOverClasses(const ops::LossExtents& e, std::vector<double>& value
 // reduced as `attrs` says (mean divides by the sum of the weights that were applied).
 absl::StatusOr<std::vector<double>> NegativeLogLikelihood(const std::vector<double>& log_prob,
                                                           const std::vector<int64_t>& target,
-                                                          const std::vector<double>* weight,
-                                                          const ops::LossExtents& e, const ops::LossAttrs& attrs) {
+                                                          const std::vector<double>* weight, const ops::LossExtents& e,
+                                                          const ops::LossAttrs& attrs) {
   std::vector<double> losses(target.size());
   double loss_sum = 0, weight_sum = 0;
   for (int64_t n = 0; n < e.batch; ++n) {
@@ -97,8 +97,8 @@ absl::Status Loss(KernelContext& ctx, bool softmax_first) {
   std::vector<double> weight;
   if (const ir::Tensor* w = ctx.input(2); w != nullptr) {
     if (w->num_elements() != extents->classes) {
-      return absl::InvalidArgumentError(absl::StrCat("weight has ", w->num_elements(), " values for ",
-                                                     extents->classes, " classes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("weight has ", w->num_elements(), " values for ", extents->classes, " classes"));
     }
     absl::StatusOr<std::vector<double>> w_values = ToDoubles(*w);
     if (!w_values.ok()) return w_values.status();

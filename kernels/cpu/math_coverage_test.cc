@@ -2,7 +2,7 @@
 // (ops/logic.cc, math.cc, reduce_resize.cc, einsum.cc, math_norm.cc and their CPU kernels), run as
 // the CPU executor runs a node. The conformance suite covers the ordinary cases (it has none for
 // Bitwise*); these cover the corners: integer Mod signs, shifts past the width, Einsum ellipses,
-// empty reductions, zero norms, loss targets out of range and bad attributes.
+// empty reductions, zero norms, loss targets out of range, transform limits and bad attributes.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -241,6 +241,24 @@ TEST(LossTest, TargetOutOfRangeAllIgnoredAndBadAttributes) {
   ir::Tensor flat = F32({3}, {1, 2, 3}), scalar_target = I64({}, {0});
   EXPECT_THAT(Error(RunNode(MakeNode("NegativeLogLikelihoodLoss", 1), {&flat, &scalar_target})),
               HasSubstr("rank >= 2"));
+}
+
+// DFT/STFT bound their work and reject impossible frames (the conformance cases are the ordinary ones).
+TEST(SpectralTest, HugeTransformsAndImpossibleFramesAreErrors) {
+  ir::Tensor x = F32({1, 4, 1}, {1, 2, 3, 4}), huge = I64({}, {int64_t{1} << 40}), big = I64({}, {int64_t{1} << 20});
+  EXPECT_THAT(Error(RunNode(MakeNode("DFT", 1, {}, 17), {&x, &huge})), HasSubstr("outside [1,"));
+  ir::Tensor wide = *ir::Tensor::Create(ir::DType::kFloat32, {1, 1 << 12, 1});
+  EXPECT_THAT(Error(RunNode(MakeNode("DFT", 1, {}, 17), {&wide, &big})), HasSubstr("multiply-adds"));
+  auto out = RunNode(MakeNode("DFT", 1, Attrs({{"onesided", int64_t{1}}}), 17), {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // numpy.fft.rfft([1, 2, 3, 4]) = [10, -2+2j, -2].
+  std::vector<float> spectrum = Values<float>((*out)[0]);
+  std::vector<float> want = {10, 0, -2, 2, -2, 0};
+  ASSERT_EQ(spectrum.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(spectrum[i], want[i], 1e-5) << i;
+  ir::Tensor step = I64({}, {1}), frame = I64({}, {5});
+  EXPECT_THAT(Error(RunNode(MakeNode("STFT", 1, {}, 17), {&x, &step, nullptr, &frame})), HasSubstr("longer than"));
+  EXPECT_THAT(Error(RunNode(MakeNode("STFT", 1, {}, 17), {&x, &step})), HasSubstr("window or a frame_length"));
 }
 
 }  // namespace

@@ -8,10 +8,11 @@ namespace kernels::cpu {
 KernelFn FindKernel(std::string_view op_type) {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, KernelFn>();
-    for (auto family : {ElementwiseKernels, NnKernels, TensorKernels, ReduceResizeKernels, CumSumKernels, LrnKernels,
-                        RnnKernels, QuantizeKernels, QuantizeGemmKernels, VisionKernels, TensorGenKernels,
-                        TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels, LogicKernels, MathKernels,
-                        EinsumKernels, MathNormKernels, LossKernels}) {
+    for (auto family :
+         {ElementwiseKernels, NnKernels,           TensorKernels,        ReduceResizeKernels,  CumSumKernels,
+          LrnKernels,         RnnKernels,          QuantizeKernels,      QuantizeGemmKernels,  VisionKernels,
+          TensorGenKernels,   TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels, LogicKernels,
+          MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;
