@@ -21,7 +21,9 @@ import onnx
 from onnx import numpy_helper
 import torch
 
-OPSET = 13
+# ONNXRUN_ZOO_OPSET overrides the opset: newer torch (2.x) exports nn.MultiheadAttention through
+# scaled_dot_product_attention, which needs opset 14.
+OPSET = int(os.environ.get("ONNXRUN_ZOO_OPSET", "13"))
 
 
 class Recurrent(torch.nn.Module):
