@@ -66,6 +66,7 @@ std::vector<OpDef> LogicOpDefs();          // ops/logic.h: comparisons, Not/And/
 std::vector<OpDef> MathOpDefs();           // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
 std::vector<OpDef> EinsumOpDefs();         // ops/einsum.h
 std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
+std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
 
 }  // namespace ops
 

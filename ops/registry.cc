@@ -16,6 +16,7 @@ const std::map<std::string_view, OpDef>& Registry() {
           TensorSpatialOpDefs, LogicOpDefs, MathOpDefs, EinsumOpDefs, MathNormOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
+    for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;
     return map;
   }();
   return *registry;

@@ -55,6 +55,9 @@ std::vector<KernelDef> MathKernels();      // math.cc
 std::vector<KernelDef> EinsumKernels();    // einsum.cc
 std::vector<KernelDef> MathNormKernels();  // math_norm.cc
 
+// control_flow.cc: If, Loop, Scan.
+std::vector<KernelDef> ControlFlowKernels();
+
 }  // namespace kernels::cpu
 
 #endif  // ONNXRUN_KERNELS_CPU_KERNEL_H_
