@@ -243,7 +243,7 @@ TEST(ControlFlowTest, BodyOutputNeverProducedIsAnError) {
   *then_branch->add_output() = TensorInfo("missing", {3});
   auto session = Create(model);
   ASSERT_FALSE(session.ok());
-  EXPECT_THAT(session.status().message(), HasSubstr("'missing' is never produced"));
+  EXPECT_THAT(session.status().message(), HasSubstr("reads 'missing', which nothing produces"));
 }
 
 TEST(ControlFlowTest, BodyReadingAnUndefinedNameIsAnError) {
