@@ -20,6 +20,7 @@
 #include "cli/startup.h"
 #include "cli/test_command.h"
 #include "importer/tensor_proto.h"
+#include "ops/control_flow.h"
 #include "ops/op_def.h"
 #include "partitioner/explain.h"
 #include "partitioner/fusion_rules.h"
@@ -291,6 +292,7 @@ void PrintOpList() {
     if (kind == "FusedGraph") gpu = "cuDNN operation graph (fallback: legacy cuDNN + own kernels)";
     if (kind == "Legacy") gpu = "legacy cuDNN call (other forms: own kernel or host)";
     if (kind == "Alias") gpu = "no work (same device bytes)";
+    if (ops::IsControlFlowOp(op)) gpu = "host: the body runs on the CPU interpreter";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
     std::printf("%-26s%-17s%s\n", op.c_str(), std::string(kind).c_str(), gpu.c_str());
   }

@@ -18,13 +18,16 @@ namespace importer {
 // one is a ResourceExhausted (sizes) or InvalidArgument (ranks, dims) Status naming the value.
 struct ImportLimits {
   int64_t max_model_bytes = int64_t{2} << 30;  // the serialized model; protobuf's own limit is 2 GiB
-  int64_t max_nodes = 1'000'000;               // nodes in the graph
+  int64_t max_nodes = 1'000'000;               // nodes in the graph, control-flow bodies included
   int64_t max_rank = 16;                       // rank of any value info, initializer or inferred value
   // Bytes of any one tensor: initializers, constants, and every value whose inferred shape is known
   // (symbolic dims count as 1). The runtime's hard cap (ir::kMaxTensorBytes) is 64 GiB.
   int64_t max_tensor_bytes = int64_t{16} << 30;
   // Bytes of all initializers and Constant nodes together (external data included).
   int64_t max_total_initializer_bytes = int64_t{32} << 30;
+  // How deep control-flow bodies (If branches, Loop and Scan bodies) may nest: 1 is a body of a
+  // main-graph node, 2 a body inside that body, ... Deeper is an InvalidArgument.
+  int max_subgraph_depth = 10;
 };
 
 // Opsets 6-21 are the target; older models load too when their ops have the same form (the

@@ -122,5 +122,34 @@ TEST(ImporterTest, OpsetOutsideTheRangeIsRefused) {
   EXPECT_THAT(ImportText(model), HasSubstr("opset 99; onnxrun supports opsets 1 to 21"));
 }
 
+// If whose branches read the main graph: a computed value (produced after the If in file order)
+// and a graph input become implicit inputs, in the order the branches read them; an initializer is
+// copied into the branch instead.
+TEST(ImporterTest, OuterReadsOfBodiesBecomeImplicitInputs) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("c", {}, onnx::TensorProto::BOOL);
+  *g->add_input() = TensorInfo("in", {3});
+  *g->add_input() = TensorInfo("y", {3});
+  *g->add_output() = TensorInfo("out", {3});
+  testing_util::AddInitializer(model, "w", {3});
+  onnx::GraphProto then_branch, else_branch;
+  *then_branch.add_node() = MakeNode("Add", {"x", "w"}, {"t"}, "then_add");
+  *then_branch.add_output() = TensorInfo("t", {3});
+  *else_branch.add_node() = MakeNode("Sub", {"y", "x"}, {"e"}, "else_sub");
+  *else_branch.add_output() = TensorInfo("e", {3});
+  onnx::NodeProto if_node = MakeNode("If", {"c"}, {"out"}, "if");
+  for (auto [name, body] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
+    onnx::AttributeProto* attr = if_node.add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    *attr->mutable_g() = *body;
+  }
+  *g->add_node() = if_node;
+  *g->add_node() = MakeNode("Relu", {"in"}, {"x"}, "relu");
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("relu: Relu(%in) -> (%x: float32[3])\n  if: If(%c, %x, %y) -> (%out: float32[3])"));
+}
+
 }  // namespace
 }  // namespace importer

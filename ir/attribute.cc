@@ -44,6 +44,11 @@ std::vector<float> Attributes::GetFloats(const std::string& name, const std::vec
 
 const Tensor* Attributes::GetTensor(const std::string& name) const { return Find<Tensor>(values_, name); }
 
+const Graph* Attributes::GetGraph(const std::string& name) const {
+  const GraphPtr* g = Find<GraphPtr>(values_, name);
+  return g ? g->get() : nullptr;
+}
+
 std::string AttributeValueToString(const AttributeValue& value) {
   struct Printer {
     std::string operator()(int64_t v) const { return std::to_string(v); }
@@ -59,6 +64,7 @@ std::string AttributeValueToString(const AttributeValue& value) {
     std::string operator()(const Tensor& t) const {
       return absl::StrCat("tensor<", DTypeName(t.dtype()), ShapeToString(t.shape()), ">");
     }
+    std::string operator()(const GraphPtr& g) const { return g ? "graph" : "graph<null>"; }
   };
   return std::visit(Printer{}, value);
 }

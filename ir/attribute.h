@@ -1,10 +1,11 @@
-// Node attributes: a small tagged value (int, float, string, lists, tensor) and a name -> value map
-// with typed getters that return a default when the attribute is absent.
+// Node attributes: a small tagged value (int, float, string, lists, tensor, subgraph) and a name ->
+// value map with typed getters that return a default when the attribute is absent.
 #ifndef ONNXRUN_IR_ATTRIBUTE_H_
 #define ONNXRUN_IR_ATTRIBUTE_H_
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -14,8 +15,12 @@
 
 namespace ir {
 
+class Graph;  // ir/graph.h
+// A GRAPH attribute (a control-flow body): immutable once imported, shared by copies of the node.
+using GraphPtr = std::shared_ptr<const Graph>;
+
 using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
-                                    std::vector<std::string>, Tensor>;
+                                    std::vector<std::string>, Tensor, GraphPtr>;
 
 class Attributes {
  public:
@@ -32,6 +37,8 @@ class Attributes {
   std::vector<int64_t> GetInts(const std::string& name, const std::vector<int64_t>& default_value = {}) const;
   std::vector<float> GetFloats(const std::string& name, const std::vector<float>& default_value = {}) const;
   const Tensor* GetTensor(const std::string& name) const;
+  // nullptr when absent (or not a graph).
+  const Graph* GetGraph(const std::string& name) const;
 
  private:
   std::map<std::string, AttributeValue> values_;

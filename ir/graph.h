@@ -62,6 +62,11 @@ class Graph {
   const std::vector<ValueId>& outputs() const { return outputs_; }
 
   std::string name;
+  // A subgraph (a control-flow body) reads outer-scope values through its last
+  // `num_captured_inputs` inputs: they are bound, in order, to the control-flow node's last inputs
+  // (its implicit inputs), so the outer graph orders and keeps alive what a body reads. 0 for a
+  // model's main graph.
+  int num_captured_inputs = 0;
 
   // Replaces the node list (e.g. after a pass removed or inserted nodes) and recomputes producers.
   // Node ids change; value ids do not.

@@ -68,6 +68,7 @@ std::vector<OpDef> EinsumOpDefs();         // ops/einsum.h
 std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
 std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
+std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
 
 }  // namespace ops
 

@@ -17,6 +17,7 @@ const std::map<std::string_view, OpDef>& Registry() {
           MathOpDefs,        EinsumOpDefs,       MathNormOpDefs,      LossOpDefs,          SpectralOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
+    for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;
     return map;
   }();
   return *registry;

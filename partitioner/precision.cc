@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/half.h"
+#include "ops/control_flow.h"
 #include "ops/infer_graph.h"
 
 namespace partitioner {
@@ -214,6 +215,10 @@ absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
 
 absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   if (mode_ != PrecisionMode::kFp16) return false;
+  // Control-flow bodies are typed float32 and run on the host: such a graph stays float32.
+  for (const ir::Node& node : graph.nodes()) {
+    if (ops::IsControlFlowOp(node.op_type)) return false;
+  }
   return ConvertToFp16(graph);
 }
 

@@ -2,9 +2,7 @@
 #include "runtime/cpu_executor.h"
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/kernel.h"
-#include "ops/infer_concrete.h"
-#include "ops/op_def.h"
+#include "kernels/cpu/run_node.h"
 
 namespace exec {
 namespace {
@@ -38,37 +36,7 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
 
 absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
                                                      const std::vector<const ir::Tensor*>& inputs) {
-  kernels::cpu::KernelFn kernel = kernels::cpu::FindKernel(node.op_type);
-  if (ops::FindOpDef(node.op_type) == nullptr || kernel == nullptr) {
-    return NodeError(node, absl::UnimplementedError("no CPU kernel"));
-  }
-  std::vector<ops::ConcreteInput> concrete;
-  for (const ir::Tensor* t : inputs) concrete.push_back(ops::ConcreteInput::OfTensor(t));
-  absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
-  if (!types.ok()) return NodeError(node, types.status());
-  kernels::cpu::KernelContext kctx{node, inputs, {}};
-  std::vector<ir::Tensor> outputs(node.outputs.size());
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    if (node.outputs[i] == ir::kNoValue) {
-      kctx.outputs.push_back(nullptr);
-      continue;
-    }
-    // A data-dependent output (NonZero, Unique, ...): the kernel creates it.
-    if (i < types->size() && (*types)[i].dims) {
-      absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *(*types)[i].dims);
-      if (!out.ok()) return NodeError(node, out.status());
-      outputs[i] = *std::move(out);
-    }
-    kctx.outputs.push_back(&outputs[i]);
-  }
-  absl::Status status = kernel(kctx);
-  if (!status.ok()) return NodeError(node, status);
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    if (node.outputs[i] != ir::kNoValue && !outputs[i].valid()) {
-      return NodeError(node, absl::InternalError(absl::StrCat("output ", i, " was not produced")));
-    }
-  }
-  return outputs;
+  return kernels::cpu::RunNode(node, inputs);
 }
 
 absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs, RunStats* stats,

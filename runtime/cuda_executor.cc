@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
+#include "ops/control_flow.h"
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
 
@@ -105,6 +106,8 @@ absl::Status CudaExecutor::Init() {
       note = "legacy cuDNN call (made at first run for the input dims)";
     } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
+    } else if (step.nodes.size() == 1 && ops::IsControlFlowOp(first.op_type)) {
+      note = "control flow on the host: the body runs node by node with the CPU reference kernels";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
                (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first) || CudaKernelSupports(g, first))) {
       note = "own CUDA kernel";

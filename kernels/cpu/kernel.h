@@ -57,6 +57,9 @@ std::vector<KernelDef> MathNormKernels();  // math_norm.cc
 std::vector<KernelDef> LossKernels();      // loss.cc
 std::vector<KernelDef> SpectralKernels();  // spectral.cc
 
+// control_flow.cc: If, Loop, Scan.
+std::vector<KernelDef> ControlFlowKernels();
+
 }  // namespace kernels::cpu
 
 #endif  // ONNXRUN_KERNELS_CPU_KERNEL_H_

@@ -133,3 +133,14 @@ model("lstm_lens",[h.make_node("LSTM",["x","w","r","","l"],["y"],hidden_size=2)]
 model("gru_empty",[h.make_node("GRU",["x","w","r"],["y","z"],direction="bidirectional",clip=1e-30)],[x([0,2,2])],[y(),yt("z")],[f32("w",np.ones((2,6,2))),f32("r",np.ones((2,6,2)))],opset=14)
 model("rnn_hidden",[h.make_node("RNN",["x","w","r"],["y"],hidden_size=I64MAX,activations=["Affine"],activation_alpha=[INF])],[x([3,1,2])],[y()],[f32("w",np.ones((1,4,2))),f32("r",np.ones((1,4,4)))],opset=14)
 model("lppool_p",[h.make_node("LpPool",["x"],["y"],kernel_shape=[2],p=1000)],[],[y()],[f32("x",[[[1e30,-3,0,NAN]]])],opset=18)
+
+# Control flow: a trip count of 2^63-1 (fails before running), a Scan axis out of range, If nesting.
+_body = h.make_graph([h.make_node("Identity",["c"],["co"]),h.make_node("Add",["s","s"],["so"])],"b",[x([],T.INT64,"i"),x([],T.BOOL,"c"),x([2],n="s")],[x([],T.BOOL,"co"),x([2],n="so")])
+model("loop_trip_max",[h.make_node("Loop",["m","","x"],["y"],body=_body)],[x([2])],[y()],[i64("m",I64MAX)])
+_scan = h.make_graph([h.make_node("Add",["s","e"],["so"])],"b",[x([2],n="s"),x([2],n="e")],[x([2],n="so")])
+model("scan_axis",[h.make_node("Scan",["x","x"],["y"],body=_scan,num_scan_inputs=1,scan_input_axes=[I64MIN])],[x([2])],[y()])
+_leaf = h.make_graph([h.make_node("Identity",["x"],["o"])],"l",[],[x([2],n="o")])
+_nest = _leaf
+for _d in range(12):
+    _nest = h.make_graph([h.make_node("If",["c"],["o%d" % _d],then_branch=_nest,else_branch=_leaf)],"n",[],[x([2],n="o%d" % _d)])
+model("if_nest",_nest.node,[x([],T.BOOL,"c"),x([2])],[h.make_tensor_value_info("o11",T.FLOAT,None)])

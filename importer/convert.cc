@@ -1,0 +1,126 @@
+// Proto -> IR conversions of single items: value infos, attributes, Constant values, limit checks.
+#include "importer/convert.h"
+
+#include "absl/strings/str_cat.h"
+#include "importer/tensor_proto.h"
+
+namespace importer {
+
+bool HandledByImporter(const std::string& op_type) {
+  return op_type == "Constant" || op_type == "Upsample" || op_type == "Scatter" || op_type == "CastLike";
+}
+
+bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string NodeName(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name();
+}
+
+absl::Status CheckTypeLimits(const std::string& what, const ir::TensorType& type, const ImportLimits& limits) {
+  if (!type.shape) return absl::OkStatus();
+  if (type.rank() > limits.max_rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " has rank ", type.rank(), ", more than the limit of ", limits.max_rank));
+  }
+  const int64_t elem_size = static_cast<int64_t>(ir::DTypeSize(type.dtype));
+  int64_t bytes = elem_size;
+  for (const ir::Dim& d : *type.shape) {
+    if (!d.known() || d.value == 0) continue;
+    if (bytes > limits.max_tensor_bytes / d.value) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          what, " of type ", type.ToString(), " needs more than the limit of ", limits.max_tensor_bytes, " bytes"));
+    }
+    bytes *= d.value;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::AttributeValue> ConvertAttribute(const onnx::AttributeProto& attr, const std::string& model_dir,
+                                                    const ImportLimits& limits) {
+  switch (attr.type()) {
+    case onnx::AttributeProto::INT: return ir::AttributeValue(attr.i());
+    case onnx::AttributeProto::FLOAT: return ir::AttributeValue(attr.f());
+    case onnx::AttributeProto::STRING: return ir::AttributeValue(attr.s());
+    case onnx::AttributeProto::INTS:
+      return ir::AttributeValue(std::vector<int64_t>(attr.ints().begin(), attr.ints().end()));
+    case onnx::AttributeProto::FLOATS:
+      return ir::AttributeValue(std::vector<float>(attr.floats().begin(), attr.floats().end()));
+    case onnx::AttributeProto::STRINGS:
+      return ir::AttributeValue(std::vector<std::string>(attr.strings().begin(), attr.strings().end()));
+    case onnx::AttributeProto::TENSOR: {
+      if (attr.t().dims_size() > limits.max_rank) {
+        return absl::InvalidArgumentError(absl::StrCat("attribute '", attr.name(), "' has rank ", attr.t().dims_size(),
+                                                       ", more than the limit of ", limits.max_rank));
+      }
+      absl::StatusOr<ir::Tensor> t = TensorFromProto(attr.t(), model_dir, limits.max_tensor_bytes);
+      if (!t.ok()) return t.status();
+      return ir::AttributeValue(*std::move(t));
+    }
+    default:
+      return absl::UnimplementedError(absl::StrCat("attribute '", attr.name(), "' has unsupported type ",
+                                                   onnx::AttributeProto::AttributeType_Name(attr.type())));
+  }
+}
+
+absl::StatusOr<ir::Tensor> ConstantValue(const ir::Attributes& attrs) {
+  if (const ir::Tensor* t = attrs.GetTensor("value")) return *t;
+  if (attrs.Has("value_float")) return ir::Tensor::Scalar(attrs.GetFloat("value_float", 0));
+  if (attrs.Has("value_floats")) {
+    std::vector<float> v = attrs.GetFloats("value_floats");
+    const int64_t n = static_cast<int64_t>(v.size());
+    return ir::Tensor::FromFloats(std::move(v), {n});
+  }
+  if (attrs.Has("value_int")) {
+    return ir::Tensor::FromInt64s({attrs.GetInt("value_int", 0)}).Reshaped({});
+  }
+  if (attrs.Has("value_ints")) return ir::Tensor::FromInt64s(attrs.GetInts("value_ints"));
+  return absl::UnimplementedError("Constant without a supported value attribute (sparse or string)");
+}
+
+absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info, const ImportLimits& limits) {
+  if (!info.type().has_tensor_type()) {
+    return absl::UnimplementedError(absl::StrCat("'", info.name(), "' is not a tensor"));
+  }
+  const auto& tensor_type = info.type().tensor_type();
+  ir::TensorType type;
+  type.dtype = static_cast<ir::DType>(tensor_type.elem_type());
+  if (!ir::IsSupportedDType(type.dtype)) {
+    return absl::UnimplementedError(
+        absl::StrCat("'", info.name(), "' has unsupported dtype ", ir::DTypeName(type.dtype)));
+  }
+  if (!tensor_type.has_shape()) return type;
+  if (tensor_type.shape().dim_size() > limits.max_rank) {
+    return absl::InvalidArgumentError(absl::StrCat("'", info.name(), "' has rank ", tensor_type.shape().dim_size(),
+                                                   ", more than the limit of ", limits.max_rank));
+  }
+  ir::Shape shape;
+  for (const auto& dim : tensor_type.shape().dim()) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("'", info.name(), "' has a negative dimension"));
+      }
+      shape.push_back(ir::Dim(dim.dim_value()));
+    } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+      shape.push_back(ir::Dim::Symbol(dim.dim_param()));
+    } else {
+      shape.push_back(ir::Dim());
+    }
+  }
+  type.shape = std::move(shape);
+  absl::Status fits = CheckTypeLimits(absl::StrCat("'", info.name(), "'"), type, limits);
+  if (!fits.ok()) return fits;
+  return type;
+}
+
+absl::Status AddConstantBytes(const std::string& name, const ir::Tensor& t, const ImportLimits& limits,
+                              int64_t& total) {
+  total += static_cast<int64_t>(t.byte_size());
+  if (total > limits.max_total_initializer_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("constants up to '", name, "' take ", total,
+                                                     " bytes, more than the limit of ",
+                                                     limits.max_total_initializer_bytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace importer

@@ -1,0 +1,288 @@
+// GraphProto -> ir::Graph, bodies included: values, nodes in topological order, captured names.
+#include "importer/graph_builder.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "importer/body_types.h"
+#include "importer/canonicalize.h"
+#include "importer/convert.h"
+#include "importer/node_order.h"
+#include "importer/tensor_proto.h"
+#include "ops/infer_graph.h"
+#include "ops/op_def.h"
+
+namespace importer {
+namespace {
+
+absl::Status Prefixed(const absl::Status& status, const std::string& prefix) {
+  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
+}
+
+void CollectUnsupported(const onnx::GraphProto& graph, std::map<std::string, std::vector<std::string>>& unsupported) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    const bool known = IsDefaultDomain(node.domain()) &&
+                       (HandledByImporter(node.op_type()) || ops::FindOpDef(node.op_type()) != nullptr);
+    if (!known) {
+      std::string op = node.domain().empty() ? node.op_type() : node.domain() + "." + node.op_type();
+      unsupported[op].push_back(absl::StrCat("'", NodeName(node, i), "'"));
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.type() == onnx::AttributeProto::GRAPH) CollectUnsupported(attr.g(), unsupported);
+    }
+  }
+}
+
+// Builds one graph. A body's builder has its enclosing graph's builder as parent.
+class GraphBuilder {
+ public:
+  GraphBuilder(ImportState& state, const GraphBuilder* parent, int depth)
+      : state_(state), parent_(parent), depth_(depth) {}
+
+  // Converts `proto` into graph(); a body's outer reads are in captured(). `input_types[i]` types
+  // the graph's input i when the proto leaves it untyped.
+  absl::Status Build(const onnx::GraphProto& proto, const std::vector<std::optional<ir::TensorType>>& input_types);
+  // A body: makes its captured inputs exactly `names`, in order, after its own inputs (a name it
+  // does not read becomes an unused input), and validates it.
+  absl::Status BindCaptures(const std::vector<std::string>& names);
+  ir::Graph& graph() { return graph_; }
+  const std::vector<std::string>& captured() const { return captured_; }
+
+ private:
+  // The value `name` in this graph or an enclosing one; nullptr when none defines it.
+  const ir::Value* Lookup(const std::string& name) const;
+  // The id of `name` here, capturing it (or copying its constant) from an enclosing graph.
+  absl::StatusOr<ir::ValueId> Resolve(const std::string& name);
+  absl::Status AddInputs(const onnx::GraphProto& proto, const std::vector<std::optional<ir::TensorType>>& input_types);
+  absl::Status AddNode(const onnx::NodeProto& proto, int index);
+  absl::Status AddConstantNode(const onnx::NodeProto& proto, ir::Node& node);
+  // Converts the node's attributes; bodies are built and their captures become implicit inputs.
+  absl::Status ConvertAttributes(const onnx::NodeProto& proto, ir::Node& node);
+  absl::Status AddCanonicalNodes(const onnx::NodeProto& proto, int index, ir::Node node);
+
+  ImportState& state_;
+  const GraphBuilder* parent_;
+  const int depth_;
+  ir::Graph graph_;
+  std::map<std::string, ir::ValueId> ids_;
+  std::vector<std::string> captured_;
+  size_t num_formal_inputs_ = 0;
+};
+
+const ir::Value* GraphBuilder::Lookup(const std::string& name) const {
+  auto it = ids_.find(name);
+  if (it != ids_.end()) return &graph_.value(it->second);
+  return parent_ ? parent_->Lookup(name) : nullptr;
+}
+
+absl::StatusOr<ir::ValueId> GraphBuilder::Resolve(const std::string& name) {
+  auto it = ids_.find(name);
+  if (it != ids_.end()) return it->second;
+  const ir::Value* outer = parent_ ? parent_->Lookup(name) : nullptr;
+  if (outer == nullptr) return absl::InvalidArgumentError(absl::StrCat("'", name, "' is never produced"));
+  ir::ValueId id;
+  if (outer->constant) {
+    id = graph_.AddConstant(name, *outer->constant);
+  } else {
+    id = graph_.AddValue(name, outer->type);
+    graph_.inputs().push_back(id);
+    captured_.push_back(name);
+  }
+  ids_[name] = id;
+  return id;
+}
+
+// True when the value info carries no element type (allowed for body inputs).
+bool Untyped(const onnx::ValueInfoProto& info) {
+  return !info.has_type() || (info.type().has_tensor_type() && info.type().tensor_type().elem_type() == 0);
+}
+
+absl::Status GraphBuilder::AddInputs(const onnx::GraphProto& proto,
+                                     const std::vector<std::optional<ir::TensorType>>& input_types) {
+  const ImportLimits& limits = state_.limits;
+  for (const auto& init : proto.initializer()) {
+    if (init.dims_size() > limits.max_rank) {
+      return absl::InvalidArgumentError(absl::StrCat("initializer '", init.name(), "' has rank ", init.dims_size(),
+                                                     ", more than the limit of ", limits.max_rank));
+    }
+    absl::StatusOr<ir::Tensor> t = TensorFromProto(init, state_.model_dir, limits.max_tensor_bytes);
+    if (!t.ok()) return t.status();
+    absl::Status fits = AddConstantBytes(init.name(), *t, limits, state_.constant_bytes);
+    if (!fits.ok()) return fits;
+    ids_[init.name()] = graph_.AddConstant(init.name(), *std::move(t));
+  }
+  for (int i = 0; i < proto.input_size(); ++i) {
+    const onnx::ValueInfoProto& input = proto.input(i);
+    if (ids_.count(input.name())) continue;  // an initializer listed as input (IR < 4)
+    const bool hinted = Untyped(input) && static_cast<size_t>(i) < input_types.size() && input_types[i];
+    absl::StatusOr<ir::TensorType> type = hinted ? *input_types[i] : ConvertValueInfo(input, limits);
+    if (!type.ok()) return Prefixed(type.status(), "graph input ");
+    ir::ValueId id = graph_.AddValue(input.name(), *std::move(type));
+    ids_[input.name()] = id;
+    graph_.inputs().push_back(id);
+  }
+  num_formal_inputs_ = graph_.inputs().size();
+  return absl::OkStatus();
+}
+
+absl::Status GraphBuilder::Build(const onnx::GraphProto& proto,
+                                 const std::vector<std::optional<ir::TensorType>>& input_types) {
+  const ImportLimits& limits = state_.limits;
+  if (absl::Status deep = CheckSubgraphDepth(depth_, limits); !deep.ok()) return deep;
+  state_.nodes += proto.node_size();
+  if (state_.nodes > limits.max_nodes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("model has more than ", limits.max_nodes, " nodes (bodies included), the limit"));
+  }
+  auto is_outer = [this](const std::string& name) { return parent_ != nullptr && parent_->Lookup(name) != nullptr; };
+  absl::StatusOr<std::vector<int>> order = TopologicalOrder(proto, depth_, limits, is_outer);
+  if (!order.ok()) return order.status();
+  graph_.name = proto.name().empty() ? (depth_ == 0 ? "main" : "body") : proto.name();
+  if (absl::Status status = AddInputs(proto, input_types); !status.ok()) return status;
+  for (int i : *order) {
+    if (absl::Status status = AddNode(proto.node(i), i); !status.ok()) return status;
+  }
+  for (const auto& output : proto.output()) {
+    absl::StatusOr<ir::ValueId> id = Resolve(output.name());
+    if (!id.ok()) return Prefixed(id.status(), "graph output ");
+    graph_.outputs().push_back(*id);
+  }
+  if (graph_.outputs().empty()) return absl::InvalidArgumentError("the graph has no outputs");
+  return parent_ == nullptr ? graph_.Validate() : absl::OkStatus();
+}
+
+absl::Status GraphBuilder::BindCaptures(const std::vector<std::string>& names) {
+  const std::set<std::string> own(captured_.begin(), captured_.end());
+  std::vector<ir::ValueId> inputs(graph_.inputs().begin(), graph_.inputs().begin() + num_formal_inputs_);
+  for (const std::string& name : names) {
+    if (ids_.count(name) && !own.count(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("'", name, "' is defined both here and in an enclosing graph"));
+    }
+    absl::StatusOr<ir::ValueId> id = Resolve(name);
+    if (!id.ok()) return id.status();
+    inputs.push_back(*id);
+  }
+  graph_.inputs() = std::move(inputs);
+  graph_.num_captured_inputs = static_cast<int>(names.size());
+  return graph_.Validate();
+}
+
+absl::Status GraphBuilder::ConvertAttributes(const onnx::NodeProto& proto, ir::Node& node) {
+  std::vector<std::pair<std::string, std::unique_ptr<GraphBuilder>>> bodies;
+  std::vector<std::string> implicit;
+  for (const auto& attr : proto.attribute()) {
+    if (attr.type() == onnx::AttributeProto::GRAPH) continue;
+    absl::StatusOr<ir::AttributeValue> value = ConvertAttribute(attr, state_.model_dir, state_.limits);
+    if (!value.ok()) return value.status();
+    node.attrs.Set(attr.name(), *std::move(value));
+  }
+  for (const auto& attr : proto.attribute()) {
+    if (attr.type() != onnx::AttributeProto::GRAPH) continue;
+    auto body = std::make_unique<GraphBuilder>(state_, this, depth_ + 1);
+    if (absl::Status built = body->Build(attr.g(), BodyInputTypes(graph_, node)); !built.ok()) {
+      return Prefixed(built, absl::StrCat("attribute '", attr.name(), "': "));
+    }
+    for (const std::string& name : body->captured()) {
+      if (std::find(implicit.begin(), implicit.end(), name) == implicit.end()) implicit.push_back(name);
+    }
+    bodies.emplace_back(attr.name(), std::move(body));
+  }
+  if (bodies.empty()) return absl::OkStatus();
+  for (const std::string& name : implicit) {
+    absl::StatusOr<ir::ValueId> id = Resolve(name);
+    if (!id.ok()) return id.status();
+    node.inputs.push_back(*id);
+  }
+  for (auto& [name, body] : bodies) {
+    if (absl::Status bound = body->BindCaptures(implicit); !bound.ok()) {
+      return Prefixed(bound, absl::StrCat("attribute '", name, "': "));
+    }
+    node.attrs.Set(name, std::make_shared<const ir::Graph>(std::move(body->graph())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphBuilder::AddConstantNode(const onnx::NodeProto& proto, ir::Node& node) {
+  absl::StatusOr<ir::Tensor> value = ConstantValue(node.attrs);
+  if (!value.ok() || proto.output_size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node '", node.name, "' (Constant): ", value.ok() ? "needs one output" : value.status().message()));
+  }
+  absl::Status fits = AddConstantBytes(proto.output(0), *value, state_.limits, state_.constant_bytes);
+  if (!fits.ok()) return fits;
+  ids_[proto.output(0)] = graph_.AddConstant(proto.output(0), *std::move(value));
+  return absl::OkStatus();
+}
+
+absl::Status GraphBuilder::AddNode(const onnx::NodeProto& proto, int index) {
+  ir::Node node;
+  node.name = NodeName(proto, index);
+  node.op_type = proto.op_type();
+  node.opset = state_.opset;
+  const std::string prefix = absl::StrCat("node '", node.name, "' (", node.op_type, "): ");
+  for (const std::string& in : proto.input()) {
+    absl::StatusOr<ir::ValueId> id = in.empty() ? ir::kNoValue : Resolve(in);
+    if (!id.ok()) return Prefixed(id.status(), prefix);
+    node.inputs.push_back(*id);
+  }
+  if (absl::Status converted = ConvertAttributes(proto, node); !converted.ok()) return Prefixed(converted, prefix);
+  if (node.op_type == "Constant") return AddConstantNode(proto, node);
+  // Optional inputs left out at the end; a control-flow node keeps its slots (implicit inputs follow).
+  const bool has_body =
+      std::any_of(proto.attribute().begin(), proto.attribute().end(),
+                  [](const onnx::AttributeProto& a) { return a.type() == onnx::AttributeProto::GRAPH; });
+  if (!has_body) {
+    while (!node.inputs.empty() && node.inputs.back() == ir::kNoValue) node.inputs.pop_back();
+  }
+  for (const std::string& out : proto.output()) {
+    node.outputs.push_back(out.empty() ? ir::kNoValue : (ids_[out] = graph_.AddValue(out)));
+  }
+  return AddCanonicalNodes(proto, index, std::move(node));
+}
+
+absl::Status GraphBuilder::AddCanonicalNodes(const onnx::NodeProto& proto, int index, ir::Node node) {
+  absl::StatusOr<std::vector<ir::Node>> nodes = CanonicalizeNode(graph_, std::move(node));
+  if (!nodes.ok()) {
+    return Prefixed(nodes.status(), absl::StrCat("node '", NodeName(proto, index), "' (", proto.op_type(), "): "));
+  }
+  for (ir::Node& n : *nodes) {
+    ir::NodeId id = graph_.AddNode(std::move(n));
+    absl::Status inferred = ops::InferNodeTypes(graph_, id);
+    if (!inferred.ok()) return inferred;
+    for (ir::ValueId out : graph_.node(id).outputs) {
+      if (out == ir::kNoValue) continue;
+      absl::Status fits = CheckTypeLimits(absl::StrCat("node '", graph_.node(id).name, "' (", graph_.node(id).op_type,
+                                                       ") output '", graph_.value(out).name, "'"),
+                                          graph_.value(out).type, state_.limits);
+      if (!fits.ok()) return fits;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckOpsSupported(const onnx::GraphProto& graph, int opset) {
+  std::map<std::string, std::vector<std::string>> unsupported;
+  CollectUnsupported(graph, unsupported);
+  if (unsupported.empty()) return absl::OkStatus();
+  std::vector<std::string> parts;
+  for (const auto& [op, nodes] : unsupported) {
+    parts.push_back(absl::StrCat(op, " (nodes ", absl::StrJoin(nodes, ", "), ")"));
+  }
+  return absl::UnimplementedError(absl::StrCat("unsupported ops at opset ", opset, ": ", absl::StrJoin(parts, "; ")));
+}
+
+absl::StatusOr<ir::Graph> BuildMainGraph(const onnx::GraphProto& proto, ImportState& state) {
+  GraphBuilder builder(state, nullptr, 0);
+  if (absl::Status status = builder.Build(proto, {}); !status.ok()) return status;
+  return std::move(builder.graph());
+}
+
+}  // namespace importer
