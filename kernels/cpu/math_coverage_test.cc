@@ -13,8 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/graph.h"
-#include "kernels/cpu/kernel.h"
-#include "ops/infer_concrete.h"
+#include "kernels/cpu/run_node.h"
+#include "kernels/cpu/test_tensors.h"
 
 namespace kernels::cpu {
 namespace {
@@ -22,67 +22,14 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-ir::Node MakeNode(const std::string& op, int outputs, ir::Attributes attrs = {}, int opset = 21) {
-  ir::Node node;
-  node.name = "n";
-  node.op_type = op;
-  node.opset = opset;
-  for (int i = 0; i < outputs; ++i) node.outputs.push_back(i);
-  node.attrs = std::move(attrs);
-  return node;
-}
-
-// Inference on the concrete inputs, then the kernel, as exec::RunNodeOnCpu does.
-absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs) {
-  std::vector<ops::ConcreteInput> concrete;
-  for (const ir::Tensor* t : inputs) concrete.push_back(ops::ConcreteInput::OfTensor(t));
-  absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
-  if (!types.ok()) return types.status();
-  std::vector<ir::Tensor> outputs(node.outputs.size());
-  KernelContext ctx{node, inputs, {}};
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if ((*types)[i].dims) {
-      absl::StatusOr<ir::Tensor> t = ir::Tensor::Create((*types)[i].dtype, *(*types)[i].dims);
-      if (!t.ok()) return t.status();
-      outputs[i] = *std::move(t);
-    }
-    ctx.outputs.push_back(&outputs[i]);
-  }
-  KernelFn kernel = FindKernel(node.op_type);
-  if (kernel == nullptr) return absl::NotFoundError("no kernel");
-  if (absl::Status s = kernel(ctx); !s.ok()) return s;
-  for (const ir::Tensor& t : outputs) {
-    if (!t.valid()) return absl::InternalError("output not produced");
-  }
-  return outputs;
-}
-
-template <typename T>
-ir::Tensor Make(ir::DType dtype, std::vector<int64_t> shape, std::vector<T> values) {
-  ir::Tensor t = *ir::Tensor::Create(dtype, std::move(shape));
-  if (!values.empty()) std::memcpy(t.raw_data(), values.data(), std::min(values.size() * sizeof(T), t.byte_size()));
-  return t;
-}
-ir::Tensor I64(std::vector<int64_t> shape, std::vector<int64_t> v) { return Make(ir::DType::kInt64, shape, v); }
-ir::Tensor F32(std::vector<int64_t> shape, std::vector<float> v) { return Make(ir::DType::kFloat32, shape, v); }
-
-template <typename T>
-std::vector<T> Values(const ir::Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
-}
-
-std::string Error(const absl::StatusOr<std::vector<ir::Tensor>>& r) {
-  return r.ok() ? "ok" : std::string(r.status().message());
-}
-
-ir::Tensor I32(std::vector<int64_t> shape, std::vector<int32_t> v) { return Make(ir::DType::kInt32, shape, v); }
-ir::Tensor U8(std::vector<int64_t> shape, std::vector<uint8_t> v) { return Make(ir::DType::kUint8, shape, v); }
-
-ir::Attributes Attrs(std::initializer_list<std::pair<std::string, ir::AttributeValue>> list) {
-  ir::Attributes attrs;
-  for (const auto& [name, value] : list) attrs.Set(name, value);
-  return attrs;
-}
+using test_tensors::Attrs;
+using test_tensors::Error;
+using test_tensors::F32;
+using test_tensors::I32;
+using test_tensors::I64;
+using test_tensors::MakeNode;
+using test_tensors::U8;
+using test_tensors::Values;
 
 TEST(LogicTest, BitwiseBroadcast) {
   ir::Tensor a = I32({2, 2}, {0b1100, 0b1010, -1, 0}), b = I32({2}, {0b1010, 0b0110});
