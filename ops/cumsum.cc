@@ -7,14 +7,6 @@
 namespace ops {
 namespace {
 
-absl::StatusOr<bool> ParseFlag(const ir::Node& node, const char* name) {
-  const int64_t value = node.attrs.GetInt(name, 0);
-  if (value != 0 && value != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be 0 or 1, not ", value));
-  }
-  return value == 1;
-}
-
 absl::StatusOr<std::vector<ir::TensorType>> InferCumSum(const InferContext& ctx) {
   if (absl::Status s = ExpectDType(ctx, 0,
                                    {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kInt32,
@@ -41,9 +33,9 @@ absl::StatusOr<std::vector<ir::TensorType>> InferCumSum(const InferContext& ctx)
 
 absl::StatusOr<CumSumAttrs> ParseCumSumAttrs(const ir::Node& node) {
   CumSumAttrs attrs;
-  absl::StatusOr<bool> exclusive = ParseFlag(node, "exclusive");
+  absl::StatusOr<bool> exclusive = ParseFlagAttribute(node, "exclusive", false);
   if (!exclusive.ok()) return exclusive.status();
-  absl::StatusOr<bool> reverse = ParseFlag(node, "reverse");
+  absl::StatusOr<bool> reverse = ParseFlagAttribute(node, "reverse", false);
   if (!reverse.ok()) return reverse.status();
   attrs.exclusive = *exclusive;
   attrs.reverse = *reverse;

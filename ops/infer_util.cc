@@ -97,4 +97,12 @@ absl::Status ExpectDims(const ir::TensorType& t, const ir::Shape& expected, cons
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> ParseFlagAttribute(const ir::Node& node, const char* name, bool default_value) {
+  const int64_t value = node.attrs.GetInt(name, default_value ? 1 : 0);
+  if (value != 0 && value != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be 0 or 1, not ", value));
+  }
+  return value == 1;
+}
+
 }  // namespace ops

@@ -139,20 +139,13 @@ InferResult InferBitwiseNot(const InferContext& ctx) {
   return Unary(ctx, ctx.type(0).dtype);
 }
 
-// Attribute `name` as a flag; an error unless it is 0 or 1.
-absl::StatusOr<bool> Flag(const ir::Node& node, const char* name, bool default_value) {
-  const int64_t v = node.attrs.GetInt(name, default_value ? 1 : 0);
-  if (v != 0 && v != 1) return absl::InvalidArgumentError(absl::StrCat(name, " must be 0 or 1, got ", v));
-  return v == 1;
-}
-
 }  // namespace
 
 absl::StatusOr<IsInfAttrs> ParseIsInfAttrs(const ir::Node& node) {
   IsInfAttrs attrs;
-  absl::StatusOr<bool> negative = Flag(node, "detect_negative", true);
+  absl::StatusOr<bool> negative = ParseFlagAttribute(node, "detect_negative", true);
   if (!negative.ok()) return negative.status();
-  absl::StatusOr<bool> positive = Flag(node, "detect_positive", true);
+  absl::StatusOr<bool> positive = ParseFlagAttribute(node, "detect_positive", true);
   if (!positive.ok()) return positive.status();
   attrs.detect_negative = *negative;
   attrs.detect_positive = *positive;
@@ -160,7 +153,7 @@ absl::StatusOr<IsInfAttrs> ParseIsInfAttrs(const ir::Node& node) {
 }
 
 absl::StatusOr<ModAttrs> ParseModAttrs(const ir::Node& node) {
-  absl::StatusOr<bool> fmod = Flag(node, "fmod", false);
+  absl::StatusOr<bool> fmod = ParseFlagAttribute(node, "fmod", false);
   if (!fmod.ok()) return fmod.status();
   return ModAttrs{*fmod};
 }

@@ -2,6 +2,7 @@
 // spectral.h).
 #include "ops/spectral.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -14,12 +15,6 @@ namespace ops {
 namespace {
 
 using tensor_ops::Invalid;
-
-absl::StatusOr<bool> ParseFlag(const ir::Node& node, const char* name, int64_t default_value) {
-  const int64_t value = node.attrs.GetInt(name, default_value);
-  if (value != 0 && value != 1) return Invalid(absl::StrCat("attribute '", name, "' must be 0 or 1, not ", value));
-  return value == 1;
-}
 
 // One integer from a scalar (or one-element) input.
 absl::StatusOr<int64_t> ScalarInt(const ir::Tensor& t, const char* what) {
@@ -63,14 +58,23 @@ absl::StatusOr<int64_t> DftAxis(const ir::Node& node, const ir::Tensor* axis_inp
   return normalized;
 }
 
+// MelWeightMatrix's output_datatype: float32, float64 or float16.
+absl::StatusOr<ir::DType> MelOutputDType(const ir::Node& node) {
+  const auto dtype = static_cast<ir::DType>(node.attrs.GetInt("output_datatype", 1));
+  if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat64 && dtype != ir::DType::kFloat16) {
+    return Invalid(absl::StrCat("output_datatype ", static_cast<int>(dtype), " is not a floating-point type"));
+  }
+  return dtype;
+}
+
 struct DftAttrs {
   bool inverse = false, onesided = false;
 };
 absl::StatusOr<DftAttrs> ParseDftAttrs(const ir::Node& node) {
   DftAttrs attrs;
-  absl::StatusOr<bool> inverse = ParseFlag(node, "inverse", 0);
+  absl::StatusOr<bool> inverse = ParseFlagAttribute(node, "inverse", false);
   if (!inverse.ok()) return inverse.status();
-  absl::StatusOr<bool> onesided = ParseFlag(node, "onesided", 0);
+  absl::StatusOr<bool> onesided = ParseFlagAttribute(node, "onesided", false);
   if (!onesided.ok()) return onesided.status();
   if (*inverse && *onesided) return Invalid("an inverse onesided DFT is not supported");
   attrs.inverse = *inverse;
@@ -141,15 +145,10 @@ absl::StatusOr<std::vector<ir::TensorType>> InferStft(const InferContext& ctx) {
     out[3] = 2;
     return tensor_ops::One(signal.dtype, out);
   }
-  // The window's values do not matter for the sizes: a zero tensor of its shape stands in.
-  std::optional<ir::Tensor> window;
-  if (ctx.has_input(2)) {
-    absl::StatusOr<ir::Tensor> w = ir::Tensor::Create(signal.dtype, *ir::ShapeToInts(*ctx.type(2).shape));
-    if (!w.ok()) return w.status();
-    window = *std::move(w);
-  }
+  const std::optional<std::vector<int64_t>> window_dims =
+      ctx.has_input(2) ? ir::ShapeToInts(*ctx.type(2).shape) : std::nullopt;
   absl::StatusOr<StftExtents> e = StftExtentsOf(ctx.node, *ir::ShapeToInts(*signal.shape), *ctx.value(1),
-                                                window ? &*window : nullptr, ctx.value(3));
+                                                window_dims ? &*window_dims : nullptr, ctx.value(3));
   if (!e.ok()) return e.status();
   return tensor_ops::One(signal.dtype, ir::Shape{e->batch, e->frames, e->bins, 2});
 }
@@ -166,11 +165,10 @@ absl::StatusOr<std::vector<ir::TensorType>> InferMelWeightMatrix(const InferCont
   }
   std::vector<const ir::Tensor*> values;
   for (size_t i = 0; i < 5; ++i) values.push_back(ctx.value(i));
-  for (const ir::Tensor* v : values) {
-    if (v == nullptr) {
-      absl::StatusOr<MelParams> dtype_only = MelParamsOf(ctx.node, {});
-      return tensor_ops::One(dtype_only.ok() ? dtype_only->dtype : ir::DType::kFloat32, tensor_ops::UnknownShape(2));
-    }
+  if (std::find(values.begin(), values.end(), nullptr) != values.end()) {
+    absl::StatusOr<ir::DType> dtype = MelOutputDType(ctx.node);
+    if (!dtype.ok()) return dtype.status();
+    return tensor_ops::One(*dtype, tensor_ops::UnknownShape(2));
   }
   absl::StatusOr<MelParams> p = MelParamsOf(ctx.node, values);
   if (!p.ok()) return p.status();
@@ -209,9 +207,9 @@ absl::StatusOr<DftExtents> DftExtentsOf(const ir::Node& node, const std::vector<
 }
 
 absl::StatusOr<StftExtents> StftExtentsOf(const ir::Node& node, const std::vector<int64_t>& signal_dims,
-                                          const ir::Tensor& frame_step, const ir::Tensor* window,
+                                          const ir::Tensor& frame_step, const std::vector<int64_t>* window_dims,
                                           const ir::Tensor* frame_length) {
-  absl::StatusOr<bool> onesided = ParseFlag(node, "onesided", 1);
+  absl::StatusOr<bool> onesided = ParseFlagAttribute(node, "onesided", true);
   if (!onesided.ok()) return onesided.status();
   if (signal_dims.size() != 3 || (signal_dims[2] != 1 && signal_dims[2] != 2)) {
     return Invalid("signal must have shape [batch, length, 1 or 2]");
@@ -224,13 +222,13 @@ absl::StatusOr<StftExtents> StftExtentsOf(const ir::Node& node, const std::vecto
   if (!step.ok()) return step.status();
   if (*step < 1) return Invalid(absl::StrCat("frame_step must be positive, not ", *step));
   e.frame_step = *step;
-  if (window != nullptr && window->shape().size() != 1) return Invalid("window must be 1-D");
-  if (frame_length == nullptr && window == nullptr) return Invalid("STFT needs a window or a frame_length");
-  int64_t length = window != nullptr ? window->num_elements() : 0;
+  if (window_dims != nullptr && window_dims->size() != 1) return Invalid("window must be 1-D");
+  if (frame_length == nullptr && window_dims == nullptr) return Invalid("STFT needs a window or a frame_length");
+  int64_t length = window_dims != nullptr ? window_dims->front() : 0;
   if (frame_length != nullptr) {
     absl::StatusOr<int64_t> v = ScalarInt(*frame_length, "frame_length");
     if (!v.ok()) return v.status();
-    if (window != nullptr && *v != length) {
+    if (window_dims != nullptr && *v != length) {
       return Invalid(absl::StrCat("frame_length ", *v, " differs from the window's length ", length));
     }
     length = *v;
@@ -249,11 +247,9 @@ absl::StatusOr<StftExtents> StftExtentsOf(const ir::Node& node, const std::vecto
 
 absl::StatusOr<MelParams> MelParamsOf(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs) {
   MelParams p;
-  p.dtype = static_cast<ir::DType>(node.attrs.GetInt("output_datatype", 1));
-  if (p.dtype != ir::DType::kFloat32 && p.dtype != ir::DType::kFloat64 && p.dtype != ir::DType::kFloat16) {
-    return Invalid(absl::StrCat("output_datatype ", static_cast<int>(p.dtype), " is not a floating-point type"));
-  }
-  if (inputs.empty()) return p;
+  absl::StatusOr<ir::DType> dtype = MelOutputDType(node);
+  if (!dtype.ok()) return dtype.status();
+  p.dtype = *dtype;
   if (inputs.size() != 5) return Invalid("MelWeightMatrix takes 5 inputs");
   int64_t* ints[] = {&p.num_mel_bins, &p.dft_length, &p.sample_rate};
   const char* names[] = {"num_mel_bins", "dft_length", "sample_rate"};
@@ -271,7 +267,7 @@ absl::StatusOr<MelParams> MelParamsOf(const ir::Node& node, const std::vector<co
         p.upper_edge_hertz <= static_cast<double>(p.sample_rate) / 2)) {
     return Invalid("the edges must satisfy 0 <= lower_edge_hertz < upper_edge_hertz <= sample_rate / 2");
   }
-  if (CheckWork(p.dft_length / 2 + 1, p.num_mel_bins, 1).code() != absl::StatusCode::kOk) {
+  if (!CheckWork(p.dft_length / 2 + 1, p.num_mel_bins, 1).ok()) {
     return absl::ResourceExhaustedError("the mel weight matrix would be too large");
   }
   return p;

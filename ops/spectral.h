@@ -41,9 +41,10 @@ struct StftExtents {
   int64_t frame_step = 1, frame_length = 1, frames = 0, bins = 1;
 };
 
-// STFT's extents for concrete signal dims, its frame_step, and the optional window and frame_length.
+// STFT's extents for concrete signal dims, its frame_step, the optional window's dims (nullptr when
+// absent; only its length matters) and the optional frame_length.
 absl::StatusOr<StftExtents> StftExtentsOf(const ir::Node& node, const std::vector<int64_t>& signal_dims,
-                                          const ir::Tensor& frame_step, const ir::Tensor* window,
+                                          const ir::Tensor& frame_step, const std::vector<int64_t>* window_dims,
                                           const ir::Tensor* frame_length);
 
 // MelWeightMatrix's scalar inputs, read and checked.

@@ -86,8 +86,8 @@ absl::Status StftKernel(KernelContext& ctx) {
   if (absl::Status s = RequireInput(ctx, 1); !s.ok()) return s;
   const ir::Tensor& signal = *ctx.input(0);
   const ir::Tensor* window = ctx.input(2);
-  absl::StatusOr<ops::StftExtents> e =
-      ops::StftExtentsOf(ctx.node, signal.shape(), *ctx.input(1), window, ctx.input(3));
+  absl::StatusOr<ops::StftExtents> e = ops::StftExtentsOf(ctx.node, signal.shape(), *ctx.input(1),
+                                                          window != nullptr ? &window->shape() : nullptr, ctx.input(3));
   if (!e.ok()) return e.status();
   if (absl::Status s = CheckOutput(ctx, 0, signal.dtype(), {e->batch, e->frames, e->bins, 2}); !s.ok()) return s;
   const std::vector<Complex> roots = RootsOfUnity(e->frame_length);
