@@ -10,6 +10,10 @@
 namespace cli {
 
 absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed) {
+  if (!info.type.is_tensor()) {
+    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
+                                                   ": give it with --input-dir (a SequenceProto or OptionalProto)"));
+  }
   if (!info.type.shape) {
     return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has unknown rank: give it with --input"));
   }

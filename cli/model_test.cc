@@ -17,6 +17,7 @@
 #include "cli/check.h"
 #include "cli/inputs.h"
 #include "importer/tensor_proto.h"
+#include "importer/value_proto.h"
 #include "runtime/cuda_executor.h"
 
 namespace cli {
@@ -88,16 +89,37 @@ void Accumulate(const OutputComparison& c, bool first_bad, CaseResult* result) {
 
 // Compares `got` with `want` output by output; the case FAILs at the first output that differs
 // (its description becomes the message), and the worst element is that output's.
+// A tensor compares element by element; a sequence tensor by tensor ("y[2]", after its length);
+// an empty optional matches only an empty optional.
+std::vector<OutputComparison> CompareValue(const std::string& name, const ir::Tensor& got, const ir::Tensor& want,
+                                           Tolerance tolerance) {
+  if (got.is_dense() && want.is_dense()) return {CompareOutput(name, got, want, tolerance)};
+  OutputComparison kinds;
+  kinds.output = name;
+  const bool same_kind = got.is_none() == want.is_none() && got.is_sequence() == want.is_sequence();
+  if (!same_kind || got.elements().size() != want.elements().size()) {
+    kinds.mismatch = absl::StrCat(got.Describe(), " != expected ", want.Describe());
+    return {kinds};
+  }
+  std::vector<OutputComparison> compared = {kinds};
+  for (size_t e = 0; e < want.elements().size(); ++e) {
+    compared.push_back(
+        CompareOutput(absl::StrCat(name, "[", e, "]"), got.elements()[e], want.elements()[e], tolerance));
+  }
+  return compared;
+}
+
 void CompareAll(const std::vector<runtime::NamedTensor>& got, const std::vector<ir::Tensor>& want, CaseResult* result) {
   bool failed = false;
   for (size_t i = 0; i < want.size(); ++i) {
-    const OutputComparison c = CompareOutput(got[i].name, got[i].tensor, want[i], result->tolerance);
-    const bool first_bad = !c.ok() && !failed;
-    Accumulate(c, first_bad, result);
-    if (first_bad) {
-      failed = true;
-      result->outcome = Outcome::kFail;
-      result->message = DescribeMismatch(c, result->tolerance);
+    for (const OutputComparison& c : CompareValue(got[i].name, got[i].tensor, want[i], result->tolerance)) {
+      const bool first_bad = !c.ok() && !failed;
+      Accumulate(c, first_bad, result);
+      if (first_bad) {
+        failed = true;
+        result->outcome = Outcome::kFail;
+        result->message = DescribeMismatch(c, result->tolerance);
+      }
     }
   }
 }
@@ -118,7 +140,7 @@ absl::Status ReadDataSet(const fs::path& dir, const runtime::Session& session,
         absl::StrCat(input_files.size(), " input files for ", session.inputs().size(), " inputs"));
   }
   for (size_t i = 0; i < input_files.size(); ++i) {
-    absl::StatusOr<ir::Tensor> t = importer::ReadTensorProtoFile(input_files[i].string());
+    absl::StatusOr<ir::Tensor> t = importer::ReadValueFile(input_files[i].string(), session.inputs()[i].type);
     if (!t.ok()) return t.status();
     inputs->push_back({session.inputs()[i].name, *std::move(t)});
   }
@@ -127,8 +149,8 @@ absl::Status ReadDataSet(const fs::path& dir, const runtime::Session& session,
     return absl::InvalidArgumentError(
         absl::StrCat(session.outputs().size(), " outputs, ", output_files.size(), " expected"));
   }
-  for (const fs::path& file : output_files) {
-    absl::StatusOr<ir::Tensor> t = importer::ReadTensorProtoFile(file.string());
+  for (size_t i = 0; i < output_files.size(); ++i) {
+    absl::StatusOr<ir::Tensor> t = importer::ReadValueFile(output_files[i].string(), session.outputs()[i].type);
     if (!t.ok()) return t.status();
     outputs->push_back(*std::move(t));
   }

@@ -20,6 +20,7 @@
 #include "cli/startup.h"
 #include "cli/test_command.h"
 #include "importer/tensor_proto.h"
+#include "importer/value_proto.h"
 #include "ops/control_flow.h"
 #include "ops/op_def.h"
 #include "partitioner/explain.h"
@@ -206,7 +207,7 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
     for (size_t i = 0; i < infos.size(); ++i) {
       std::string path = absl::StrCat(options.input_dir, "/input_", i, ".pb");
       if (!std::filesystem::exists(path) || given(infos[i].name)) continue;
-      absl::StatusOr<ir::Tensor> t = importer::ReadTensorProtoFile(path);
+      absl::StatusOr<ir::Tensor> t = importer::ReadValueFile(path, infos[i].type);
       if (!t.ok()) return t.status();
       inputs.push_back({infos[i].name, *std::move(t)});
     }
@@ -226,6 +227,12 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
 
 void PrintSummary(const runtime::NamedTensor& out) {
   const ir::Tensor& t = out.tensor;
+  if (!t.is_dense()) {
+    std::printf("output '%s': %s\n", out.name.c_str(), t.Describe().c_str());
+    for (size_t e = 0; e < t.elements().size(); ++e)
+      PrintSummary({absl::StrCat(out.name, "[", e, "]"), t.elements()[e]});
+    return;
+  }
   std::string line =
       absl::StrFormat("output '%s': %s%s", out.name, ir::DTypeName(t.dtype()), ir::ShapeToString(t.shape()));
   if (t.num_elements() > 0) {
@@ -245,13 +252,14 @@ void PrintSummary(const runtime::NamedTensor& out) {
   std::printf("%s\n", line.c_str());
 }
 
-absl::Status WriteOutputs(const std::string& dir, const std::vector<runtime::NamedTensor>& outputs) {
+absl::Status WriteOutputs(const std::string& dir, const runtime::Session& session,
+                          const std::vector<runtime::NamedTensor>& outputs) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create --output-dir '", dir, "': ", ec.message()));
   for (size_t i = 0; i < outputs.size(); ++i) {
-    absl::Status s =
-        importer::WriteTensorProtoFile(outputs[i].tensor, outputs[i].name, absl::StrCat(dir, "/output_", i, ".pb"));
+    absl::Status s = importer::WriteValueFile(outputs[i].tensor, session.outputs()[i].type, outputs[i].name,
+                                              absl::StrCat(dir, "/output_", i, ".pb"));
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
@@ -325,7 +333,7 @@ absl::Status Main(const Options& options) {
   std::printf("ran in %.2f ms\n", ms);
   cli::PrintStartup(**session, ms / 1000.0);
   if (!options.output_dir.empty()) {
-    absl::Status s = WriteOutputs(options.output_dir, *outputs);
+    absl::Status s = WriteOutputs(options.output_dir, **session, *outputs);
     if (!s.ok()) return s;
     std::printf("wrote %zu outputs to %s\n", outputs->size(), options.output_dir.c_str());
   }

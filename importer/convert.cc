@@ -35,6 +35,19 @@ absl::Status CheckTypeLimits(const std::string& what, const ir::TensorType& type
   return absl::OkStatus();
 }
 
+// A TYPE_PROTO attribute (Optional's `type`) as {kind, elem dtype}: kind 0 for a tensor, 1 for a
+// sequence of tensors (ops::OptionalTypeAttribute reads it).
+absl::StatusOr<ir::AttributeValue> TypeAttribute(const onnx::AttributeProto& attr) {
+  const onnx::TypeProto& type = attr.tp();
+  if (type.has_tensor_type()) return ir::AttributeValue(std::vector<int64_t>{0, type.tensor_type().elem_type()});
+  if (type.has_sequence_type() && type.sequence_type().elem_type().has_tensor_type()) {
+    return ir::AttributeValue(std::vector<int64_t>{1, type.sequence_type().elem_type().tensor_type().elem_type()});
+  }
+  return absl::UnimplementedError(absl::StrCat("attribute '", attr.name(),
+                                               "' names a type other than a tensor or a "
+                                               "sequence of tensors"));
+}
+
 absl::StatusOr<ir::AttributeValue> ConvertAttribute(const onnx::AttributeProto& attr, const std::string& model_dir,
                                                     const ImportLimits& limits) {
   switch (attr.type()) {
@@ -56,6 +69,7 @@ absl::StatusOr<ir::AttributeValue> ConvertAttribute(const onnx::AttributeProto& 
       if (!t.ok()) return t.status();
       return ir::AttributeValue(*std::move(t));
     }
+    case onnx::AttributeProto::TYPE_PROTO: return TypeAttribute(attr);
     default:
       return absl::UnimplementedError(absl::StrCat("attribute '", attr.name(), "' has unsupported type ",
                                                    onnx::AttributeProto::AttributeType_Name(attr.type())));
@@ -77,27 +91,25 @@ absl::StatusOr<ir::Tensor> ConstantValue(const ir::Attributes& attrs) {
   return absl::UnimplementedError("Constant without a supported value attribute (sparse or string)");
 }
 
-absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info, const ImportLimits& limits) {
-  if (!info.type().has_tensor_type()) {
-    return absl::UnimplementedError(absl::StrCat("'", info.name(), "' is not a tensor"));
-  }
-  const auto& tensor_type = info.type().tensor_type();
+namespace {
+
+absl::StatusOr<ir::TensorType> ConvertTensorType(const std::string& name, const onnx::TypeProto::Tensor& tensor_type,
+                                                 const ImportLimits& limits) {
   ir::TensorType type;
   type.dtype = static_cast<ir::DType>(tensor_type.elem_type());
   if (!ir::IsSupportedDType(type.dtype)) {
-    return absl::UnimplementedError(
-        absl::StrCat("'", info.name(), "' has unsupported dtype ", ir::DTypeName(type.dtype)));
+    return absl::UnimplementedError(absl::StrCat("'", name, "' has unsupported dtype ", ir::DTypeName(type.dtype)));
   }
   if (!tensor_type.has_shape()) return type;
   if (tensor_type.shape().dim_size() > limits.max_rank) {
-    return absl::InvalidArgumentError(absl::StrCat("'", info.name(), "' has rank ", tensor_type.shape().dim_size(),
+    return absl::InvalidArgumentError(absl::StrCat("'", name, "' has rank ", tensor_type.shape().dim_size(),
                                                    ", more than the limit of ", limits.max_rank));
   }
   ir::Shape shape;
   for (const auto& dim : tensor_type.shape().dim()) {
     if (dim.has_dim_value()) {
       if (dim.dim_value() < 0) {
-        return absl::InvalidArgumentError(absl::StrCat("'", info.name(), "' has a negative dimension"));
+        return absl::InvalidArgumentError(absl::StrCat("'", name, "' has a negative dimension"));
       }
       shape.push_back(ir::Dim(dim.dim_value()));
     } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
@@ -107,9 +119,46 @@ absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info
     }
   }
   type.shape = std::move(shape);
-  absl::Status fits = CheckTypeLimits(absl::StrCat("'", info.name(), "'"), type, limits);
+  absl::Status fits = CheckTypeLimits(absl::StrCat("'", name, "'"), type, limits);
   if (!fits.ok()) return fits;
   return type;
+}
+
+// seq(tensor) -> a sequence type of the element dtype (element shapes are not kept).
+absl::StatusOr<ir::TensorType> ConvertSequenceType(const std::string& name, const onnx::TypeProto::Sequence& seq,
+                                                   const ImportLimits& limits) {
+  if (!seq.elem_type().has_tensor_type()) {
+    return absl::UnimplementedError(absl::StrCat("'", name, "' is a sequence of non-tensors"));
+  }
+  absl::StatusOr<ir::TensorType> elem = ConvertTensorType(name, seq.elem_type().tensor_type(), limits);
+  if (!elem.ok()) return elem.status();
+  return ir::TensorType::Sequence(elem->dtype);
+}
+
+absl::StatusOr<ir::TensorType> ConvertValueInfoType(const std::string& name, const onnx::TypeProto& type,
+                                                    const ImportLimits& limits) {
+  if (type.has_sequence_type()) return ConvertSequenceType(name, type.sequence_type(), limits);
+  return ConvertTensorType(name, type.tensor_type(), limits);
+}
+
+}  // namespace
+
+absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info, const ImportLimits& limits) {
+  const onnx::TypeProto& type = info.type();
+  if (type.has_tensor_type() || type.has_sequence_type()) return ConvertValueInfoType(info.name(), type, limits);
+  if (type.has_optional_type()) {
+    const onnx::TypeProto& elem = type.optional_type().elem_type();
+    if (!elem.has_tensor_type() && !elem.has_sequence_type()) {
+      return absl::UnimplementedError(absl::StrCat("'", info.name(), "' is an optional of a non-tensor type"));
+    }
+    absl::StatusOr<ir::TensorType> converted = ConvertValueInfoType(info.name(), elem, limits);
+    if (!converted.ok()) return converted.status();
+    ir::TensorType optional = *std::move(converted);
+    optional.shape.reset();  // passes that look at ranks leave optional values alone
+    optional.optional = true;
+    return optional;
+  }
+  return absl::UnimplementedError(absl::StrCat("'", info.name(), "' is not a tensor, sequence or optional"));
 }
 
 absl::Status AddConstantBytes(const std::string& name, const ir::Tensor& t, const ImportLimits& limits,

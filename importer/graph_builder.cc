@@ -100,7 +100,14 @@ absl::StatusOr<ir::ValueId> GraphBuilder::Resolve(const std::string& name) {
 
 // True when the value info carries no element type (allowed for body inputs).
 bool Untyped(const onnx::ValueInfoProto& info) {
-  return !info.has_type() || (info.type().has_tensor_type() && info.type().tensor_type().elem_type() == 0);
+  if (!info.has_type()) return true;
+  const onnx::TypeProto& type = info.type();
+  if (type.has_tensor_type()) return type.tensor_type().elem_type() == 0;
+  if (type.has_sequence_type()) {
+    const onnx::TypeProto& elem = type.sequence_type().elem_type();
+    return !elem.has_tensor_type() || elem.tensor_type().elem_type() == 0;
+  }
+  return false;
 }
 
 absl::Status GraphBuilder::AddInputs(const onnx::GraphProto& proto,

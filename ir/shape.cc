@@ -38,7 +38,9 @@ std::string ShapeToString(const Shape& shape) {
 }
 
 std::string TensorType::ToString() const {
-  return absl::StrCat(DTypeName(dtype), shape ? ShapeToString(*shape) : "[*]");
+  std::string text = absl::StrCat(DTypeName(dtype), shape ? ShapeToString(*shape) : "[*]");
+  if (kind == ValueKind::kSequence) text = absl::StrCat("seq(", DTypeName(dtype), ")");
+  return optional ? absl::StrCat("optional(", text, ")") : text;
 }
 
 }  // namespace ir

@@ -45,10 +45,24 @@ Shape ShapeFromInts(absl::Span<const int64_t> dims);
 std::optional<std::vector<int64_t>> ShapeToInts(const Shape& shape);
 std::string ShapeToString(const Shape& shape);
 
+// What a value holds: a tensor, or ONNX's sequence of tensors (seq(tensor)).
+enum class ValueKind : uint8_t { kTensor, kSequence };
+
 // dtype + (optional) shape of a value. shape == nullopt means the rank is unknown.
+// Non-tensor values (ONNX's seq(...) and optional(...)): `kind` and `optional` say which, dtype is
+// the element dtype and shape is nullopt (element shapes are not tracked, so passes that look at
+// ranks leave these values alone).
 struct TensorType {
   DType dtype = DType::kUndefined;
   std::optional<Shape> shape;
+  ValueKind kind = ValueKind::kTensor;
+  bool optional = false;  // optional(tensor) or optional(seq): may hold no element
+
+  static TensorType Sequence(DType elem_dtype, bool optional = false) {
+    return {elem_dtype, std::nullopt, ValueKind::kSequence, optional};
+  }
+  // A plain tensor (not a sequence, not optional).
+  bool is_tensor() const { return kind == ValueKind::kTensor && !optional; }
 
   std::string ToString() const;
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }

@@ -59,10 +59,37 @@ Tensor Tensor::FromFloats(std::vector<float> values, std::vector<int64_t> shape)
   return t;
 }
 
+Tensor Tensor::Sequence(DType elem_dtype, std::vector<Tensor> elements) {
+  Tensor t;
+  t.dtype_ = elem_dtype;
+  t.kind_ = ValueKind::kSequence;
+  t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(elements));
+  return t;
+}
+
+Tensor Tensor::None(DType elem_dtype, ValueKind elem_kind) {
+  Tensor t;
+  t.dtype_ = elem_dtype;
+  t.kind_ = elem_kind;
+  t.none_ = true;
+  return t;
+}
+
+const std::vector<Tensor>& Tensor::elements() const {
+  static const std::vector<Tensor>& kNoElements = *new std::vector<Tensor>();
+  return is_sequence() ? *elements_ : kNoElements;
+}
+
+std::string Tensor::Describe() const {
+  if (is_none()) return "none";
+  if (is_sequence()) return absl::StrCat("seq(", DTypeName(dtype_), ") of ", elements_->size());
+  return absl::StrCat(DTypeName(dtype_), ShapeToString(shape_));
+}
+
 absl::StatusOr<Tensor> Tensor::Reshaped(std::vector<int64_t> shape) const {
   absl::StatusOr<int64_t> count = CheckedElementCount(shape, dtype_);
   if (!count.ok()) return count.status();
-  if (*count != num_elements_) {
+  if (*count != num_elements_ || !is_dense()) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot reshape ", ShapeToString(shape_), " to ", ShapeToString(shape)));
   }
@@ -72,7 +99,12 @@ absl::StatusOr<Tensor> Tensor::Reshaped(std::vector<int64_t> shape) const {
 }
 
 Tensor Tensor::Clone() const {
-  if (!valid()) return Tensor();
+  if (!valid() || is_none()) return *this;
+  if (is_sequence()) {
+    std::vector<Tensor> copies;
+    for (const Tensor& e : *elements_) copies.push_back(e.Clone());
+    return Sequence(dtype_, std::move(copies));
+  }
   Tensor t = *Create(dtype_, shape_);
   std::memcpy(t.raw_data(), raw_data(), byte_size());
   return t;

@@ -1,5 +1,8 @@
 // ir::Tensor: a dense, row-major, host-memory array with a dtype and a concrete shape.
 // Copies share the buffer (cheap, like a view); Clone() makes an independent copy.
+// It also carries ONNX's non-tensor values, so that executor slots, kernel signatures and the APIs
+// hold them unchanged: a sequence (its element tensors; dtype() is theirs, shape() empty, no bytes
+// of its own) and an empty optional ("none"). A present optional is simply its element.
 #ifndef ONNXRUN_IR_TENSOR_H_
 #define ONNXRUN_IR_TENSOR_H_
 
@@ -11,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/dtype.h"
+#include "ir/shape.h"
 
 namespace ir {
 
@@ -29,6 +33,20 @@ class Tensor {
   static Tensor Scalar(float value);
   static Tensor FromInt64s(std::vector<int64_t> values);
   static Tensor FromFloats(std::vector<float> values, std::vector<int64_t> shape);
+  // A sequence of `elements` (each dense, of `elem_dtype`).
+  static Tensor Sequence(DType elem_dtype, std::vector<Tensor> elements);
+  // An optional without an element; `elem_kind` says what it would hold.
+  static Tensor None(DType elem_dtype, ValueKind elem_kind);
+
+  bool is_sequence() const { return kind_ == ValueKind::kSequence && !none_; }
+  bool is_none() const { return none_; }
+  // A plain dense tensor: neither a sequence nor a none.
+  bool is_dense() const { return kind_ == ValueKind::kTensor && !none_; }
+  ValueKind kind() const { return kind_; }
+  // The elements of a sequence (empty for anything else).
+  const std::vector<Tensor>& elements() const;
+  // "float32[2,3]", "seq(float32) of 4", "none".
+  std::string Describe() const;
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -62,6 +80,9 @@ class Tensor {
   std::vector<int64_t> shape_;
   int64_t num_elements_ = 0;
   std::shared_ptr<uint8_t[]> buffer_;
+  ValueKind kind_ = ValueKind::kTensor;
+  bool none_ = false;
+  std::shared_ptr<const std::vector<Tensor>> elements_;  // set for a sequence
 };
 
 std::string ShapeToString(absl::Span<const int64_t> shape);

@@ -13,7 +13,7 @@ using Types = std::vector<ir::TensorType>;
 // The type both `a` and `b` fit: b's dtype; dims kept where they agree, unknown where they differ;
 // no shape when the ranks differ or either is unknown.
 ir::TensorType Merge(const ir::TensorType& a, const ir::TensorType& b) {
-  ir::TensorType merged{b.dtype, std::nullopt};
+  ir::TensorType merged{b.dtype, std::nullopt, b.kind, a.optional || b.optional};
   if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return merged;
   merged.shape = ir::Shape();
   for (size_t i = 0; i < a.shape->size(); ++i) {
@@ -102,7 +102,9 @@ absl::StatusOr<Types> InferLoop(const InferContext& ctx) {
   Types types;
   for (size_t i = 0; i < carried; ++i) {
     if (!ctx.has_input(2 + i)) return absl::InvalidArgumentError(absl::StrCat("carried value ", i, " is missing"));
-    types.push_back(Merge(ctx.type(2 + i), BodyOutput(**body, 1 + i)));
+    ir::TensorType merged = Merge(ctx.type(2 + i), BodyOutput(**body, 1 + i));
+    merged.optional = BodyOutput(**body, 1 + i).optional;  // v_final has the body output's type
+    types.push_back(std::move(merged));
   }
   for (size_t k = 1 + carried; k < body_outputs; ++k) {
     absl::StatusOr<ir::TensorType> stacked = WithDimAt(BodyOutput(**body, k), 0, LoopTripDim(ctx));
@@ -249,7 +251,7 @@ absl::StatusOr<ScanAttrs> ParseScanAttrs(const ir::Node& node) {
 
 std::vector<OpDef> ControlFlowOpDefs() {
   constexpr int kAny = 1 << 20;  // implicit inputs follow the explicit ones
-  return {{"If", 1, kAny, InferIf}, {"Loop", 0, kAny, InferLoop}, {"Scan", 0, kAny, InferScan}};
+  return {{"If", 1, kAny, InferIf, true}, {"Loop", 0, kAny, InferLoop, true}, {"Scan", 0, kAny, InferScan}};
 }
 
 }  // namespace ops

@@ -256,7 +256,7 @@ std::vector<OpDef> ElementwiseOpDefs() {
       {"Where", 3, 3, InferWhere},
       {"Clip", 1, 3, InferClip},
       {"Cast", 1, 1, InferCast},
-      {"Identity", 1, 1, InferIdentity},
+      {"Identity", 1, 1, InferIdentity, /*takes_non_tensors=*/true},
       {"Dropout", 1, 3, InferDropout},
   };
 }

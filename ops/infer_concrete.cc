@@ -8,7 +8,10 @@ namespace ops {
 
 ConcreteInput ConcreteInput::OfTensor(const ir::Tensor* tensor) {
   if (tensor == nullptr) return Absent();
-  return Of(tensor->dtype(), tensor->shape(), tensor);
+  ConcreteInput input = Of(tensor->dtype(), tensor->shape(), tensor);
+  input.kind = tensor->kind();
+  input.optional = tensor->is_none();
+  return input;
 }
 
 absl::StatusOr<std::vector<ConcreteOutput>> InferConcrete(const ir::Node& node,
@@ -19,11 +22,15 @@ absl::StatusOr<std::vector<ConcreteOutput>> InferConcrete(const ir::Node& node,
   InferContext ctx{node, {}, {}};
   for (size_t i = 0; i < inputs.size(); ++i) {
     const bool present = inputs[i].present;
-    if (present) types[i] = ir::TensorType{inputs[i].dtype, ir::ShapeFromInts(inputs[i].dims)};
+    if (present && (inputs[i].kind != ir::ValueKind::kTensor || inputs[i].optional)) {
+      types[i] = ir::TensorType{inputs[i].dtype, std::nullopt, inputs[i].kind, inputs[i].optional};
+    } else if (present) {
+      types[i] = ir::TensorType{inputs[i].dtype, ir::ShapeFromInts(inputs[i].dims)};
+    }
     ctx.input_types.push_back(present ? &types[i] : nullptr);
     ctx.input_values.push_back(present ? inputs[i].value : nullptr);
   }
-  absl::StatusOr<std::vector<ir::TensorType>> inferred = def->infer(ctx);
+  absl::StatusOr<std::vector<ir::TensorType>> inferred = InferTypes(*def, ctx);
   if (!inferred.ok()) return inferred.status();
   std::vector<ConcreteOutput> outputs(node.outputs.size());
   for (size_t o = 0; o < outputs.size() && o < inferred->size(); ++o) {

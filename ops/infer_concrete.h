@@ -21,6 +21,8 @@ struct ConcreteInput {
   ir::DType dtype = ir::DType::kUndefined;
   std::vector<int64_t> dims;
   const ir::Tensor* value = nullptr;
+  ir::ValueKind kind = ir::ValueKind::kTensor;  // a sequence, or
+  bool optional = false;                        // an empty optional (a present one is its element)
 
   static ConcreteInput Absent() { return {}; }
   static ConcreteInput Of(ir::DType dtype, std::vector<int64_t> dims, const ir::Tensor* value = nullptr) {

@@ -36,7 +36,7 @@ absl::Status InferNodeTypes(ir::Graph& graph, ir::NodeId node_id) {
     ctx.input_types.push_back(&v.type);
     ctx.input_values.push_back(v.constant ? &*v.constant : nullptr);
   }
-  absl::StatusOr<std::vector<ir::TensorType>> types = def->infer(ctx);
+  absl::StatusOr<std::vector<ir::TensorType>> types = InferTypes(*def, ctx);
   if (!types.ok()) return fail(types.status());
   if (types->size() < node.outputs.size()) {
     return fail(absl::InternalError("inference returned too few output types"));

@@ -40,7 +40,13 @@ struct OpDef {
   int min_inputs;
   int max_inputs;
   InferFn infer;
+  // Whether inputs may be non-tensor values (sequences, optionals); other ops get an error naming
+  // the input instead of a kernel reading a sequence as a tensor.
+  bool takes_non_tensors = false;
 };
+
+// The op's inference on `ctx`, after checking that only ops that take them see non-tensor inputs.
+absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const InferContext& ctx);
 
 // nullptr when the op is not supported.
 const OpDef* FindOpDef(std::string_view op_type);
@@ -69,6 +75,7 @@ std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalizat
 std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
 std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
+std::vector<OpDef> SequenceOpDefs();  // ops/sequence.h: Sequence*, Optional*    // ops/control_flow.h: If, Loop, Scan
 
 }  // namespace ops
 

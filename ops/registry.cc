@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/strings/str_cat.h"
 #include "ops/op_def.h"
 
 namespace ops {
@@ -18,12 +19,23 @@ const std::map<std::string_view, OpDef>& Registry() {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;
+    for (const OpDef& def : SequenceOpDefs()) (*map)[def.op_type] = def;
     return map;
   }();
   return *registry;
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const InferContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs() && !def.takes_non_tensors; ++i) {
+    if (ctx.has_input(i) && !ctx.type(i).is_tensor()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", i, " is ", ctx.type(i).ToString(), "; ", std::string(def.op_type), " takes tensors"));
+    }
+  }
+  return def.infer(ctx);
+}
 
 const OpDef* FindOpDef(std::string_view op_type) {
   auto it = Registry().find(op_type);

@@ -60,7 +60,7 @@ std::optional<Tensors> Evaluate(const ir::Graph& graph, const ir::Node& node, in
     ictx.input_values.push_back(t);
     kctx.inputs.push_back(t);
   }
-  absl::StatusOr<std::vector<ir::TensorType>> out_types = def->infer(ictx);
+  absl::StatusOr<std::vector<ir::TensorType>> out_types = ops::InferTypes(*def, ictx);
   if (!out_types.ok() || out_types->size() < node.outputs.size()) return std::nullopt;
   Tensors outputs(node.outputs.size());
   for (size_t i = 0; i < node.outputs.size(); ++i) {

@@ -52,7 +52,7 @@ absl::StatusOr<DeviceTensor> DeviceTensor::Allocate(ir::DType dtype, std::vector
 
 absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStream_t stream) {
   nhwc = nhwc && t.dims.size() == 4;
-  if (t.nhwc == nhwc) return t;
+  if (t.nhwc == nhwc || t.host_value != nullptr) return t;
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(t.dtype, t.dims, nhwc, stream);
   if (!out.ok()) return out.status();
   kernels::cuda::CopyShape shape;
@@ -69,6 +69,12 @@ absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStre
 }
 
 absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStream_t stream) {
+  if (!host.is_dense()) {
+    DeviceTensor kept;
+    kept.dtype = host.dtype();
+    kept.host_value = std::make_shared<const ir::Tensor>(host);
+    return kept;
+  }
   absl::StatusOr<DeviceTensor> logical = DeviceTensor::Allocate(host.dtype(), host.shape(), false, stream);
   if (!logical.ok()) return logical.status();
   if (host.byte_size() > 0) {
@@ -81,6 +87,7 @@ absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStrea
 }
 
 absl::StatusOr<ir::Tensor> Download(const DeviceTensor& device, cudaStream_t stream) {
+  if (device.host_value != nullptr) return *device.host_value;
   absl::StatusOr<DeviceTensor> logical = ToLayout(device, false, stream);
   if (!logical.ok()) return logical.status();
   absl::StatusOr<ir::Tensor> host = ir::Tensor::Create(device.dtype, device.dims);

@@ -28,8 +28,11 @@ struct DeviceTensor {
   ir::DType dtype = ir::DType::kUndefined;
   std::vector<int64_t> dims;  // logical order
   bool nhwc = false;          // 4-D stored channels-last
+  // A sequence or an empty optional stays on the host (only host steps read such values); the
+  // device fields are then unused and dtype is the element dtype.
+  std::shared_ptr<const ir::Tensor> host_value;
 
-  bool valid() const { return buffer != nullptr || num_elements() == 0; }
+  bool valid() const { return buffer != nullptr || host_value != nullptr || num_elements() == 0; }
   void* data() const { return buffer.get(); }
   int64_t num_elements() const;
   size_t bytes() const { return static_cast<size_t>(num_elements()) * ir::DTypeSize(dtype); }
@@ -43,7 +46,8 @@ struct DeviceTensor {
                                                cudaStream_t stream);
 };
 
-// Host tensor (logical order) -> device, stored NHWC when `nhwc` (4-D only).
+// Host tensor (logical order) -> device, stored NHWC when `nhwc` (4-D only). A sequence or an
+// empty optional is kept on the host (host_value).
 absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStream_t stream);
 // Device -> host tensor in logical order. Synchronizes the stream.
 absl::StatusOr<ir::Tensor> Download(const DeviceTensor& device, cudaStream_t stream);

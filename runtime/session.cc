@@ -20,6 +20,13 @@ absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::m
     return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ", ir::DTypeName(tensor.dtype()),
                                                    ", the model expects ", ir::DTypeName(info.type.dtype)));
   }
+  const bool kind_fits = tensor.is_sequence() ? info.type.kind == ir::ValueKind::kSequence
+                         : tensor.is_none()   ? info.type.optional
+                                              : info.type.kind == ir::ValueKind::kTensor;
+  if (!kind_fits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", info.name, "' is ", tensor.Describe(), ", the model expects ", info.type.ToString()));
+  }
   if (!info.type.shape) return absl::OkStatus();
   const ir::Shape& want = *info.type.shape;
   auto mismatch = [&] {

@@ -153,7 +153,14 @@ absl::Status CopyInputToOutput(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status Identity(KernelContext& ctx) { return CopyInputToOutput(ctx); }
+// A sequence or an empty optional is immutable: the output shares it.
+absl::Status Identity(KernelContext& ctx) {
+  if (ctx.input(0) != nullptr && !ctx.input(0)->is_dense()) {
+    *ctx.output(0) = *ctx.input(0);
+    return absl::OkStatus();
+  }
+  return CopyInputToOutput(ctx);
+}
 
 // Dropout, inference semantics: output = data; mask (when requested) all true (all ones in the
 // opset < 10 form, where the mask has data's dtype).

@@ -59,6 +59,8 @@ std::vector<KernelDef> SpectralKernels();  // spectral.cc
 
 // control_flow.cc: If, Loop, Scan.
 std::vector<KernelDef> ControlFlowKernels();
+std::vector<KernelDef> SequenceKernels();  // sequence.cc: Sequence*, ConcatFromSequence, SplitToSequence
+std::vector<KernelDef> OptionalKernels();  // optional.cc: Optional*, SequenceMap
 
 }  // namespace kernels::cpu
 

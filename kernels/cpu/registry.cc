@@ -15,7 +15,9 @@ KernelFn FindKernel(std::string_view op_type) {
           MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
-    for (const KernelDef& def : ControlFlowKernels()) (*map)[def.op_type] = def.fn;
+    for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels}) {
+      for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
+    }
     return map;
   }();
   auto it = registry->find(op_type);
