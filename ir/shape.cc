@@ -11,15 +11,52 @@ std::string Dim::ToString() const {
   return symbol.empty() ? "?" : symbol;
 }
 
-Dim operator+(const Dim& a, const Dim& b) { return a.known() && b.known() ? Dim(a.value + b.value) : Dim(); }
-Dim operator-(const Dim& a, const Dim& b) { return a.known() && b.known() ? Dim(a.value - b.value) : Dim(); }
+namespace {
+
+// A dim that is neither known nor named: the result of any arithmetic on it is unknown too.
+bool Anonymous(const Dim& d) { return !d.known() && d.symbol.empty(); }
+
+// The symbolic result `text` of arithmetic on named or known dims (unknown when any is anonymous):
+// equal expressions of the same input symbols give equal dims, so ops on a dynamic H or W still
+// see that their operands agree.
+Dim Expression(const Dim& a, const Dim& b, const std::string& text) {
+  return Anonymous(a) || Anonymous(b) ? Dim() : Dim::Symbol(text);
+}
+
+}  // namespace
+
+Dim operator+(const Dim& a, const Dim& b) {
+  if (a.known() && b.known()) return Dim(a.value + b.value);
+  if (b.known()) return AddConstant(a, b.value);
+  if (a.known()) return AddConstant(b, a.value);
+  return Expression(a, b, absl::StrCat("(", a.ToString(), "+", b.ToString(), ")"));
+}
+Dim operator-(const Dim& a, const Dim& b) {
+  if (a.known() && b.known()) return Dim(a.value - b.value);
+  if (b.known()) return AddConstant(a, -b.value);
+  return Expression(a, b, absl::StrCat("(", a.ToString(), "-", b.ToString(), ")"));
+}
+Dim AddConstant(const Dim& a, int64_t c) {
+  if (a.known()) return Dim(a.value + c);
+  if (c == 0 || Anonymous(a)) return a;
+  return Dim::Symbol(absl::StrCat("(", a.symbol, c < 0 ? "-" : "+", c < 0 ? -c : c, ")"));
+}
 Dim operator*(const Dim& a, const Dim& b) {
   if (a.known() && a.value == 1) return b;
   if (b.known() && b.value == 1) return a;
-  return a.known() && b.known() ? Dim(a.value * b.value) : Dim();
+  if (a.known() && b.known()) return Dim(a.value * b.value);
+  return Expression(a, b, absl::StrCat(a.ToString(), "*", b.ToString()));
 }
-Dim CeilDiv(const Dim& a, int64_t b) { return a.known() && b > 0 ? Dim((a.value + b - 1) / b) : Dim(); }
-Dim FloorDiv(const Dim& a, int64_t b) { return a.known() && b > 0 ? Dim(a.value / b) : Dim(); }
+Dim CeilDiv(const Dim& a, int64_t b) {
+  if (b <= 0) return Dim();
+  if (a.known()) return Dim((a.value + b - 1) / b);
+  return b == 1 ? a : Expression(a, Dim(b), absl::StrCat("ceil(", a.ToString(), "/", b, ")"));
+}
+Dim FloorDiv(const Dim& a, int64_t b) {
+  if (b <= 0) return Dim();
+  if (a.known()) return Dim(a.value / b);
+  return b == 1 ? a : Expression(a, Dim(b), absl::StrCat("floor(", a.ToString(), "/", b, ")"));
+}
 
 Shape ShapeFromInts(absl::Span<const int64_t> dims) { return Shape(dims.begin(), dims.end()); }
 

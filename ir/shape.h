@@ -31,11 +31,15 @@ struct Dim {
   std::string ToString() const;
 };
 
-// Arithmetic: known op known is known; anything else is unknown.
+// Arithmetic: known op known is known; on named or known dims a named expression ("floor((H-1)/2)"),
+// so that equal computations on the same input symbols give equal dims; with an anonymous
+// (unknown, unnamed) operand unknown.
 Dim operator+(const Dim& a, const Dim& b);
 Dim operator-(const Dim& a, const Dim& b);
 Dim operator*(const Dim& a, const Dim& b);
 Dim CeilDiv(const Dim& a, int64_t b);
+// a + c for a constant c of either sign (a Dim cannot hold a negative constant).
+Dim AddConstant(const Dim& a, int64_t c);
 Dim FloorDiv(const Dim& a, int64_t b);
 
 using Shape = std::vector<Dim>;

@@ -83,6 +83,42 @@ class AlexNetLrn(torch.nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class TinyYolo(torch.nn.Module):
+    """A YOLO-style detector with dynamic H and W: a strided conv backbone (BN, SiLU), a top-down
+    path (upsample, concat) and a head at strides 16 and 32 whose boxes are decoded on grids built
+    from the feature maps' H and W at run time, as YOLOv5/v8 exports do (Shape, Range, Expand,
+    ConstantOfShape in the export). Output [N, boxes, 5 + classes] with boxes = 2 (HW/256 + HW/1024)."""
+
+    ANCHORS, CLASSES = 2, 4
+
+    def __init__(self):
+        super().__init__()
+        conv = lambda ci, co: torch.nn.Sequential(torch.nn.Conv2d(ci, co, 3, 2, 1, bias=False),
+                                                  torch.nn.BatchNorm2d(co), torch.nn.SiLU())
+        self.backbone16 = torch.nn.Sequential(conv(3, 16), conv(16, 32), conv(32, 48), conv(48, 64))
+        self.down32 = conv(64, 96)
+        self.lateral = torch.nn.Conv2d(96, 64, 1)
+        outputs = self.ANCHORS * (5 + self.CLASSES)
+        self.head16 = torch.nn.Conv2d(128, outputs, 1)
+        self.head32 = torch.nn.Conv2d(96, outputs, 1)
+
+    def decode(self, p, stride):
+        n, _, h, w = p.shape
+        p = p.view(n, self.ANCHORS, 5 + self.CLASSES, h, w).permute(0, 1, 3, 4, 2)
+        gy, gx = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+        grid = torch.stack((gx, gy), -1).view(1, 1, h, w, 2).to(p.dtype)
+        xy = (p[..., :2].sigmoid() + grid) * stride
+        wh = torch.exp(p[..., 2:4].clamp(max=4.0)) * stride
+        return torch.cat((xy, wh, p[..., 4:].sigmoid()), -1).reshape(n, -1, 5 + self.CLASSES)
+
+    def forward(self, x):
+        f16 = self.backbone16(x)
+        f32 = self.down32(f16)
+        top = torch.nn.functional.interpolate(self.lateral(f32), scale_factor=2.0, mode="nearest")
+        p16 = self.head16(torch.cat((f16, top), 1))
+        return torch.cat((self.decode(p16, 16), self.decode(self.head32(f32), 32)), 1)
+
+
 def sequence(gen, n, t, d):
     return torch.randn((n, t, d), generator=gen)
 
@@ -93,14 +129,21 @@ def padding_mask(n, t):
     return mask
 
 
-# name -> (model, inputs(gen), input names, dynamic axes)
+# name -> (model, data sets(gen): a list of input lists (the first is exported with), input names,
+# dynamic axes of the inputs, dynamic axes of the output)
 SPECS = {
-    "lstm": (lambda: Recurrent("lstm"), lambda gen: [sequence(gen, 2, 7, 32)], ["x"], {"x": {0: "N", 1: "T"}}),
-    "gru": (lambda: Recurrent("gru"), lambda gen: [sequence(gen, 2, 7, 32)], ["x"], {"x": {0: "N", 1: "T"}}),
-    "transformer_encoder": (Encoder, lambda gen: [sequence(gen, 2, 9, 64), padding_mask(2, 9)], ["x", "padding"],
-                            {"x": {0: "N", 1: "S"}, "padding": {0: "N", 1: "S"}}),
-    "alexnet_lrn": (AlexNetLrn, lambda gen: [torch.randn((2, 3, 224, 224), generator=gen)], ["input"],
-                    {"input": {0: "N"}}),
+    "lstm": (lambda: Recurrent("lstm"), lambda gen: [[sequence(gen, 2, 7, 32)]], ["x"], {"x": {0: "N", 1: "T"}},
+             {0: "N"}),
+    "gru": (lambda: Recurrent("gru"), lambda gen: [[sequence(gen, 2, 7, 32)]], ["x"], {"x": {0: "N", 1: "T"}},
+            {0: "N"}),
+    "transformer_encoder": (Encoder, lambda gen: [[sequence(gen, 2, 9, 64), padding_mask(2, 9)]], ["x", "padding"],
+                            {"x": {0: "N", 1: "S"}, "padding": {0: "N", 1: "S"}}, {0: "N"}),
+    "alexnet_lrn": (AlexNetLrn, lambda gen: [[torch.randn((2, 3, 224, 224), generator=gen)]], ["input"],
+                    {"input": {0: "N"}}, {0: "N"}),
+    # Two input sizes, run by one session: a plan per dims.
+    "yolo_dynamic": (TinyYolo, lambda gen: [[torch.randn((1, 3, 256, 256), generator=gen)],
+                                            [torch.randn((2, 3, 192, 320), generator=gen)]], ["images"],
+                     {"images": {0: "N", 2: "H", 3: "W"}}, {0: "N", 1: "boxes"}),
 }
 MODELS = list(SPECS)
 
@@ -111,22 +154,25 @@ def write_tensor(array, name, path):
 
 
 def export(name, seed, out_dir):
-    build, make_inputs, input_names, dynamic = SPECS[name]
+    build, make_data_sets, input_names, dynamic, output_dynamic = SPECS[name]
     torch.manual_seed(seed + 100)
     model = build().eval()
-    inputs = make_inputs(torch.Generator().manual_seed(seed + 2100))
+    data_sets = make_data_sets(torch.Generator().manual_seed(seed + 2100))
     model_dir = os.path.join(out_dir, name)
-    data_dir = os.path.join(model_dir, "test_data_set_0")
-    os.makedirs(data_dir, exist_ok=True)
+    os.makedirs(model_dir, exist_ok=True)
     model_path = os.path.join(model_dir, "model.onnx")
     extra = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
-    torch.onnx.export(model, tuple(inputs), model_path, opset_version=OPSET, input_names=input_names,
-                      output_names=["output"], dynamic_axes={**dynamic, "output": {0: "N"}}, **extra)
-    with torch.no_grad():
-        y64 = model.double()(*[t.double() if t.is_floating_point() else t for t in inputs]).float().numpy()
-    for i, (t, input_name) in enumerate(zip(inputs, input_names)):
-        write_tensor(t.numpy(), input_name, os.path.join(data_dir, f"input_{i}.pb"))
-    write_tensor(y64, "output", os.path.join(data_dir, "output_0.pb"))
+    torch.onnx.export(model, tuple(data_sets[0]), model_path, opset_version=OPSET, input_names=input_names,
+                      output_names=["output"], dynamic_axes={**dynamic, "output": output_dynamic}, **extra)
+    model.double()
+    for d, inputs in enumerate(data_sets):
+        data_dir = os.path.join(model_dir, f"test_data_set_{d}")
+        os.makedirs(data_dir, exist_ok=True)
+        with torch.no_grad():
+            y64 = model(*[t.double() if t.is_floating_point() else t for t in inputs]).float().numpy()
+        for i, (t, input_name) in enumerate(zip(inputs, input_names)):
+            write_tensor(t.numpy(), input_name, os.path.join(data_dir, f"input_{i}.pb"))
+        write_tensor(y64, "output", os.path.join(data_dir, "output_0.pb"))
     proto = onnx.load(model_path)
     onnx.checker.check_model(proto)
     ops = sorted({node.op_type for node in proto.graph.node})

@@ -40,6 +40,7 @@ MODELS = [
     "squeezenet1_1",
     "vgg11_bn",
     "densenet121",
+    "vit_b_16",
 ]
 # Exported only when named (not part of the CPU test zoo): checked on the GPU machine.
 EXTRA_MODELS = ["efficientnet_b0"]

@@ -59,8 +59,22 @@ std::optional<std::vector<int64_t>> KernelFromWeights(const InferContext& ctx) {
   return ir::ShapeToInts(Shape(w.begin() + 2, w.end()));
 }
 
+// ForwardDim of a named (symbolic) input extent: the same formula as a named expression (unknown
+// for ceil_mode, whose last-window rule needs the value), so that e.g. a conv's output and the
+// activation after it agree on a dynamic H.
+Dim SymbolicForwardDim(const Dim& in, const Window& w, size_t i) {
+  const size_t nd = w.strides.size();
+  const int64_t s = w.strides[i], dk = ((*w.kernel)[i] - 1) * w.dilations[i] + 1;
+  if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) return ir::CeilDiv(in, s);
+  if (w.ceil_mode) return Dim();
+  const bool valid = w.auto_pad == AutoPad::kValid;
+  const int64_t pads = valid ? 0 : w.pads[i] + w.pads[i + nd];
+  return ir::AddConstant(ir::FloorDiv(ir::AddConstant(in, pads - dk), s), 1);
+}
+
 // Conv/pool output extent of spatial dim i.
 absl::StatusOr<Dim> ForwardDim(const Dim& in, const Window& w, size_t i) {
+  if (!in.known() && w.kernel) return SymbolicForwardDim(in, w, i);
   if (!in.known() || !w.kernel) return Dim();
   const size_t nd = w.strides.size();
   const int64_t s = w.strides[i], dk = ((*w.kernel)[i] - 1) * w.dilations[i] + 1;

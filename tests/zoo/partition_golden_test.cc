@@ -39,8 +39,8 @@ TEST_P(PartitionGoldenTest, SummaryMatchesGolden) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, PartitionGoldenTest,
                          ::testing::Values("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small",
-                                           "squeezenet1_1", "vgg11_bn", "densenet121", "lstm", "gru", "alexnet_lrn",
-                                           "transformer_encoder"));
+                                           "squeezenet1_1", "vgg11_bn", "densenet121", "vit_b_16", "lstm", "gru",
+                                           "alexnet_lrn", "transformer_encoder", "yolo_dynamic"));
 
 // Kind of the step that covers each node of the given op type.
 std::vector<exec::StepKind> KindsOf(const exec::Plan& plan, const std::string& op_type, bool head_only) {
