@@ -14,9 +14,10 @@
 
 namespace ops {
 
-// Elements one sequence may hold: a model that inserts in a loop forever fails instead of
-// exhausting memory (the loop's own iteration cap is larger).
-inline constexpr int64_t kMaxSequenceLength = int64_t{1} << 20;
+// Elements one sequence may hold. Sequences are immutable, so a loop that appends one element per
+// iteration copies the element list each time: the cap keeps that quadratic work under a second
+// (a model that inserts in a loop without end fails instead of running for hours).
+inline constexpr int64_t kMaxSequenceLength = int64_t{1} << 12;
 
 // The `position` input of SequenceAt/Insert/Erase (a scalar int32/int64; nullptr when absent,
 // giving `default_position`), normalised against `length`: valid positions are [-length, length)

@@ -144,3 +144,17 @@ _nest = _leaf
 for _d in range(12):
     _nest = h.make_graph([h.make_node("If",["c"],["o%d" % _d],then_branch=_nest,else_branch=_leaf)],"n",[],[x([2],n="o%d" % _d)])
 model("if_nest",_nest.node,[x([],T.BOOL,"c"),x([2])],[h.make_tensor_value_info("o11",T.FLOAT,None)])
+
+# Sequences and optionals: positions out of range, empty sequences, bad split lengths, an optional
+# read while empty, and a loop that grows a sequence until the length cap stops it.
+def seq_t(n, t=T.FLOAT): return h.make_tensor_sequence_value_info(n, t, None)
+model("seq_insert_pos",[h.make_node("SequenceConstruct",["x"],["s"]),h.make_node("SequenceInsert",["s","x","p"],["t"]),h.make_node("SequenceAt",["t","p"],["y"])],[x([2])],[y()],[i64("p",I64MAX)],opset=11)
+model("seq_at_empty",[h.make_node("SequenceEmpty",[],["s"]),h.make_node("SequenceAt",["s","p"],["y"])],[],[y()],[i64("p",I64MIN)],opset=11)
+model("seq_erase_empty",[h.make_node("SequenceEmpty",[],["s"]),h.make_node("SequenceErase",["s"],["t"]),h.make_node("ConcatFromSequence",["t"],["y"],axis=0)],[],[y()],opset=11)
+model("seq_split_zero",[h.make_node("SplitToSequence",["x","n"],["s"]),h.make_node("ConcatFromSequence",["s"],["y"],axis=I64MIN,new_axis=1)],[x([4,5])],[y()],[i64("n",0)],opset=11)
+model("seq_split_neg",[h.make_node("SplitToSequence",["x","n"],["s"],axis=I64MAX),h.make_node("SequenceLength",["s"],["y"])],[x([4,5])],[y(T.INT64)],[i64("n",[-1,5])],opset=11)
+model("seq_concat_ranks",[h.make_node("SequenceConstruct",["x","c"],["s"]),h.make_node("ConcatFromSequence",["s"],["y"],axis=0)],[x([2])],[y()],[f32("c",np.ones((2,2)))],opset=11)
+model("optional_none_get",[h.make_node("Optional",[],["o"],type=h.make_tensor_type_proto(T.FLOAT,[2])),h.make_node("OptionalGetElement",["o"],["y"])],[],[y()],opset=15)
+model("optional_no_type",[h.make_node("Optional",[],["o"]),h.make_node("OptionalHasElement",["o"],["y"])],[],[y(T.BOOL)],opset=15)
+_grow = h.make_graph([h.make_node("Identity",["c"],["co"]),h.make_node("SequenceInsert",["s","e"],["so"])],"g",[x([],T.INT64,"i"),x([],T.BOOL,"c"),seq_t("s")],[x([],T.BOOL,"co"),seq_t("so")])
+model("loop_seq_grow",[h.make_node("SequenceEmpty",[],["s0"]),h.make_node("Loop",["m","","s0"],["s"],body=_grow),h.make_node("SequenceLength",["s"],["y"])],[],[y(T.INT64)],[i64("m",2**20),f32("e",[1.0])],opset=13)

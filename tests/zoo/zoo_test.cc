@@ -75,22 +75,21 @@ void ExpectMatchesTorch(const std::string& model, const Variant& variant, const 
   ASSERT_NE(r.outcome, cli::Outcome::kError) << r.message;
   ASSERT_GT(r.max_want, 0) << "torch's output is all zero: the reference checks nothing";
   const std::string summary =
-      absl::StrCat(model, " ", r.data_set, " ", variant.name, ": max|got-want|/max|want| = ", r.max_scaled, " (", r.max_abs, " / ",
-                   r.max_want, "); worst element ", r.worst_index, ": got ", r.worst_got, ", want ", r.worst_want,
-                   " (relative ", r.worst_want == 0 ? INFINITY : r.max_abs / std::fabs(r.worst_want), "); create+load ",
-                   r.load_seconds, " s, run ", r.seconds, " s");
+      absl::StrCat(model, " ", r.data_set, " ", variant.name, ": max|got-want|/max|want| = ", r.max_scaled, " (",
+                   r.max_abs, " / ", r.max_want, "); worst element ", r.worst_index, ": got ", r.worst_got, ", want ",
+                   r.worst_want, " (relative ", r.worst_want == 0 ? INFINITY : r.max_abs / std::fabs(r.worst_want),
+                   "); create+load ", r.load_seconds, " s, run ", r.seconds, " s");
   std::cout << summary << std::endl;
   ::testing::Test::RecordProperty("max_relative_error", absl::StrCat(r.max_scaled));
   EXPECT_EQ(r.outcome, cli::Outcome::kPass) << summary << "\n" << r.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Torchvision, ZooTest,
-                         ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2",
-                                                              "mobilenet_v3_small", "squeezenet1_1", "vgg11_bn",
-                                                              "densenet121", "vit_b_16", "efficientnet_b0", "lstm",
-                                                              "gru", "alexnet_lrn", "transformer_encoder",
-                                                              "yolo_dynamic"),
-                                            ::testing::ValuesIn(kVariants)),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
+INSTANTIATE_TEST_SUITE_P(
+    Torchvision, ZooTest,
+    ::testing::Combine(::testing::Values("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_1",
+                                         "vgg11_bn", "densenet121", "vit_b_16", "efficientnet_b0", "lstm", "gru",
+                                         "alexnet_lrn", "transformer_encoder", "yolo_dynamic"),
+                       ::testing::ValuesIn(kVariants)),
+    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
 }  // namespace
