@@ -108,6 +108,9 @@ std::string ExplainSummary(const exec::Plan& plan) {
 std::string ExplainText(const exec::Plan& plan) {
   const ir::Graph& g = plan.graph;
   std::string text = absl::StrCat("plan: ", plan.steps.size(), " steps, precision ", plan.precision, "\n");
+  if (!plan.stats.precision_note.empty()) {
+    absl::StrAppend(&text, "precision: float32 kept for the whole graph: ", plan.stats.precision_note, "\n");
+  }
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const exec::Step& step = plan.steps[i];
     std::vector<std::string> nodes, ins, outs;

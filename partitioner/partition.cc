@@ -50,6 +50,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   stats.nodes_removed = dead_nodes.removed() + dead_nodes_after_bn.removed();
   stats.bns_folded = bn_folding.folded();
   stats.channels_padded = padding.padded();
+  stats.precision_note = precision_pass->kept_fp32_reason();
   return absl::OkStatus();
 }
 

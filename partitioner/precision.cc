@@ -218,10 +218,16 @@ absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   // Control-flow bodies are typed float32 and run on the host, and sequence and optional values
   // live on the host: such a graph stays float32.
   for (const ir::Node& node : graph.nodes()) {
-    if (ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap") return false;
+    if (ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap") {
+      kept_fp32_reason_ = absl::StrCat("node '", node.name, "' (", node.op_type, ") has a body, which runs in float32");
+      return false;
+    }
   }
   for (const ir::Value& value : graph.values()) {
-    if (!value.type.is_tensor()) return false;
+    if (!value.type.is_tensor()) {
+      kept_fp32_reason_ = absl::StrCat("value '", value.name, "' is ", value.type.ToString(), ", kept on the host");
+      return false;
+    }
   }
   return ConvertToFp16(graph);
 }

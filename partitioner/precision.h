@@ -9,6 +9,7 @@
 #ifndef ONNXRUN_PARTITIONER_PRECISION_H_
 #define ONNXRUN_PARTITIONER_PRECISION_H_
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -32,9 +33,12 @@ class Precision : public Pass {
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
 
   PrecisionMode mode() const { return mode_; }
+  // Why an fp16 request left the graph in float32 ("" when it did not).
+  const std::string& kept_fp32_reason() const { return kept_fp32_reason_; }
 
  private:
   PrecisionMode mode_;
+  std::string kept_fp32_reason_;
 };
 
 }  // namespace partitioner
