@@ -1,6 +1,8 @@
 // Broadcasting and axis helpers for inference functions.
 #include "ops/infer_util.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -103,6 +105,19 @@ absl::StatusOr<bool> ParseFlagAttribute(const ir::Node& node, const char* name, 
     return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be 0 or 1, not ", value));
   }
   return value == 1;
+}
+
+ir::Tensor ShapeOrSizeOf(const ir::Node& node, const std::vector<int64_t>& dims) {
+  const auto rank = static_cast<int64_t>(dims.size());
+  if (node.op_type == "Size") {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    return *ir::Tensor::FromInt64s({count}).Reshaped({});
+  }
+  auto clamp = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  const int64_t start = clamp(node.attrs.GetInt("start", 0));
+  const int64_t end = std::max(start, clamp(node.attrs.GetInt("end", rank)));
+  return ir::Tensor::FromInt64s(std::vector<int64_t>(dims.begin() + start, dims.begin() + end));
 }
 
 }  // namespace ops

@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/kernel.h"
 #include "ops/infer_graph.h"
+#include "ops/infer_util.h"
 #include "ops/op_def.h"
 
 namespace partitioner {
@@ -23,13 +24,13 @@ std::optional<ir::Tensor> FoldShape(const ir::Graph& graph, const ir::Node& node
   auto clamp = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
   const int64_t start = clamp(node.attrs.GetInt("start", 0));
   const int64_t end = clamp(node.attrs.GetInt("end", rank));
-  std::vector<int64_t> dims;
-  for (int64_t i = start; i < end; ++i) {
+  std::vector<int64_t> dims;  // the known dims in [start, end); others need not be known
+  for (int64_t i = 0; i < rank; ++i) {
     const ir::Dim& d = (*type.shape)[i];
-    if (!d.known()) return std::nullopt;
-    dims.push_back(d.value);
+    if (i >= start && i < end && !d.known()) return std::nullopt;
+    dims.push_back(d.known() ? d.value : 0);
   }
-  return ir::Tensor::FromInt64s(std::move(dims));
+  return ops::ShapeOrSizeOf(node, dims);
 }
 
 bool AllInputsConstant(const ir::Graph& graph, const ir::Node& node) {

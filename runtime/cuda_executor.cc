@@ -1,6 +1,7 @@
 // CUDA execution of a Plan: device setup, constants, plan preparation and the per-step dispatch
 // (see cuda_executor.h for what runs where; each step kind lives in its own cuda_steps_*.cc).
 #include "runtime/cuda_executor.h"
+#include "runtime/shape_folding.h"
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
@@ -139,7 +140,25 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.already_built = [this](size_t step, const std::string& key) { return fused_[step].count(key) > 0; };
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
   for (BuiltFusedStep& b : built) InstallFused(std::move(b));
+  FoldShapes(input_dims);
   return absl::OkStatus();
+}
+
+void CudaExecutor::FoldShapes(const std::vector<std::vector<int64_t>>& input_dims) {
+  FoldedValues& folded = folded_[input_dims];
+  for (auto& [id, host] : FoldShapeComputations(plan_, input_dims)) {
+    absl::StatusOr<DeviceTensor> device = Upload(host, WantsNhwc(id), stream_);
+    if (!device.ok()) continue;  // left to its step
+    folded.device[id] = *std::move(device);
+    folded.host[id] = std::move(host);
+  }
+}
+
+const ir::Tensor* CudaExecutor::KnownValue(ir::ValueId id) const {
+  if (plan_.graph.value(id).constant) return &*plan_.graph.value(id).constant;
+  if (current_folded_ == nullptr) return nullptr;
+  auto it = current_folded_->host.find(id);
+  return it == current_folded_->host.end() ? nullptr : &it->second;
 }
 
 absl::StatusOr<DeviceTensor> CudaExecutor::Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const {
@@ -153,6 +172,10 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Input(ir::ValueId id, const std::vect
 absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& values) {
   const Step& step = plan_.steps[index];
   const ir::Graph& g = plan_.graph;
+  if (current_folded_ != nullptr && StepIsFolded(step, current_folded_->host)) {
+    for (ir::ValueId out : step.outputs) values[out] = current_folded_->device.at(out);
+    return absl::OkStatus();  // folded for these input dims at plan time
+  }
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);

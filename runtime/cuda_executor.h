@@ -130,6 +130,11 @@ class CudaExecutor {
                                                        const std::vector<ir::Tensor>& inputs);
   absl::StatusOr<std::vector<ir::Tensor>> Replay(const CapturedRun& run, const std::vector<ir::Tensor>& inputs);
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
+  // A value known on the host before the run: a constant, or a shape computation folded for the
+  // running input dims; nullptr otherwise.
+  const ir::Tensor* KnownValue(ir::ValueId id) const;
+  // Folds the shape computations for `input_dims` and keeps them on the device (folded_).
+  void FoldShapes(const std::vector<std::vector<int64_t>>& input_dims);
   absl::Status RunStep(size_t index, std::vector<DeviceTensor>& values);
   absl::Status RunOnHost(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunAlias(const Step& step, std::vector<DeviceTensor>& values);
@@ -189,6 +194,13 @@ class CudaExecutor {
   std::map<std::string, std::unique_ptr<CapturedRun>> captured_;  // by input-dims key
   std::optional<PlanCache> cache_;
   std::set<std::vector<std::vector<int64_t>>> prepared_;  // input dims whose plans were built
+  // Per input dims: the shape computations folded for them (shape_folding.h), host and device.
+  struct FoldedValues {
+    std::map<ir::ValueId, ir::Tensor> host;
+    std::map<ir::ValueId, DeviceTensor> device;
+  };
+  std::map<std::vector<std::vector<int64_t>>, FoldedValues> folded_;
+  const FoldedValues* current_folded_ = nullptr;  // the running input dims' entry
   PlanBuildSummary last_build_;
   std::vector<std::string> cache_warnings_;
   cudnnHandle_t cudnn_ = nullptr;

@@ -224,6 +224,7 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor
   for (const ir::Tensor& t : inputs) input_dims.push_back(t.shape());
   absl::Status prepared = PrepareLocked(input_dims);
   if (!prepared.ok()) return prepared;
+  current_folded_ = &folded_.at(input_dims);
   if (observer || !options_.cuda_graph) {
     if (!options_.cuda_graph) graph_status_ = "step by step (CUDA graphs switched off)";
     return RunEager(key, inputs, observer, nullptr);
@@ -261,6 +262,7 @@ absl::StatusOr<std::vector<double>> CudaExecutor::ProfileSteps(std::vector<ir::T
   for (const ir::Tensor& t : inputs) input_dims.push_back(t.shape());
   absl::Status prepared = PrepareLocked(input_dims);
   if (!prepared.ok()) return prepared;
+  current_folded_ = &folded_.at(input_dims);
   absl::StatusOr<std::vector<ir::Tensor>> outputs = RunEager(InputKey(inputs), inputs, nullptr, &step_ms);
   if (!outputs.ok()) return outputs.status();
   return step_ms;

@@ -15,8 +15,8 @@ absl::Status CudaExecutor::RunOnHost(const Step& step, std::vector<DeviceTensor>
   const ir::Graph& g = plan_.graph;
   std::map<ir::ValueId, ir::Tensor> host;
   for (ir::ValueId in : step.inputs) {
-    if (g.value(in).constant) {
-      host[in] = *g.value(in).constant;
+    if (const ir::Tensor* known = KnownValue(in)) {
+      host[in] = *known;
       continue;
     }
     absl::StatusOr<DeviceTensor> d = Input(in, values);
@@ -53,7 +53,7 @@ absl::Status CudaExecutor::RunAlias(const Step& step, std::vector<DeviceTensor>&
   std::vector<ops::ConcreteInput> concrete;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const ir::ValueId id = node.inputs[i];
-    const ir::Tensor* constant = id == ir::kNoValue || !g.value(id).constant ? nullptr : &*g.value(id).constant;
+    const ir::Tensor* constant = id == ir::kNoValue ? nullptr : KnownValue(id);
     if (id == ir::kNoValue) {
       concrete.push_back(ops::ConcreteInput::Absent());
     } else if (i == 0) {
