@@ -1,13 +1,13 @@
 // CUDA execution of a Plan: device setup, constants, plan preparation and the per-step dispatch
 // (see cuda_executor.h for what runs where; each step kind lives in its own cuda_steps_*.cc).
 #include "runtime/cuda_executor.h"
-#include "runtime/shape_folding.h"
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
 #include "ops/control_flow.h"
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/shape_folding.h"
 
 namespace exec {
 
