@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Times onnxrun against PyTorch on the GPU machine, in one call: for each model (torchvision,
-random weights), batch and precision, PyTorch eager and PyTorch + CUDA graph (channels_last,
-cudnn.benchmark, median of N runs) and `onnxrun --benchmark N` (p50 of N runs after warm-up) on the
-same model exported to ONNX. Prints a table with the ratio onnxrun / PyTorch+graph (lower is better)
-and the peak device memory of both. Run from the repo root with a bundle in .gpu/ (see
-tools/gpu_smoke.sh):  python3 bench/bench_vs_torch.py [--models resnet50,...] [--batches 1,32]
-[--precisions fp16,tf32] [--runs 50]"""
+random weights), batch and precision, PyTorch eager, PyTorch + CUDA graph and torch.compile
+(mode="reduce-overhead") (channels_last, cudnn.benchmark; median of N runs, each timed with CUDA
+events, inputs on the device) and `onnxrun --benchmark N` (GPU compute p50, CUDA events, inputs on
+the device) on the same model exported to ONNX. Prints a table with onnxrun's speed-up over
+torch.compile (higher is better) and the peak device memory of each. Run from the repo root with a
+bundle in .gpu/ (see tools/gpu_smoke.sh):  python3 bench/bench_vs_torch.py [--models resnet50,...]
+[--batches 1,32] [--precisions fp16,tf32] [--runs 50] [--no-compile]"""
 import argparse
 import inspect
 import os
@@ -26,7 +27,33 @@ def export(name, path):
     return model
 
 
-def time_torch(model, batch, precision, runs):
+def median_ms(fn, runs):
+    """Median of `runs` calls of fn, each timed with CUDA events on the current stream."""
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return sorted(times)[len(times) // 2]
+
+
+def time_compiled(m, x, runs):
+    """torch.compile(mode="reduce-overhead"): Inductor kernels replayed through CUDA graphs."""
+    torch._dynamo.reset()
+    compiled = torch.compile(m, mode="reduce-overhead")
+    torch.cuda.reset_peak_memory_stats()
+    with torch.inference_mode():
+        ms = median_ms(lambda: compiled(x), runs)
+    return ms, torch.cuda.max_memory_allocated() / 2**20
+
+
+def time_torch(model, batch, precision, runs, compile_too):
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
@@ -34,21 +61,8 @@ def time_torch(model, batch, precision, runs):
     m = model.to("cuda", dtype).to(memory_format=torch.channels_last)
     x = torch.randn(batch, 3, 224, 224, device="cuda", dtype=dtype).to(memory_format=torch.channels_last)
     torch.cuda.reset_peak_memory_stats()
-
-    def median_ms(fn):
-        for _ in range(10):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            fn()
-            torch.cuda.synchronize()
-            times.append((time.perf_counter() - start) * 1e3)
-        return sorted(times)[len(times) // 2]
-
     with torch.inference_mode():
-        eager = median_ms(lambda: m(x))
+        eager = median_ms(lambda: m(x), runs)
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):
@@ -58,10 +72,11 @@ def time_torch(model, batch, precision, runs):
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             m(x)
-        graphed = median_ms(graph.replay)
+        graphed = median_ms(graph.replay, runs)
     peak = torch.cuda.max_memory_allocated() / 2**20
+    compiled, compiled_peak = time_compiled(m, x, runs) if compile_too else (None, None)
     m.to("cpu", torch.float32)
-    return eager, graphed, peak
+    return eager, graphed, peak, compiled, compiled_peak
 
 
 def time_onnxrun(path, batch, precision, runs):
@@ -86,6 +101,7 @@ def main():
     p.add_argument("--precisions", default="fp16,tf32")
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
+    p.add_argument("--no-compile", action="store_true", help="skip torch.compile (its compile takes minutes)")
     args = p.parse_args()
     rows = []
     for name in args.models.split(","):
@@ -93,23 +109,28 @@ def main():
         model = export(name, path)
         for precision in args.precisions.split(","):
             for batch in [int(b) for b in args.batches.split(",")]:
-                eager, graphed, torch_peak = time_torch(model, batch, precision, args.runs)
+                eager, graphed, torch_peak, compiled, compiled_peak = time_torch(model, batch, precision, args.runs,
+                                                                                 not args.no_compile)
                 ours, host, our_peak, wall, err = time_onnxrun(path, batch, precision, args.runs)
-                rows.append((name, precision, batch, eager, graphed, ours, host, torch_peak, our_peak, wall, err))
+                rows.append((name, precision, batch, eager, graphed, compiled, ours, host, torch_peak, compiled_peak,
+                             our_peak, err))
                 print(f"{name} {precision} b{batch}: torch eager {eager:.3f} ms, graph {graphed:.3f} ms, "
-                      f"onnxrun {ours} ms on the GPU, {host} ms host to host (process {wall:.1f} s) {err}",
-                      flush=True)
+                      f"compile {compiled} ms, onnxrun {ours} ms on the GPU, {host} ms host to host "
+                      f"(process {wall:.1f} s) {err}", flush=True)
     # Like for like: PyTorch's input already sits on the GPU in the compute dtype, so the ratio uses
     # onnxrun's GPU compute time (inputs on the device -> outputs on the device). The host-to-host
     # time (fp32 input copied in, output copied out) is shown beside it.
-    header = ("| model | prec | batch | torch eager ms | torch+graph ms | onnxrun gpu ms | onnxrun/graph "
-              "| onnxrun host-to-host ms | img/s onnxrun | img/s torch+graph | peak MiB torch | peak MiB onnxrun |")
-    lines = [header, "|" + "---|" * 12]
-    for name, precision, batch, eager, graphed, ours, host, tpeak, opeak, wall, err in rows:
-        ratio = f"{ours / graphed:.2f}" if ours else "failed"
-        ips = f"{batch * 1000 / ours:.0f}" if ours else "-"
-        lines.append(f"| {name} | {precision} | {batch} | {eager:.3f} | {graphed:.3f} | {ours or '-'} | {ratio} "
-                     f"| {host or '-'} | {ips} | {batch * 1000 / graphed:.0f} | {tpeak:.0f} | {opeak or '-'} |")
+    header = ("| model | prec | batch | torch eager ms | torch+graph ms | torch.compile ms | onnxrun gpu ms "
+              "| speed-up vs compile | speed-up vs graph | onnxrun host-to-host ms | peak MiB torch+graph "
+              "| peak MiB compile | peak MiB onnxrun |")
+    lines = [header, "|" + "---|" * 13]
+    fmt = lambda v, spec=".3f": "-" if v is None else format(v, spec)
+    for name, precision, batch, eager, graphed, compiled, ours, host, tpeak, cpeak, opeak, err in rows:
+        vs_compile = f"{compiled / ours:.2f}x" if ours and compiled else "-"
+        vs_graph = f"{graphed / ours:.2f}x" if ours else "failed"
+        lines.append(f"| {name} | {precision} | {batch} | {eager:.3f} | {graphed:.3f} | {fmt(compiled)} "
+                     f"| {fmt(ours)} | {vs_compile} | {vs_graph} | {fmt(host)} | {tpeak:.0f} | {fmt(cpeak, '.0f')} "
+                     f"| {fmt(opeak, '.0f')} |")
     table = "\n".join(lines)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(table + "\n")
