@@ -3,6 +3,7 @@
 // models are; expectations are --explain lines.
 #include "partitioner/cover.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "importer/importer.h"
@@ -38,8 +39,9 @@ onnx::NodeProto Conv(const std::string& in, const std::string& w, const std::str
   return node;
 }
 
-std::string Explain(onnx::ModelProto model, const std::string& output) {
-  *model.mutable_graph()->add_output() = TensorInfo(output, {1, 16, 8, 8});
+std::string Explain(onnx::ModelProto model, const std::string& output,
+                    std::vector<std::variant<int64_t, std::string>> output_dims = {1, 16, 8, 8}) {
+  *model.mutable_graph()->add_output() = TensorInfo(output, std::move(output_dims));
   absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
   if (!graph.ok()) return std::string(graph.status().message());
   exec::Plan plan;
@@ -169,6 +171,21 @@ TEST(CoverTest, ReshapeIsAliasAndPoolIsLegacy) {
   const std::string text = Explain(m, "y");
   EXPECT_THAT(text, HasSubstr("#0 Legacy MaxPool [pool:MaxPool]"));
   EXPECT_THAT(text, HasSubstr("#1 Alias Identity [same:Identity]"));
+}
+
+TEST(CoverTest, RecurrentOpsAreLegacy) {
+  for (const char* op : {"LSTM", "GRU", "RNN"}) {
+    const int64_t gates = std::string(op) == "LSTM" ? 4 : std::string(op) == "GRU" ? 3 : 1;
+    onnx::ModelProto m = testing_util::MakeModel(14);
+    auto* g = m.mutable_graph();
+    *g->add_input() = TensorInfo("x", {5, 2, 3});
+    testing_util::AddInitializer(m, "w", {1, gates * 4, 3});
+    testing_util::AddInitializer(m, "r", {1, gates * 4, 4});
+    onnx::NodeProto node = MakeNode(op, {"x", "w", "r"}, {"y"}, "rec");
+    testing_util::SetIntAttr(node, "hidden_size", 4);
+    *g->add_node() = node;
+    EXPECT_THAT(Explain(m, "y", {5, 1, 2, 4}), HasSubstr(absl::StrCat("#0 Legacy ", op, " [rec:", op, "]"))) << op;
+  }
 }
 
 }  // namespace

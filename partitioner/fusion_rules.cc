@@ -160,8 +160,17 @@ std::string OperandShapeName(OperandShape shape) {
 namespace {
 
 bool IsLegacyOpType(std::string_view op_type) {
-  static const char* const kOps[] = {"BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
-                                     "GlobalMaxPool",      "Softmax", "LogSoftmax",  "LRN"};
+  static const char* const kOps[] = {"BatchNormalization",
+                                     "MaxPool",
+                                     "AveragePool",
+                                     "GlobalAveragePool",
+                                     "GlobalMaxPool",
+                                     "Softmax",
+                                     "LogSoftmax",
+                                     "LRN",
+                                     "LSTM",
+                                     "GRU",
+                                     "RNN"};
   for (const char* op : kOps) {
     if (op_type == op) return true;
   }

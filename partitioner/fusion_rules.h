@@ -52,7 +52,9 @@ std::optional<OperandShape> ClassifyOperand(const ir::Shape& anchor_output, cons
                                             bool anchor_is_conv);
 std::string OperandShapeName(OperandShape shape);
 
-// Legacy routing: grouped/depthwise conv, BN that could not be folded, pools, softmax, LRN. LRN.
+// Legacy routing: grouped/depthwise conv, BN that could not be folded, pools, softmax, LRN, and the
+// recurrent ops LSTM, GRU and RNN (cuDNN's RNN API; the GPU runtime decides per form, see
+// runtime/cuda_steps_rnn.h).
 bool IsLegacyOp(const ir::Node& node);
 // The step kind the cover gives a node of this op type as far as the type alone decides, for
 // --list-ops: "FusedGraph" (anchors), "Legacy", "Alias", "Kernel+epilogue" (a Kernel step, or part

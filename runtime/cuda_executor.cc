@@ -36,6 +36,7 @@ CudaExecutor::~CudaExecutor() {
   captured_.clear();
   fused_.clear();
   legacy_.clear();
+  recurrent_.clear();
   float_constants_.clear();
   constants_.clear();
   channels_last_constants_.clear();
@@ -83,6 +84,7 @@ absl::Status CudaExecutor::Init() {
   channels_last_constants_.resize(g.values().size());
   fused_.resize(plan_.steps.size());
   legacy_.resize(plan_.steps.size());
+  recurrent_.resize(plan_.steps.size());
   float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {

@@ -3,8 +3,9 @@
 // How each step runs is decided once, at Create, and reported by step_notes() for --explain:
 //   FusedGraph -> one cuDNN operation graph (engine chosen by heuristics) when kernels/cudnn can
 //                 build it, else the next rung (see step_notes);
-//   Legacy     -> legacy cuDNN calls; depthwise convs (+ReLU/ReLU6) in NHWC on the own depthwise
-//                 kernel (kernels/cuda/depthwise_conv.h), which is several times faster there;
+//   Legacy     -> legacy cuDNN calls (LSTM/GRU/RNN: cuDNN's RNN API); depthwise convs (+ReLU/ReLU6)
+//                 in NHWC on the own depthwise kernel (kernels/cuda/depthwise_conv.h), which is
+//                 several times faster there;
 //   Kernel     -> own CUDA kernels (pointwise, concat, pad, and runtime/cuda_kernel_steps: transpose,
 //                 slice, gather, reductions, softmax, norms, resize, ...), else the host reference
 //                 kernel (inputs copied to the host and outputs back: correct, slow, and said so);
@@ -33,6 +34,7 @@
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
+#include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
 #include "runtime/plan_builder.h"
@@ -153,6 +155,14 @@ class CudaExecutor {
   // `step` is plan_.steps[index], or one node of it (the anchor of a FusedGraph whose cuDNN graph
   // was not built: a conv, or a Gemm run as a 1x1 conv).
   absl::Status RunLegacy(size_t index, const Step& step, std::vector<DeviceTensor>& values);
+  // A Legacy LSTM/GRU/RNN step through cuDNN's RNN API (cuda_steps_rnn.cc): weights packed at the
+  // first run, descriptors per X dims; forms cuDNN does not compute as ONNX does run on the host.
+  absl::Status RunRecurrent(size_t index, const Step& step, std::vector<DeviceTensor>& values);
+  // The device int32 [N] sequence lengths of a recurrent step's run into `lengths`; false when this
+  // run needs the host kernel (an empty sequence or a bad length computed at run time).
+  absl::StatusOr<bool> RecurrentLengths(const ir::Node& node, RecurrentStep& state, RecurrentShape& shape,
+                                        const DeviceTensor& x, const std::vector<DeviceTensor>& values,
+                                        DeviceTensor& lengths);
   // The fallback of a FusedGraph step without a cuDNN graph, or of a Legacy step whose absorbed tail
   // the legacy call cannot run: the first node (conv/matmul) through RunLegacy, then each other node
   // on an own kernel (or on the host when none fits).
@@ -208,6 +218,7 @@ class CudaExecutor {
   std::vector<DeviceTensor> channels_last_constants_;       // KRSC / NHWC copies, by value id
   std::vector<DeviceTensor> float_constants_;               // float32 copies, by value id
   std::vector<std::map<std::string, LegacyEntry>> legacy_;  // per step: input-dims key -> calls
+  std::vector<std::unique_ptr<RecurrentStep>> recurrent_;   // per step: LSTM/GRU/RNN on cuDNN
   std::vector<DeviceTensor> constants_;                     // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::string device_name_;

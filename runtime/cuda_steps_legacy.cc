@@ -1,6 +1,6 @@
-// Legacy steps: BN inference (+ReLU), grouped conv (+bias, ReLU/ReLU6), pools and softmax through
-// legacy cuDNN calls; depthwise convs on the own NHWC depthwise kernel; Gemm as a 1x1 conv for the
-// fallback rung of FusedGraph steps.
+// Legacy steps: BN inference (+ReLU), grouped conv (+bias, ReLU/ReLU6), pools, softmax and LRN
+// through legacy cuDNN calls; depthwise convs on the own NHWC depthwise kernel; Gemm as a 1x1 conv
+// for the fallback rung of FusedGraph steps. LSTM/GRU/RNN steps go to cuda_steps_rnn.cc.
 #include <array>
 #include <limits>
 
@@ -159,6 +159,7 @@ absl::StatusOr<DeviceTensor> CudaExecutor::FloatConstant(ir::ValueId id) {
 absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Graph& g = plan_.graph;
   const ir::Node& node = g.node(step.nodes[0]);
+  if (IsRecurrentOp(node.op_type)) return RunRecurrent(index, step, values);
   absl::StatusOr<DeviceTensor> x = Input(node.inputs[0], values);
   if (!x.ok()) return x.status();
   const ir::ValueId out_id = step.outputs.size() == 1 ? step.outputs[0] : ir::kNoValue;

@@ -2,12 +2,14 @@
 // tests/zoo/golden/<model>.txt (regenerate only after reading the difference), and the cover
 // properties the product promises hold structurally: in resnet50 every conv heads a FusedGraph and
 // every residual Add and Relu is absorbed with no BN left; in mobilenet_v2 every depthwise conv is a
-// Legacy step together with its ReLU6.
+// Legacy step together with its ReLU6; the LSTM and GRU layers are Legacy steps in a form cuDNN's
+// RNN API takes.
 #include <fstream>
 #include <sstream>
 
 #include "gtest/gtest.h"
 #include "partitioner/explain.h"
+#include "runtime/cuda_steps_rnn.h"
 #include "runtime/session.h"
 
 namespace {
@@ -85,6 +87,23 @@ TEST(PartitionPropertiesTest, MobilenetV2DepthwiseConvsAreLegacyWithTheirRelu6) 
     EXPECT_EQ(plan.graph.node(step.nodes[1]).op_type, "Clip") << head.name;
   }
   EXPECT_EQ(depthwise, 17);
+}
+
+TEST(PartitionPropertiesTest, RecurrentLayersAreLegacyStepsCudnnTakes) {
+  for (const auto& [model, op] : {std::pair<std::string, std::string>{"lstm", "LSTM"}, {"gru", "GRU"}}) {
+    auto session = Load(model);
+    ASSERT_NE(session, nullptr);
+    const exec::Plan& plan = session->plan();
+    int layers = 0;
+    for (const exec::Step& step : plan.steps) {
+      const ir::Node& head = plan.graph.node(step.nodes[0]);
+      if (head.op_type != op) continue;
+      ++layers;
+      EXPECT_EQ(step.kind, exec::StepKind::kLegacy) << head.name;
+      EXPECT_EQ(exec::RecurrentRejection(plan.graph, head), "") << head.name;
+    }
+    EXPECT_EQ(layers, 2) << model;
+  }
 }
 
 }  // namespace
