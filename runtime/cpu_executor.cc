@@ -13,7 +13,7 @@ absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
 
 // Runs one node: values[] holds its inputs; its outputs are stored there.
 absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<ir::Tensor>& values,
-                     int64_t& live_bytes) {
+                     int64_t max_tensor_bytes, int64_t& live_bytes) {
   std::vector<const ir::Tensor*> inputs;
   for (ir::ValueId in : node.inputs) {
     const ir::Tensor* t = in == ir::kNoValue ? nullptr : &values[in];
@@ -22,7 +22,7 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
     }
     inputs.push_back(t);
   }
-  absl::StatusOr<std::vector<ir::Tensor>> outputs = RunNodeOnCpu(node, inputs);
+  absl::StatusOr<std::vector<ir::Tensor>> outputs = kernels::cpu::RunNode(node, inputs, max_tensor_bytes);
   if (!outputs.ok()) return outputs.status();
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == ir::kNoValue) continue;
@@ -54,7 +54,7 @@ absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor>
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
     for (ir::NodeId id : step.nodes) {
-      absl::Status status = RunNode(graph, graph.node(id), values, live_bytes);
+      absl::Status status = RunNode(graph, graph.node(id), values, max_tensor_bytes_, live_bytes);
       if (!status.ok()) return status;
       peak_bytes = std::max(peak_bytes, live_bytes);
     }

@@ -25,13 +25,17 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
 
 class CpuExecutor {
  public:
-  explicit CpuExecutor(const Plan& plan) : plan_(plan) {}
+  // `max_tensor_bytes`: the largest output a node may allocate (the session's
+  // ImportLimits::max_tensor_bytes); larger is a ResourceExhausted error, not an allocation.
+  explicit CpuExecutor(const Plan& plan, int64_t max_tensor_bytes = ir::kMaxTensorBytes)
+      : plan_(plan), max_tensor_bytes_(max_tensor_bytes) {}
   // `inputs` in graph-input order, already validated. Returns outputs in graph-output order.
   absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs, RunStats* stats = nullptr,
                                               const ValueObserver& observer = nullptr) const;
 
  private:
   const Plan& plan_;
+  int64_t max_tensor_bytes_;
 };
 
 }  // namespace exec

@@ -103,6 +103,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   if (options.device == Device::kCuda && !gpu_unavailable.empty()) {
     return absl::UnavailableError(absl::StrCat("--device cuda: ", gpu_unavailable));
   }
+  session->max_tensor_bytes_ = options.limits.max_tensor_bytes;
   session->device_ = options.device == Device::kCpu || !gpu_unavailable.empty() ? Device::kCpu : Device::kCuda;
   session->device_reason_ = options.device != Device::kAuto ? "requested"
                             : gpu_unavailable.empty()       ? "auto: a GPU is usable"
@@ -184,7 +185,7 @@ absl::StatusOr<std::vector<NamedTensor>> Session::RunOn(Device device, const std
   if (!ordered.ok()) return ordered.status();
   absl::StatusOr<std::vector<ir::Tensor>> results =
       device == Device::kCuda ? cuda_->Run(*std::move(ordered), observer)
-                              : exec::CpuExecutor(plan_).Run(*std::move(ordered), nullptr, observer);
+                              : exec::CpuExecutor(plan_, max_tensor_bytes_).Run(*std::move(ordered), nullptr, observer);
   if (!results.ok()) return results.status();
   std::vector<NamedTensor> outputs;
   for (size_t i = 0; i < results->size(); ++i) outputs.push_back({outputs_[i].name, (*results)[i]});

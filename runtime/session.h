@@ -95,7 +95,8 @@ class Session {
   absl::StatusOr<std::vector<ir::Tensor>> OrderAndCheckInputs(const std::vector<NamedTensor>& inputs) const;
 
   exec::Plan plan_;
-  std::unique_ptr<exec::CudaExecutor> cuda_;  // set when device_ is kCuda
+  int64_t max_tensor_bytes_ = ir::kMaxTensorBytes;  // limits.max_tensor_bytes, applied to run-time outputs
+  std::unique_ptr<exec::CudaExecutor> cuda_;        // set when device_ is kCuda
   std::vector<TensorInfo> inputs_;
   std::vector<TensorInfo> outputs_;
   Device device_ = Device::kCpu;

@@ -13,9 +13,20 @@ absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type, "): ", status.message()));
 }
 
+absl::Status CheckOutputSize(size_t i, ir::DType dtype, const std::vector<int64_t>& dims, int64_t max_bytes) {
+  absl::StatusOr<int64_t> count = ir::CheckedElementCount(dims, dtype);
+  if (!count.ok()) return count.status();
+  const int64_t bytes = *count * static_cast<int64_t>(ir::DTypeSize(dtype));
+  if (bytes <= max_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat("output ", i, " of type ", ir::DTypeName(dtype),
+                                                   ir::ShapeToString(dims), " needs ", bytes,
+                                                   " bytes, more than the limit of ", max_bytes));
+}
+
 }  // namespace
 
-absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs) {
+absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
+                                                int64_t max_output_bytes) {
   KernelFn kernel = FindKernel(node.op_type);
   if (ops::FindOpDef(node.op_type) == nullptr || kernel == nullptr) {
     return NodeError(node, absl::UnimplementedError("no CPU kernel"));
@@ -33,6 +44,9 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std:
     }
     // A data-dependent output (NonZero, Unique, ...): the kernel creates it.
     if (i < types->size() && (*types)[i].dims) {
+      if (absl::Status fits = CheckOutputSize(i, (*types)[i].dtype, *(*types)[i].dims, max_output_bytes); !fits.ok()) {
+        return NodeError(node, fits);
+      }
       absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *(*types)[i].dims);
       if (!out.ok()) return NodeError(node, out.status());
       outputs[i] = *std::move(out);

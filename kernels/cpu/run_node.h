@@ -13,8 +13,11 @@
 namespace kernels::cpu {
 
 // `inputs` one per node input (nullptr for an absent optional input). Outputs in node output order
-// (an invalid Tensor for an absent optional output). Errors name the node.
-absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs);
+// (an invalid Tensor for an absent optional output). Errors name the node. An output whose
+// inferred size passes `max_output_bytes` is a ResourceExhausted error before anything is
+// allocated (the session's ImportLimits::max_tensor_bytes, applied at run time).
+absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
+                                                int64_t max_output_bytes = ir::kMaxTensorBytes);
 
 }  // namespace kernels::cpu
 

@@ -385,4 +385,32 @@ TEST(RunSymbolicTest, OneValuePerSymbolAcrossInputs) {
   EXPECT_THAT(out.status().message(), HasSubstr("missing input 'b' (float32[N,3])"));
 }
 
+// Tile of an input with a symbolic dim: inference cannot size the output at import, so the limit
+// on tensor bytes applies when the node runs (found by the fuzzer as a 1 GiB allocation).
+TEST(RunLimitTest, OutputOverTheTensorLimitAtRunTime) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {"N", 4});
+  *g->add_output() = testing_util::TensorInfo("y", {-1, -1});
+  onnx::TensorProto* repeats = g->add_initializer();
+  repeats->set_name("r");
+  repeats->set_data_type(onnx::TensorProto::INT64);
+  repeats->add_dims(2);
+  repeats->add_int64_data(1 << 20);
+  repeats->add_int64_data(1);
+  *g->add_node() = MakeNode("Tile", {"x", "r"}, {"y"}, "tile");
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCpu;
+  options.limits.max_tensor_bytes = 4 << 20;
+  auto session = runtime::Session::CreateFromBytes(model.SerializeAsString(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  const ir::Tensor x = *ir::Tensor::Create(ir::DType::kFloat32, {2, 4});
+  auto out = (*session)->Run({{"x", x}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("node 'tile' (Tile): output 0 of type float32[2097152,4] needs 33554432 bytes, more than "
+                        "the limit of 4194304"));
+}
+
 }  // namespace
