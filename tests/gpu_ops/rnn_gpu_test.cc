@@ -52,15 +52,9 @@ std::vector<float> Uniform(int64_t n, float bound, uint32_t seed) {
 
 void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& dims,
                          float bound, uint32_t seed) {
-  onnx::TensorProto* t = model.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
   int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  for (float v : Uniform(n, bound, seed)) t->add_float_data(v);
+  for (int64_t d : dims) n *= d;
+  testing_util::AddFloatInitializer(model, name, dims, Uniform(n, bound, seed));
 }
 
 std::vector<std::variant<int64_t, std::string>> Dims(const std::vector<int64_t>& dims) {

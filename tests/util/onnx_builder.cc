@@ -70,15 +70,18 @@ onnx::ModelProto MakeModel(int opset) {
 }
 
 void AddInitializer(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims, float fill) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  AddFloatInitializer(model, name, dims, std::vector<float>(static_cast<size_t>(n), fill));
+}
+
+void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& dims,
+                         const std::vector<float>& values) {
   auto* t = model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(fill);
+  for (int64_t d : dims) t->add_dims(d);
+  for (float v : values) t->add_float_data(v);
 }
 
 }  // namespace testing_util

@@ -26,6 +26,9 @@ void SetStringAttr(onnx::NodeProto& node, const std::string& name, const std::st
 onnx::ModelProto MakeModel(int opset);
 // A float initializer filled with `fill`.
 void AddInitializer(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
+// A float32 initializer with the given values (as many as the dims hold).
+void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& dims,
+                         const std::vector<float>& values);
 
 }  // namespace testing_util
 
