@@ -215,13 +215,13 @@ absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
 
 absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   if (mode_ != PrecisionMode::kFp16) return false;
-  // Control-flow bodies are typed float32 and run on the host, and sequence and optional values
-  // live on the host: such a graph stays float32.
+  // Control-flow bodies are typed float32 and run on the host, and sequence, optional and string
+  // values live on the host: such a graph stays float32.
   for (const ir::Node& node : graph.nodes()) {
     if (ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap") return false;
   }
   for (const ir::Value& value : graph.values()) {
-    if (!value.type.is_tensor()) return false;
+    if (!value.type.is_tensor() || value.type.dtype == ir::DType::kString) return false;
   }
   return ConvertToFp16(graph);
 }
