@@ -29,6 +29,7 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
   std::uniform_int_distribution<int> small(0, 3);
   for (int64_t i = 0; i < t->num_elements(); ++i) {
     switch (t->dtype()) {
+      case ir::DType::kString: t->mutable_strings()[i] = absl::StrCat(real(rng)); break;  // numbers as text
       case ir::DType::kFloat32: t->data<float>()[i] = static_cast<float>(real(rng)); break;
       case ir::DType::kFloat64: t->data<double>()[i] = real(rng); break;
       case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng))); break;

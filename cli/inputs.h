@@ -11,7 +11,8 @@
 
 namespace cli {
 
-// Floats uniform in [-1, 1), integers in [0, 4), bools; symbolic dims: the first is `batch`, others
+// Floats uniform in [-1, 1), integers in [0, 4), bools, strings holding such floats as text; symbolic dims: the first
+// is `batch`, others
 // 1. InvalidArgument when the input's rank is unknown.
 absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed);
 

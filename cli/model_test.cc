@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -79,7 +80,7 @@ void Accumulate(const OutputComparison& c, bool first_bad, CaseResult* result) {
   result->max_rel = std::max(result->max_rel, c.max_rel);
   if (c.max_want > 0) result->max_scaled = std::max(result->max_scaled, c.max_abs / c.max_want);
   result->max_want = std::max(result->max_want, c.max_want);
-  if (c.worst >= 0 && (result->worst_index < 0 || first_bad)) {
+  if (c.worst >= 0 && !c.strings && (result->worst_index < 0 || first_bad)) {
     result->worst_output = c.output;
     result->worst_index = c.worst;
     result->worst_got = c.got;
@@ -231,6 +232,31 @@ absl::Status ReadToleranceFile(const std::string& path, Tolerance* tolerance) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// String outputs: equal byte for byte; the first differing element is reported.
+OutputComparison CompareStrings(OutputComparison c, const ir::Tensor& got, const ir::Tensor& want) {
+  c.strings = true;
+  c.elements = want.num_elements();
+  for (int64_t i = 0; i < c.elements; ++i) {
+    if (got.strings()[i] == want.strings()[i]) continue;
+    if (c.bad++ == 0) {
+      c.worst = i;
+      c.got_text = got.strings()[i];
+      c.want_text = want.strings()[i];
+    }
+  }
+  return c;
+}
+
+// `s` quoted and C-escaped, cut after 80 bytes.
+std::string Quoted(const std::string& s) {
+  constexpr size_t kShown = 80;
+  return absl::StrCat("\"", absl::CHexEscape(s.substr(0, kShown)), s.size() > kShown ? "\"..." : "\"");
+}
+
+}  // namespace
+
 OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, const ir::Tensor& want, Tolerance tol) {
   OutputComparison c;
   c.output = name;
@@ -243,6 +269,7 @@ OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, c
         absl::StrCat("shape ", ir::ShapeToString(got.shape()), " != expected ", ir::ShapeToString(want.shape()));
     return c;
   }
+  if (want.dtype() == ir::DType::kString) return CompareStrings(std::move(c), got, want);
   c.elements = want.num_elements();
   const bool exact = !ir::IsFloatingPoint(want.dtype());
   for (int64_t i = 0; i < c.elements && !exact; ++i) {
@@ -284,6 +311,10 @@ OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, c
 
 std::string DescribeMismatch(const OutputComparison& c, Tolerance tol) {
   if (!c.mismatch.empty()) return absl::StrCat("output '", c.output, "': ", c.mismatch);
+  if (c.strings) {
+    return absl::StrCat("output '", c.output, "': ", c.bad, " of ", c.elements, " strings differ; first at flat index ",
+                        c.worst, ": got ", Quoted(c.got_text), ", want ", Quoted(c.want_text));
+  }
   const double abs_error = std::fabs(c.got - c.want);
   return absl::StrCat(
       "output '", c.output, "': ", c.bad, " of ", c.elements, " elements differ; worst at flat index ", c.worst,

@@ -22,7 +22,7 @@ namespace cli {
 // scaled_atol 0: ONNX's backend-test rule; max|want| over the output's finite elements, so that
 // elements near zero in an output of large values are judged by the output's scale, as --check
 // and the zoo suite do). NaN must meet NaN, an infinity the same infinity; integers and bools must
-// be equal.
+// be equal; strings must be equal byte for byte.
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-7;
@@ -48,12 +48,17 @@ struct OutputComparison {
   double max_want = 0;  // max |want| over finite elements (the scale of scaled_atol)
   int64_t worst = -1;   // the element furthest beyond the tolerance (else the largest |got - want|)
   double got = 0, want = 0;
+  // A string output: the first differing element is `worst`, its strings these (got, want above
+  // are unused).
+  bool strings = false;
+  std::string got_text, want_text;
   bool ok() const { return mismatch.empty() && bad == 0; }
 };
 OutputComparison CompareOutput(const std::string& name, const ir::Tensor& got, const ir::Tensor& want,
                                Tolerance tolerance);
 // "output 'y': 3 of 60 elements differ; worst at flat index 7: got 1.5, want 1.2 (abs error 0.3,
-// rel 0.25; rtol 0.001, atol 1e-07, scaled_atol 0.0001 x max|want| 4.2)".
+// rel 0.25; rtol 0.001, atol 1e-07, scaled_atol 0.0001 x max|want| 4.2)"; for strings "output 'y': 1
+// of 3 strings differ; first at flat index 2: got \"abc\", want \"abd\"".
 std::string DescribeMismatch(const OutputComparison& comparison, Tolerance tolerance);
 
 enum class Outcome { kPass, kFail, kError };

@@ -74,6 +74,18 @@ TEST(CompareOutputTest, IntegersCompareExactly) {
   EXPECT_EQ(c.worst, 2);
 }
 
+TEST(CompareOutputTest, StringsCompareExactly) {
+  const ir::Tensor want = ir::Tensor::FromStrings({"monday", "tuesday", ""});
+  EXPECT_TRUE(CompareOutput("s", ir::Tensor::FromStrings({"monday", "tuesday", ""}), want, {1, 1}).ok());
+  const OutputComparison c = CompareOutput("s", ir::Tensor::FromStrings({"monday", "Tuesday", "x"}), want, {1, 1});
+  EXPECT_EQ(c.bad, 2);
+  EXPECT_EQ(c.worst, 1);
+  EXPECT_EQ(DescribeMismatch(c, {}),
+            "output 's': 2 of 3 strings differ; first at flat index 1: got \"Tuesday\", want \"tuesday\"");
+  EXPECT_EQ(CompareOutput("s", ir::Tensor::FromFloats({1, 2, 3}, {3}), want, {}).mismatch,
+            "dtype float32 != expected string");
+}
+
 TEST(CompareOutputTest, DtypeAndShapeMismatch) {
   const ir::Tensor want = ir::Tensor::FromFloats({1, 2}, {2});
   EXPECT_EQ(CompareOutput("y", ir::Tensor::FromInt64s({1, 2}), want, {}).mismatch, "dtype int64 != expected float32");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -235,6 +236,15 @@ void PrintSummary(const runtime::NamedTensor& out) {
   }
   std::string line =
       absl::StrFormat("output '%s': %s%s", out.name, ir::DTypeName(t.dtype()), ir::ShapeToString(t.shape()));
+  if (const std::string* strings = t.strings()) {
+    line += "  first [";
+    for (int64_t i = 0; i < std::min<int64_t>(5, t.num_elements()); ++i) {
+      const std::string& s = strings[i];
+      absl::StrAppend(&line, i ? ", " : "", "\"", absl::CHexEscape(s.substr(0, 40)), s.size() > 40 ? "\"..." : "\"");
+    }
+    std::printf("%s%s\n", line.c_str(), t.num_elements() > 5 ? ", ...]" : "]");
+    return;
+  }
   if (t.num_elements() > 0) {
     double lo = t.GetAsDouble(0), hi = lo, sum = 0;
     for (int64_t i = 0; i < t.num_elements(); ++i) {

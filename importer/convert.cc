@@ -22,7 +22,7 @@ absl::Status CheckTypeLimits(const std::string& what, const ir::TensorType& type
     return absl::InvalidArgumentError(
         absl::StrCat(what, " has rank ", type.rank(), ", more than the limit of ", limits.max_rank));
   }
-  const int64_t elem_size = static_cast<int64_t>(ir::DTypeSize(type.dtype));
+  const int64_t elem_size = static_cast<int64_t>(ir::DTypeLimitSize(type.dtype));
   int64_t bytes = elem_size;
   for (const ir::Dim& d : *type.shape) {
     if (!d.known() || d.value == 0) continue;
@@ -88,7 +88,9 @@ absl::StatusOr<ir::Tensor> ConstantValue(const ir::Attributes& attrs) {
     return ir::Tensor::FromInt64s({attrs.GetInt("value_int", 0)}).Reshaped({});
   }
   if (attrs.Has("value_ints")) return ir::Tensor::FromInt64s(attrs.GetInts("value_ints"));
-  return absl::UnimplementedError("Constant without a supported value attribute (sparse or string)");
+  if (attrs.Has("value_string")) return ir::Tensor::FromStrings({attrs.GetString("value_string", "")}).Reshaped({});
+  if (attrs.Has("value_strings")) return ir::Tensor::FromStrings(attrs.GetStrings("value_strings"));
+  return absl::UnimplementedError("Constant without a supported value attribute (sparse)");
 }
 
 namespace {
@@ -97,7 +99,7 @@ absl::StatusOr<ir::TensorType> ConvertTensorType(const std::string& name, const 
                                                  const ImportLimits& limits) {
   ir::TensorType type;
   type.dtype = static_cast<ir::DType>(tensor_type.elem_type());
-  if (!ir::IsSupportedDType(type.dtype)) {
+  if (!ir::IsTensorDType(type.dtype)) {
     return absl::UnimplementedError(absl::StrCat("'", name, "' has unsupported dtype ", ir::DTypeName(type.dtype)));
   }
   if (!tensor_type.has_shape()) return type;
@@ -132,6 +134,9 @@ absl::StatusOr<ir::TensorType> ConvertSequenceType(const std::string& name, cons
   }
   absl::StatusOr<ir::TensorType> elem = ConvertTensorType(name, seq.elem_type().tensor_type(), limits);
   if (!elem.ok()) return elem.status();
+  if (elem->dtype == ir::DType::kString) {
+    return absl::UnimplementedError(absl::StrCat("'", name, "' is a sequence of strings (not supported)"));
+  }
   return ir::TensorType::Sequence(elem->dtype);
 }
 
@@ -163,7 +168,7 @@ absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info
 
 absl::Status AddConstantBytes(const std::string& name, const ir::Tensor& t, const ImportLimits& limits,
                               int64_t& total) {
-  total += static_cast<int64_t>(t.byte_size());
+  total += static_cast<int64_t>(t.host_bytes());
   if (total > limits.max_total_initializer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat("constants up to '", name, "' take ", total,
                                                      " bytes, more than the limit of ",

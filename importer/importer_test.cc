@@ -113,6 +113,32 @@ TEST(ImporterTest, ScatterBecomesScatterElements) {
               HasSubstr("scatter: ScatterElements(%data, %idx, %upd) -> (%y: float32[3,3]) {axis=1}"));
 }
 
+// String graph inputs and Constant value_strings are read; StringNormalizer's length depends on
+// the values (stopwords given), so its dim is unknown.
+TEST(ImporterTest, StringInputsAndConstants) {
+  onnx::ModelProto model = testing_util::MakeModel(10);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {"C"}, onnx::TensorProto::STRING);
+  *g->add_output() = TensorInfo("y", {-1}, onnx::TensorProto::STRING);
+  *g->add_output() = TensorInfo("k", {2}, onnx::TensorProto::STRING);
+  onnx::NodeProto k = MakeNode("Constant", {}, {"k"}, "k");
+  onnx::AttributeProto* value = k.add_attribute();
+  value->set_name("value_strings");
+  value->set_type(onnx::AttributeProto::STRINGS);
+  value->add_strings("monday");
+  value->add_strings("tuesday");
+  *g->add_node() = k;
+  onnx::NodeProto normalize = MakeNode("StringNormalizer", {"x"}, {"y"}, "normalize");
+  onnx::AttributeProto* stopwords = normalize.add_attribute();
+  stopwords->set_name("stopwords");
+  stopwords->set_type(onnx::AttributeProto::STRINGS);
+  stopwords->add_strings("monday");
+  *g->add_node() = normalize;
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("graph test (%x: string[C]) -> (%y: string[?], %k: string[2])"));
+  EXPECT_THAT(text, HasSubstr("%k = const string[2]"));
+}
+
 TEST(ImporterTest, OpsetOutsideTheRangeIsRefused) {
   onnx::ModelProto model = testing_util::MakeModel(99);
   auto* g = model.mutable_graph();

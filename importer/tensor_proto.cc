@@ -1,6 +1,8 @@
-// TensorProto <-> ir::Tensor: raw_data, the typed repeated fields, and checked external data.
+// TensorProto <-> ir::Tensor: raw_data, the typed repeated fields (string_data for strings), and
+// checked external data.
 #include "importer/tensor_proto.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -154,12 +156,34 @@ absl::Status FillData(const onnx::TensorProto& proto, ir::Tensor& t) {
   }
 }
 
+// A string tensor from string_data (ONNX keeps strings nowhere else): the element count and the
+// bytes (kStringElementBytes per string plus its characters) are checked before allocating.
+absl::StatusOr<ir::Tensor> StringTensorFromProto(const onnx::TensorProto& proto, std::vector<int64_t> shape,
+                                                 int64_t count, int64_t max_bytes) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.has_raw_data()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("string tensor '", proto.name(), "' must hold its strings in string_data"));
+  }
+  if (proto.string_data_size() != count) return SizeMismatch(proto, proto.string_data_size(), count);
+  int64_t bytes = count * static_cast<int64_t>(ir::kStringElementBytes);
+  for (const std::string& s : proto.string_data()) bytes += static_cast<int64_t>(s.size());
+  if (bytes > max_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("string tensor '", proto.name(), "' of shape ",
+                                                     ir::ShapeToString(shape), " takes ", bytes,
+                                                     " bytes, more than the limit of ", max_bytes));
+  }
+  absl::StatusOr<ir::Tensor> tensor = ir::Tensor::Create(ir::DType::kString, std::move(shape));
+  if (!tensor.ok()) return tensor.status();
+  std::copy(proto.string_data().begin(), proto.string_data().end(), tensor->mutable_strings());
+  return tensor;
+}
+
 }  // namespace
 
 absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& model_dir,
                                            int64_t max_bytes) {
   const auto dtype = static_cast<ir::DType>(proto.data_type());
-  if (!ir::IsSupportedDType(dtype)) {
+  if (!ir::IsTensorDType(dtype)) {
     return absl::UnimplementedError(
         absl::StrCat("tensor '", proto.name(), "' has unsupported dtype ", ir::DTypeName(dtype)));
   }
@@ -168,6 +192,7 @@ absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto, const
   if (!count.ok()) {
     return absl::Status(count.status().code(), absl::StrCat("tensor '", proto.name(), "': ", count.status().message()));
   }
+  if (dtype == ir::DType::kString) return StringTensorFromProto(proto, std::move(shape), *count, max_bytes);
   const int64_t bytes = *count * static_cast<int64_t>(ir::DTypeSize(dtype));
   if (bytes > max_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat("tensor '", proto.name(), "' of shape ", ir::ShapeToString(shape),
@@ -193,6 +218,10 @@ onnx::TensorProto TensorToProto(const ir::Tensor& tensor, const std::string& nam
   proto.set_name(name);
   proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
   for (int64_t d : tensor.shape()) proto.add_dims(d);
+  if (const std::string* strings = tensor.strings()) {
+    for (int64_t i = 0; i < tensor.num_elements(); ++i) proto.add_string_data(strings[i]);
+    return proto;
+  }
   proto.set_raw_data(tensor.raw_data(), tensor.byte_size());
   return proto;
 }

@@ -37,6 +37,12 @@ std::vector<int64_t> Attributes::GetInts(const std::string& name, const std::vec
   return v ? *v : default_value;
 }
 
+std::vector<std::string> Attributes::GetStrings(const std::string& name,
+                                                const std::vector<std::string>& default_value) const {
+  const std::vector<std::string>* v = Find<std::vector<std::string>>(values_, name);
+  return v ? *v : default_value;
+}
+
 std::vector<float> Attributes::GetFloats(const std::string& name, const std::vector<float>& default_value) const {
   const std::vector<float>* v = Find<std::vector<float>>(values_, name);
   return v ? *v : default_value;

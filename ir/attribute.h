@@ -36,6 +36,8 @@ class Attributes {
   std::string GetString(const std::string& name, const std::string& default_value) const;
   std::vector<int64_t> GetInts(const std::string& name, const std::vector<int64_t>& default_value = {}) const;
   std::vector<float> GetFloats(const std::string& name, const std::vector<float>& default_value = {}) const;
+  std::vector<std::string> GetStrings(const std::string& name,
+                                      const std::vector<std::string>& default_value = {}) const;
   const Tensor* GetTensor(const std::string& name) const;
   // nullptr when absent (or not a graph).
   const Graph* GetGraph(const std::string& name) const;

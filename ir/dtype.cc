@@ -42,7 +42,11 @@ std::string DTypeName(DType dtype) {
   }
 }
 
+size_t DTypeLimitSize(DType dtype) { return dtype == DType::kString ? kStringElementBytes : DTypeSize(dtype); }
+
 bool IsSupportedDType(DType dtype) { return DTypeSize(dtype) != 0; }
+
+bool IsTensorDType(DType dtype) { return IsSupportedDType(dtype) || dtype == DType::kString; }
 
 bool IsFloatingPoint(DType dtype) {
   return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64 || dtype == DType::kBFloat16;

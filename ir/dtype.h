@@ -17,7 +17,7 @@ enum class DType : int32_t {
   kInt16 = 5,
   kInt32 = 6,
   kInt64 = 7,
-  kString = 8,  // not supported by any kernel; named so errors can say so
+  kString = 8,  // elements are std::string (ir::Tensor::strings()); only ops that say so take them
   kBool = 9,
   kFloat16 = 10,
   kFloat64 = 11,
@@ -26,12 +26,24 @@ enum class DType : int32_t {
   kBFloat16 = 16,  // storage and Cast only
 };
 
-// Bytes per element; 0 for kUndefined and kString (unsupported storage).
+// What one string element counts against the byte limits (kMaxTensorBytes, the importer's limits):
+// its std::string. The characters count on top where they are known (a TensorProto's string_data).
+inline constexpr size_t kStringElementBytes = 32;
+
+// Bytes per element of dense storage; 0 for kUndefined and kString (strings are not bytes: never
+// memcpy them).
 size_t DTypeSize(DType dtype);
+// Bytes an element counts against size limits: DTypeSize, or kStringElementBytes for kString; 0
+// for kUndefined.
+size_t DTypeLimitSize(DType dtype);
 // "float32", "int64", ...
 std::string DTypeName(DType dtype);
-// True for the dtypes tensors can hold (everything but kUndefined and kString).
+// True for the dtypes of fixed-size elements that kernels compute on: everything but kUndefined
+// and kString. Checks written with it reject strings, which is what ops that do not take string
+// tensors want (see ops::OpDef::takes_strings).
 bool IsSupportedDType(DType dtype);
+// True for every dtype a tensor can hold: IsSupportedDType's and kString.
+bool IsTensorDType(DType dtype);
 bool IsFloatingPoint(DType dtype);
 
 }  // namespace ir

@@ -1,4 +1,5 @@
-// Tests for ir: fp16 conversion (against IEEE 754 bit patterns), tensor size limits, graph validation.
+// Tests for ir: fp16 conversion (against IEEE 754 bit patterns), tensor size limits, string tensors,
+// graph validation.
 #include <cmath>
 #include <limits>
 
@@ -32,11 +33,43 @@ TEST(HalfTest, RoundTripsEveryHalf) {
 TEST(TensorTest, RejectsOverflowAndNegativeDims) {
   EXPECT_FALSE(Tensor::Create(DType::kFloat32, {1 << 30, 1 << 30, 1 << 30}).ok());
   EXPECT_FALSE(Tensor::Create(DType::kFloat32, {-1, 3}).ok());
-  EXPECT_FALSE(Tensor::Create(DType::kString, {2}).ok());
+  EXPECT_FALSE(Tensor::Create(DType::kUndefined, {2}).ok());
   absl::StatusOr<Tensor> t = Tensor::Create(DType::kInt64, {2, 3});
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->num_elements(), 6);
   EXPECT_EQ(t->byte_size(), 48u);
+}
+
+TEST(TensorTest, StringTensorsHoldStrings) {
+  absl::StatusOr<Tensor> t = Tensor::Create(DType::kString, {2, 2});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->byte_size(), 0u);
+  EXPECT_EQ(t->raw_data(), nullptr);
+  ASSERT_NE(t->strings(), nullptr);
+  EXPECT_EQ(t->strings()[3], "");
+  t->mutable_strings()[0] = "monday";
+  EXPECT_EQ(t->host_bytes(), 4 * kStringElementBytes + 6);
+
+  absl::StatusOr<Tensor> flat = t->Reshaped({4});
+  ASSERT_TRUE(flat.ok());
+  EXPECT_EQ(flat->strings(), t->strings());  // shared
+  Tensor copy = t->Clone();
+  copy.mutable_strings()[0] = "tuesday";
+  EXPECT_EQ(t->strings()[0], "monday");
+
+  Tensor other = *Tensor::Create(DType::kString, {4});
+  ASSERT_TRUE(other.CopyDataFrom(*flat).ok());
+  EXPECT_EQ(other.strings()[0], "monday");
+  EXPECT_FALSE(other.CopyDataFrom(Tensor::FromFloats({1, 2, 3, 4}, {4})).ok());
+  EXPECT_EQ(Tensor::FromStrings({"a", "b"}).strings()[1], "b");
+}
+
+TEST(TensorTest, StringTensorsCountAgainstTheLimit) {
+  // 2^32 strings at kStringElementBytes each is past the 64 GiB limit.
+  absl::StatusOr<Tensor> t = Tensor::Create(DType::kString, {int64_t{1} << 32});
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kResourceExhausted) << t.status();
+  EXPECT_FALSE(IsSupportedDType(DType::kString));
+  EXPECT_TRUE(IsTensorDType(DType::kString));
 }
 
 TEST(GraphTest, ValidateFindsDanglingInput) {

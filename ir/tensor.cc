@@ -1,7 +1,9 @@
 // ir::Tensor storage, checked sizes and element access.
 #include "ir/tensor.h"
 
+#include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -10,7 +12,7 @@
 namespace ir {
 
 absl::StatusOr<int64_t> CheckedElementCount(absl::Span<const int64_t> shape, DType dtype) {
-  size_t elem_size = DTypeSize(dtype);
+  size_t elem_size = DTypeLimitSize(dtype);
   if (elem_size == 0) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported dtype ", DTypeName(dtype)));
   }
@@ -36,6 +38,14 @@ absl::StatusOr<Tensor> Tensor::Create(DType dtype, std::vector<int64_t> shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.num_elements_ = *count;
+  if (dtype == DType::kString) {
+    const size_t n = static_cast<size_t>(std::max<int64_t>(1, *count));
+    t.strings_ = std::shared_ptr<std::string[]>(new (std::nothrow) std::string[n]);
+    if (t.strings_ == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat("out of host memory allocating ", n, " strings"));
+    }
+    return t;
+  }
   size_t bytes = std::max<size_t>(1, t.byte_size());
   t.buffer_ = std::shared_ptr<uint8_t[]>(new (std::nothrow) uint8_t[bytes]());
   if (t.buffer_ == nullptr) {
@@ -56,6 +66,12 @@ Tensor Tensor::FromFloats(std::vector<float> values, std::vector<int64_t> shape)
   Tensor t = *Create(DType::kFloat32, std::move(shape));
   const size_t bytes = std::min(values.size() * sizeof(float), t.byte_size());
   if (bytes > 0) std::memcpy(t.raw_data(), values.data(), bytes);
+  return t;
+}
+
+Tensor Tensor::FromStrings(std::vector<std::string> values) {
+  Tensor t = *Create(DType::kString, {static_cast<int64_t>(values.size())});
+  std::move(values.begin(), values.end(), t.mutable_strings());
   return t;
 }
 
@@ -106,8 +122,27 @@ Tensor Tensor::Clone() const {
     return Sequence(dtype_, std::move(copies));
   }
   Tensor t = *Create(dtype_, shape_);
-  std::memcpy(t.raw_data(), raw_data(), byte_size());
+  t.CopyDataFrom(*this).IgnoreError();  // same dtype and count by construction
   return t;
+}
+
+absl::Status Tensor::CopyDataFrom(const Tensor& src) {
+  if (!is_dense() || !src.is_dense() || src.dtype_ != dtype_ || src.num_elements_ != num_elements_) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot copy ", src.Describe(), " into ", Describe()));
+  }
+  if (dtype_ == DType::kString) {
+    if (strings_ != src.strings_) std::copy_n(src.strings(), num_elements_, mutable_strings());
+    return absl::OkStatus();
+  }
+  if (byte_size() > 0 && raw_data() != src.raw_data()) std::memcpy(raw_data(), src.raw_data(), byte_size());
+  return absl::OkStatus();
+}
+
+size_t Tensor::host_bytes() const {
+  if (strings_ == nullptr) return byte_size();
+  size_t bytes = static_cast<size_t>(num_elements_) * kStringElementBytes;
+  for (int64_t i = 0; i < num_elements_; ++i) bytes += strings_[i].size();
+  return bytes;
 }
 
 double Tensor::GetAsDouble(int64_t i) const {

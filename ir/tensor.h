@@ -3,6 +3,9 @@
 // It also carries ONNX's non-tensor values, so that executor slots, kernel signatures and the APIs
 // hold them unchanged: a sequence (its element tensors; dtype() is theirs, shape() empty, no bytes
 // of its own) and an empty optional ("none"). A present optional is simply its element.
+// A string tensor (dtype kString) holds std::string elements (strings()), not bytes: raw_data() is
+// null and byte_size() 0, so code that moves bytes must not see one (ops reject strings unless
+// they say they take them, ops::OpDef::takes_strings); CopyDataFrom and Clone copy either kind.
 #ifndef ONNXRUN_IR_TENSOR_H_
 #define ONNXRUN_IR_TENSOR_H_
 
@@ -27,12 +30,15 @@ absl::StatusOr<int64_t> CheckedElementCount(absl::Span<const int64_t> shape, DTy
 class Tensor {
  public:
   Tensor() = default;
-  // Zero-filled tensor. Fails on unsupported dtype, negative dims or a size past the limit.
+  // Zero-filled tensor (empty strings for kString; each string counts kStringElementBytes against
+  // the limit). Fails on an unknown dtype, negative dims or a size past the limit.
   static absl::StatusOr<Tensor> Create(DType dtype, std::vector<int64_t> shape);
   // Scalar and vector helpers for constants built by passes and tests.
   static Tensor Scalar(float value);
   static Tensor FromInt64s(std::vector<int64_t> values);
   static Tensor FromFloats(std::vector<float> values, std::vector<int64_t> shape);
+  // A 1-D string tensor.
+  static Tensor FromStrings(std::vector<std::string> values);
   // A sequence of `elements` (each dense, of `elem_dtype`).
   static Tensor Sequence(DType elem_dtype, std::vector<Tensor> elements);
   // An optional without an element; `elem_kind` says what it would hold.
@@ -52,7 +58,11 @@ class Tensor {
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
   int64_t num_elements() const { return num_elements_; }
+  // Bytes of dense storage: 0 for a string tensor (whose elements are not bytes).
   size_t byte_size() const { return static_cast<size_t>(num_elements_) * DTypeSize(dtype_); }
+  // Host memory the elements take, for accounting: byte_size(), or for a string tensor
+  // kStringElementBytes per element plus the characters (it reads every string).
+  size_t host_bytes() const;
   bool valid() const { return dtype_ != DType::kUndefined; }
 
   void* raw_data() { return buffer_.get(); }
@@ -66,10 +76,19 @@ class Tensor {
     return static_cast<const T*>(raw_data());
   }
 
-  // Same bytes, another shape with the same element count.
+  // The elements of a dense string tensor (num_elements() of them); nullptr for anything else.
+  // Copies of the tensor share them, as they share bytes.
+  const std::string* strings() const { return strings_.get(); }
+  std::string* mutable_strings() { return strings_.get(); }
+
+  // Same elements (shared), another shape with the same element count.
   absl::StatusOr<Tensor> Reshaped(std::vector<int64_t> shape) const;
   Tensor Clone() const;
-  // Element i converted to double / int64 (any numeric dtype); for shape inputs and printing.
+  // Copies src's elements into this tensor's own: dense tensors of one dtype and element count
+  // (strings one by one, other dtypes as bytes); an error otherwise.
+  absl::Status CopyDataFrom(const Tensor& src);
+  // Element i converted to double / int64 (any numeric dtype; 0 for strings); for shape inputs and
+  // printing.
   double GetAsDouble(int64_t i) const;
   int64_t GetAsInt64(int64_t i) const;
   // All elements as int64 (for shape, axes, indices inputs).
@@ -79,7 +98,8 @@ class Tensor {
   DType dtype_ = DType::kUndefined;
   std::vector<int64_t> shape_;
   int64_t num_elements_ = 0;
-  std::shared_ptr<uint8_t[]> buffer_;
+  std::shared_ptr<uint8_t[]> buffer_;       // dense storage; null for strings
+  std::shared_ptr<std::string[]> strings_;  // set for a dense string tensor
   ValueKind kind_ = ValueKind::kTensor;
   bool none_ = false;
   std::shared_ptr<const std::vector<Tensor>> elements_;  // set for a sequence

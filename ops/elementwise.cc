@@ -83,8 +83,18 @@ InferResult InferNumericUnary(const InferContext& ctx) {
   return AllOutputs(ctx, ctx.type(0));
 }
 
+// An error unless input i is present with any dtype a tensor can hold, strings included.
+absl::Status ExpectTensorDType(const InferContext& ctx, size_t i) {
+  if (absl::Status s = ExpectPresent(ctx, i); !s.ok()) return s;
+  if (!ir::IsTensorDType(ctx.type(i).dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input ", i, " has unsupported dtype ", ir::DTypeName(ctx.type(i).dtype)));
+  }
+  return absl::OkStatus();
+}
+
 InferResult InferIdentity(const InferContext& ctx) {
-  if (absl::Status s = ExpectSupported(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = ExpectTensorDType(ctx, 0); !s.ok()) return s;
   return AllOutputs(ctx, ctx.type(0));
 }
 
@@ -179,13 +189,14 @@ InferResult InferClip(const InferContext& ctx) {
   return AllOutputs(ctx, ctx.type(0));
 }
 
+// Cast between any two dtypes, strings included (kernels/cpu/string_cast.h).
 InferResult InferCast(const InferContext& ctx) {
-  if (absl::Status s = ExpectSupported(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = ExpectTensorDType(ctx, 0); !s.ok()) return s;
   if (!ctx.attrs().Has("to")) return absl::InvalidArgumentError("attribute 'to' is missing");
   const int64_t to = ctx.attrs().GetInt("to", 0);
   const bool in_range = to > 0 && to <= std::numeric_limits<int32_t>::max();
   const DType dtype = in_range ? static_cast<DType>(to) : DType::kUndefined;
-  if (!ir::IsSupportedDType(dtype)) {
+  if (!ir::IsTensorDType(dtype)) {
     const std::string name = in_range ? ir::DTypeName(dtype) : "an unknown dtype";
     return absl::UnimplementedError(absl::StrCat("Cast to ", name, " (code ", to, ") is not supported"));
   }
@@ -255,8 +266,8 @@ std::vector<OpDef> ElementwiseOpDefs() {
       // Selection, bounds, types and copies.
       {"Where", 3, 3, InferWhere},
       {"Clip", 1, 3, InferClip},
-      {"Cast", 1, 1, InferCast},
-      {"Identity", 1, 1, InferIdentity, /*takes_non_tensors=*/true},
+      {"Cast", 1, 1, InferCast, /*takes_non_tensors=*/false, /*takes_strings=*/true},
+      {"Identity", 1, 1, InferIdentity, /*takes_non_tensors=*/true, /*takes_strings=*/true},
       {"Dropout", 1, 3, InferDropout},
   };
 }

@@ -43,9 +43,13 @@ struct OpDef {
   // Whether inputs may be non-tensor values (sequences, optionals); other ops get an error naming
   // the input instead of a kernel reading a sequence as a tensor.
   bool takes_non_tensors = false;
+  // Whether the op takes or produces string tensors (dtype kString, whose elements are not bytes).
+  // Other ops get an error naming the input or output, so that no byte-moving kernel sees one.
+  bool takes_strings = false;
 };
 
-// The op's inference on `ctx`, after checking that only ops that take them see non-tensor inputs.
+// The op's inference on `ctx`, after checking that only ops that take them see non-tensor inputs
+// and string tensors (and that only those ops produce string tensors).
 absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const InferContext& ctx);
 
 // nullptr when the op is not supported.
@@ -75,7 +79,8 @@ std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalizat
 std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
 std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
-std::vector<OpDef> SequenceOpDefs();  // ops/sequence.h: Sequence*, Optional*    // ops/control_flow.h: If, Loop, Scan
+std::vector<OpDef> SequenceOpDefs();       // ops/sequence.h: Sequence*, Optional*
+std::vector<OpDef> StringOpDefs();         // ops/string_normalizer.h: StringNormalizer
 
 }  // namespace ops
 

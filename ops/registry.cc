@@ -20,9 +20,31 @@ const std::map<std::string_view, OpDef>& Registry() {
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : SequenceOpDefs()) (*map)[def.op_type] = def;
+    for (const OpDef& def : StringOpDefs()) (*map)[def.op_type] = def;
     return map;
   }();
   return *registry;
+}
+
+// String tensors reach only ops that take them (OpDef::takes_strings): an error otherwise.
+absl::Status CheckStringInputs(const OpDef& def, const InferContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs() && !def.takes_strings; ++i) {
+    if (ctx.has_input(i) && ctx.type(i).dtype == ir::DType::kString) {
+      return absl::UnimplementedError(absl::StrCat("input ", i, " is ", ctx.type(i).ToString(), "; ",
+                                                   std::string(def.op_type), " does not take string tensors"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckStringOutputs(const OpDef& def, const InferContext& ctx, const std::vector<ir::TensorType>& types) {
+  for (size_t o = 0; o < types.size() && o < ctx.num_outputs() && !def.takes_strings; ++o) {
+    if (ctx.node.outputs[o] != ir::kNoValue && types[o].dtype == ir::DType::kString) {
+      return absl::UnimplementedError(absl::StrCat("output ", o, " would be a string tensor; ",
+                                                   std::string(def.op_type), " does not make string tensors"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -34,7 +56,11 @@ absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const I
           absl::StrCat("input ", i, " is ", ctx.type(i).ToString(), "; ", std::string(def.op_type), " takes tensors"));
     }
   }
-  return def.infer(ctx);
+  if (absl::Status s = CheckStringInputs(def, ctx); !s.ok()) return s;
+  absl::StatusOr<std::vector<ir::TensorType>> types = def.infer(ctx);
+  if (!types.ok()) return types;
+  if (absl::Status s = CheckStringOutputs(def, ctx, *types); !s.ok()) return s;
+  return types;
 }
 
 const OpDef* FindOpDef(std::string_view op_type) {

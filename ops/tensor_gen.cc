@@ -181,7 +181,7 @@ std::vector<OpDef> TensorGenOpDefs() {
       {"EyeLike", 1, 1, InferEyeLike},
       {"Tile", 2, 2, InferTile},
       {"Trilu", 1, 2, InferTrilu},
-      {"Size", 1, 1, InferSize},
+      {"Size", 1, 1, InferSize, /*takes_non_tensors=*/false, /*takes_strings=*/true},  // reads only the shape
       {"OneHot", 3, 3, InferOneHot},
       {"HannWindow", 1, 1, InferWindowFn},
       {"HammingWindow", 1, 1, InferWindowFn},

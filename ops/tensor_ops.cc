@@ -294,10 +294,17 @@ absl::StatusOr<Types> InferDepthToSpace(const InferContext& ctx) {
 }  // namespace
 
 std::vector<OpDef> TensorOpDefs() {
+  // The shape-only ops (their kernels copy input 0 whole, or read only its shape) take strings.
+  constexpr bool kTensorsOnly = false, kStrings = true;
   return {
-      {"Flatten", 1, 1, InferFlatten},     {"Reshape", 2, 2, InferReshape},           {"Squeeze", 1, 2, InferSqueeze},
-      {"Unsqueeze", 2, 2, InferUnsqueeze}, {"Transpose", 1, 1, InferTranspose},       {"Shape", 1, 1, InferShape},
-      {"Expand", 2, 2, InferExpand},       {"DepthToSpace", 1, 1, InferDepthToSpace},
+      {"Flatten", 1, 1, InferFlatten, kTensorsOnly, kStrings},
+      {"Reshape", 2, 2, InferReshape, kTensorsOnly, kStrings},
+      {"Squeeze", 1, 2, InferSqueeze, kTensorsOnly, kStrings},
+      {"Unsqueeze", 2, 2, InferUnsqueeze, kTensorsOnly, kStrings},
+      {"Shape", 1, 1, InferShape, kTensorsOnly, kStrings},
+      {"Transpose", 1, 1, InferTranspose},
+      {"Expand", 2, 2, InferExpand},
+      {"DepthToSpace", 1, 1, InferDepthToSpace},
   };
 }
 

@@ -215,8 +215,8 @@ absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
 
 absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   if (mode_ != PrecisionMode::kFp16) return false;
-  // Control-flow bodies are typed float32 and run on the host, and sequence and optional values
-  // live on the host: such a graph stays float32.
+  // Control-flow bodies are typed float32 and run on the host, and sequence, optional and string
+  // values live on the host: such a graph stays float32.
   for (const ir::Node& node : graph.nodes()) {
     if (ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap") {
       kept_fp32_reason_ = absl::StrCat("node '", node.name, "' (", node.op_type, ") has a body, which runs in float32");
@@ -224,7 +224,7 @@ absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
     }
   }
   for (const ir::Value& value : graph.values()) {
-    if (!value.type.is_tensor()) {
+    if (!value.type.is_tensor() || value.type.dtype == ir::DType::kString) {
       kept_fp32_reason_ = absl::StrCat("value '", value.name, "' is ", value.type.ToString(), ", kept on the host");
       return false;
     }

@@ -26,7 +26,7 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
   if (!outputs.ok()) return outputs.status();
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == ir::kNoValue) continue;
-    live_bytes += static_cast<int64_t>((*outputs)[i].byte_size());
+    live_bytes += static_cast<int64_t>((*outputs)[i].host_bytes());
     values[node.outputs[i]] = std::move((*outputs)[i]);
   }
   return absl::OkStatus();
@@ -62,7 +62,7 @@ absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor>
       for (ir::ValueId out : step.outputs) observer(s, out, values[out]);
     }
     for (ir::ValueId dead : step.release_after) {
-      if (graph.value(dead).producer >= 0) live_bytes -= static_cast<int64_t>(values[dead].byte_size());
+      if (graph.value(dead).producer >= 0) live_bytes -= static_cast<int64_t>(values[dead].host_bytes());
       values[dead] = ir::Tensor();
     }
   }

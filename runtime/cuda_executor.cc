@@ -107,6 +107,9 @@ absl::Status CudaExecutor::Init() {
           "dims)";
     } else if (step.kind == StepKind::kLegacy) {
       note = "legacy cuDNN call (made at first run for the input dims)";
+    } else if (step.kind == StepKind::kAlias && first.input(0) != ir::kNoValue &&
+               g.value(first.input(0)).type.dtype == ir::DType::kString) {
+      note = "host step: string values stay on the host";
     } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
     } else if (step.nodes.size() == 1 && ops::IsControlFlowOp(first.op_type)) {

@@ -1,6 +1,7 @@
 // The run loop of CudaExecutor: step-by-step runs (with optional per-step
 // timing), and capture and replay of CUDA graphs for input dims seen before
 // (see cuda_executor.h).
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -107,7 +108,8 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::RunEager(const std::string
     for (cudaEvent_t e : events) cudaEventDestroy(e);
   };
   auto record_event = [&](cudaEvent_t e) { return CudaOk(cudaEventRecord(e, stream_), "cudaEventRecord"); };
-  ran_on_host_ = false;
+  // A value kept on the host (a string tensor, a sequence) cannot be replayed from a CUDA graph.
+  ran_on_host_ = std::any_of(inputs.begin(), inputs.end(), [](const ir::Tensor& t) { return StaysOnHost(t); });
   absl::Status status = record_event(compute_start_);
   if (status.ok() && step_ms != nullptr) status = record_event(events[0]);
   if (status.ok()) status = RunSteps(values, observer, step_ms ? &events : nullptr);

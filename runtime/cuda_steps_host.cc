@@ -1,5 +1,6 @@
 // Steps that need no kernel of their own on the GPU: Alias steps (the same device bytes with new
-// dims) and the host fallback (inputs copied to the host, the reference kernels, outputs back).
+// dims; on the host for values kept there) and the host fallback (inputs copied to the host, the
+// reference kernels, outputs back).
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -48,6 +49,8 @@ absl::Status CudaExecutor::RunAlias(const Step& step, std::vector<DeviceTensor>&
   const ir::Node& node = g.node(step.nodes[0]);
   absl::StatusOr<DeviceTensor> in = Input(node.inputs[0], values);
   if (!in.ok()) return in.status();
+  // A value kept on the host (a string tensor, a sequence) has no device bytes to alias.
+  if (in->host_value != nullptr) return RunOnHost(step, values);
   // The output's dims come from the op's inference on the concrete input (shape
   // inputs are constants after folding; otherwise the step runs on the host).
   std::vector<ops::ConcreteInput> concrete;

@@ -38,6 +38,9 @@ std::vector<int64_t> DeviceTensor::BroadcastStrides(const std::vector<int64_t>& 
 
 absl::StatusOr<DeviceTensor> DeviceTensor::Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
                                                     cudaStream_t stream) {
+  if (!ir::IsSupportedDType(dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(ir::DTypeName(dtype), " tensors have no device storage"));
+  }
   absl::StatusOr<int64_t> count = ir::CheckedElementCount(dims, dtype);
   if (!count.ok()) return count.status();
   DeviceTensor t;
@@ -69,7 +72,7 @@ absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStre
 }
 
 absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStream_t stream) {
-  if (!host.is_dense()) {
+  if (StaysOnHost(host)) {
     DeviceTensor kept;
     kept.dtype = host.dtype();
     kept.host_value = std::make_shared<const ir::Tensor>(host);

@@ -28,8 +28,8 @@ struct DeviceTensor {
   ir::DType dtype = ir::DType::kUndefined;
   std::vector<int64_t> dims;  // logical order
   bool nhwc = false;          // 4-D stored channels-last
-  // A sequence or an empty optional stays on the host (only host steps read such values); the
-  // device fields are then unused and dtype is the element dtype.
+  // A sequence, an empty optional or a string tensor stays on the host (only host steps read such
+  // values: StaysOnHost); the device fields are then unused and dtype is the element dtype.
   std::shared_ptr<const ir::Tensor> host_value;
 
   bool valid() const { return buffer != nullptr || host_value != nullptr || num_elements() == 0; }
@@ -42,12 +42,16 @@ struct DeviceTensor {
   // output with dims `out` under numpy broadcasting: 0 on broadcast dims.
   std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& out) const;
 
+  // InvalidArgument for a dtype without device storage (kString).
   static absl::StatusOr<DeviceTensor> Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
                                                cudaStream_t stream);
 };
 
-// Host tensor (logical order) -> device, stored NHWC when `nhwc` (4-D only). A sequence or an
-// empty optional is kept on the host (host_value).
+// Values the GPU backend keeps on the host: sequences, empty optionals and string tensors.
+inline bool StaysOnHost(const ir::Tensor& t) { return !t.is_dense() || t.dtype() == ir::DType::kString; }
+
+// Host tensor (logical order) -> device, stored NHWC when `nhwc` (4-D only). A value that
+// StaysOnHost is kept there (host_value).
 absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStream_t stream);
 // Device -> host tensor in logical order. Synchronizes the stream.
 absl::StatusOr<ir::Tensor> Download(const DeviceTensor& device, cudaStream_t stream);

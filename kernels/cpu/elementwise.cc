@@ -1,7 +1,6 @@
 // Owns the elementwise family's CPU kernel table (ElementwiseKernels) and the kernels of Where,
 // Clip, Cast, Identity and Dropout; unary and broadcasting arithmetic kernels live in
 // elementwise_unary.cc and elementwise_binary.cc.
-#include <cstring>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -11,6 +10,7 @@
 #include "kernels/cpu/elementwise_broadcast.h"
 #include "kernels/cpu/elementwise_util.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/string_cast.h"
 
 namespace kernels::cpu {
 namespace elementwise {
@@ -126,6 +126,8 @@ absl::Status Cast(KernelContext& ctx) {
   if ((*x)->num_elements() != (*out)->num_elements()) {
     return absl::InvalidArgumentError("Cast: output shape does not match input shape");
   }
+  if (to == ir::DType::kString) return CastToString(**x, **out);
+  if ((*x)->dtype() == ir::DType::kString) return CastFromString(**x, **out);
   const bool to_bool = to == ir::DType::kBool;
   if (to == ir::DType::kBFloat16 || (*x)->dtype() == ir::DType::kBFloat16) {
     return CastBFloat16(**x, **out);
@@ -140,17 +142,14 @@ absl::Status Cast(KernelContext& ctx) {
   });
 }
 
-// Copies input 0 into output 0 (same dtype and element count).
+// Copies input 0 into output 0 (same dtype and element count; strings too).
 absl::Status CopyInputToOutput(KernelContext& ctx) {
   absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
   if (!x.ok()) return x.status();
   absl::StatusOr<ir::Tensor*> out = RequireOutput(ctx, 0);
   if (!out.ok()) return out.status();
   if (absl::Status s = ExpectSameLayout(ctx, **x, **out); !s.ok()) return s;
-  if ((*x)->raw_data() != (*out)->raw_data() && (*x)->byte_size() > 0) {
-    std::memcpy((*out)->raw_data(), (*x)->raw_data(), (*x)->byte_size());
-  }
-  return absl::OkStatus();
+  return (*out)->CopyDataFrom(**x);
 }
 
 // A sequence or an empty optional is immutable: the output shares it.

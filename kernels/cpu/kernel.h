@@ -61,6 +61,7 @@ std::vector<KernelDef> SpectralKernels();  // spectral.cc
 std::vector<KernelDef> ControlFlowKernels();
 std::vector<KernelDef> SequenceKernels();  // sequence.cc: Sequence*, ConcatFromSequence, SplitToSequence
 std::vector<KernelDef> OptionalKernels();  // optional.cc: Optional*, SequenceMap
+std::vector<KernelDef> StringKernels();  // string_normalizer.cc: StringNormalizer (Cast's string forms: string_cast.h)
 
 }  // namespace kernels::cpu
 

@@ -15,7 +15,7 @@ KernelFn FindKernel(std::string_view op_type) {
           MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
-    for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels}) {
+    for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;

@@ -1,6 +1,7 @@
 // CPU kernels of the tensor (shape and data movement) family and its kernel table: Flatten,
 // Reshape, Squeeze, Unsqueeze, Shape, Transpose, Concat, Split, Expand, DepthToSpace here; Slice,
-// Gather and Pad in tensor_ops_index.cc. Every dtype is moved as raw bytes.
+// Gather and Pad in tensor_ops_index.cc. Every dtype is moved as raw bytes; the shape-only kernels
+// (Flatten, Reshape, Squeeze, Unsqueeze, Shape) also take string tensors.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -30,7 +31,8 @@ int64_t Product(absl::Span<const int64_t> dims) {
   return p;
 }
 
-// Flatten, Reshape, Squeeze, Unsqueeze: same bytes, the output shape inference computed.
+// Flatten, Reshape, Squeeze, Unsqueeze: same elements (strings too), the output shape inference
+// computed.
 absl::Status CopyKernel(KernelContext& ctx) {
   if (absl::Status s = RequireInput(ctx, 0); !s.ok()) return s;
   const ir::Tensor& in = *ctx.input(0);
@@ -40,8 +42,7 @@ absl::Status CopyKernel(KernelContext& ctx) {
     return Invalid(
         absl::StrCat("cannot reshape ", ir::ShapeToString(in.shape()), " to ", ir::ShapeToString(out->shape())));
   }
-  if (in.byte_size() > 0) std::memcpy(out->raw_data(), in.raw_data(), in.byte_size());
-  return absl::OkStatus();
+  return out->CopyDataFrom(in);
 }
 
 absl::Status ShapeKernel(KernelContext& ctx) {

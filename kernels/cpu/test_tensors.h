@@ -1,5 +1,5 @@
-// Test helpers for the CPU kernel tests: a node of one op, small tensors from literal values, their
-// values back, a run's error message and attribute lists. Nodes run through kernels::cpu::RunNode
+// Test helpers for the CPU kernel tests: a node of one op, small tensors from literal values
+// (strings too), their values back, a run's error message and attribute lists. Nodes run through kernels::cpu::RunNode
 // (kernels/cpu/run_node.h), the path the CPU executor takes.
 #ifndef ONNXRUN_KERNELS_CPU_TEST_TENSORS_H_
 #define ONNXRUN_KERNELS_CPU_TEST_TENSORS_H_
@@ -48,6 +48,16 @@ inline ir::Tensor U8(std::vector<int64_t> shape, std::vector<uint8_t> v) {
 }
 inline ir::Tensor F32(std::vector<int64_t> shape, std::vector<float> v) {
   return Make(ir::DType::kFloat32, std::move(shape), std::move(v));
+}
+
+// A string tensor of `shape` holding `v` (empty strings where fewer are given).
+inline ir::Tensor Strings(std::vector<int64_t> shape, std::vector<std::string> v) {
+  ir::Tensor t = *ir::Tensor::Create(ir::DType::kString, std::move(shape));
+  std::move(v.begin(), v.begin() + std::min<int64_t>(v.size(), t.num_elements()), t.mutable_strings());
+  return t;
+}
+inline std::vector<std::string> StringValues(const ir::Tensor& t) {
+  return std::vector<std::string>(t.strings(), t.strings() + t.num_elements());
 }
 
 template <typename T>

@@ -1,6 +1,7 @@
 // Builds the generated inputs and drives Create + Run for one fuzz input.
 #include "tests/fuzz/fuzz_session.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -9,7 +10,7 @@
 namespace fuzz {
 namespace {
 
-// Deterministic data: floats in [-1, 1), integers in [0, 4).
+// Deterministic data: floats in [-1, 1), integers in [0, 4), strings holding such integers.
 void Fill(ir::Tensor& t) {
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     const int v = static_cast<int>((i * 7 + 3) % 4);
@@ -21,6 +22,7 @@ void Fill(ir::Tensor& t) {
       case ir::DType::kInt64: t.data<int64_t>()[i] = v; break;
       case ir::DType::kInt32: t.data<int32_t>()[i] = v; break;
       case ir::DType::kBool: t.data<uint8_t>()[i] = v & 1; break;
+      case ir::DType::kString: t.mutable_strings()[i] = std::to_string(v); break;
       default: static_cast<uint8_t*>(t.raw_data())[i * ir::DTypeSize(t.dtype())] = v; break;
     }
   }
@@ -46,7 +48,7 @@ absl::Status CreateAndRun(std::string_view bytes) {
   for (const runtime::TensorInfo& info : (*session)->inputs()) {
     if (!info.type.shape) return absl::InvalidArgumentError("input of unknown rank");
     std::vector<int64_t> dims;
-    int64_t bytes_needed = static_cast<int64_t>(ir::DTypeSize(info.type.dtype));
+    int64_t bytes_needed = static_cast<int64_t>(ir::DTypeLimitSize(info.type.dtype));
     for (const ir::Dim& d : *info.type.shape) {
       dims.push_back(d.known() ? d.value : 1);
       bytes_needed *= dims.back();  // each input passed the importer's tensor limit
