@@ -25,6 +25,9 @@ absl::StatusOr<std::vector<ir::TensorType>> SameAsInput0(const InferContext& ctx
 absl::Status ExpectDims(const ir::TensorType& t, const ir::Shape& expected, const char* name);
 // A 0/1 attribute as a bool (`default_value` when absent); an error for any other value.
 absl::StatusOr<bool> ParseFlagAttribute(const ir::Node& node, const char* name, bool default_value);
+// An error unless the (present) input i holds exactly one element where its shape is known; `what`
+// names it in the message.
+absl::Status ExpectScalarLike(const InferContext& ctx, size_t i, const char* what);
 // An error unless input i is present with one of the given dtypes.
 absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_list<ir::DType> allowed);
 
