@@ -303,20 +303,25 @@ absl::Status Explain(const Options& options, const runtime::Session& session) {
 
 // --list-ops: every supported op type with its step kind and how that step runs on the GPU.
 void PrintOpList() {
-  std::printf("%-26s%-17s%s\n", "# op", "step", "on the GPU");
-  for (const std::string& op : ops::SupportedOpTypes()) {
+  const std::vector<std::string> op_types = ops::SupportedOpTypes();
+  int width = 26;  // the op column; domain-qualified names ("ai.onnx.preview.training.Adam") widen it
+  for (const std::string& op : op_types) width = std::max(width, static_cast<int>(op.size()) + 1);
+  std::printf("%-*s%-17s%s\n", width, "# op", "step", "on the GPU");
+  for (const std::string& op : op_types) {
     const std::string_view kind = partitioner::PlannedStepKind(op);
-    std::string gpu = exec::HasOwnCudaKernel(op) ? "own CUDA kernel" : "host reference kernel";
+    const std::string host = exec::HasOwnCudaKernel(op) ? "own CUDA kernel" : "host reference kernel";
+    std::string gpu = host;
     if (kind == "FusedGraph") gpu = "cuDNN operation graph (fallback: legacy cuDNN + own kernels)";
     if (kind == "Legacy") gpu = "legacy cuDNN call (other forms: own kernel or host)";
     if (kind == "Alias") gpu = "no work (same device bytes)";
+    if (op == "Dropout") gpu = absl::StrCat(gpu, "; training mode or mask used: ", host);
     if (ops::IsControlFlowOp(op)) gpu = "host: the body runs on the CPU interpreter";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
-    std::printf("%-26s%-17s%s\n", op.c_str(), std::string(kind).c_str(), gpu.c_str());
+    std::printf("%-*s%-17s%s\n", width, op.c_str(), std::string(kind).c_str(), gpu.c_str());
   }
   // Rewritten by the importer into the ops above.
-  std::printf("%-26s%-17s%s\n", "Constant", "-", "a constant (importer)");
-  std::printf("%-26s%-17s%s\n", "Upsample", "-", "rewritten to Resize (importer)");
+  std::printf("%-*s%-17s%s\n", width, "Constant", "-", "a constant (importer)");
+  std::printf("%-*s%-17s%s\n", width, "Upsample", "-", "rewritten to Resize (importer)");
 }
 
 absl::Status Main(const Options& options) {

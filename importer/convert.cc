@@ -12,6 +12,16 @@ bool HandledByImporter(const std::string& op_type) {
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+std::string CanonicalOpType(const onnx::NodeProto& node) {
+  if (!IsDefaultDomain(node.domain())) return absl::StrCat(node.domain(), ".", node.op_type());
+  return node.op_type().find('.') == std::string::npos ? node.op_type() : "";
+}
+
+DomainVersions SupportedDomainVersions(const std::string& domain) {
+  if (domain == "ai.onnx.preview.training") return {1, 1};  // Adagrad, Adam, Momentum
+  return {};
+}
+
 std::string NodeName(const onnx::NodeProto& node, int index) {
   return node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name();
 }

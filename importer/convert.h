@@ -19,6 +19,16 @@ namespace importer {
 // Ops the importer itself consumes or rewrites (not in the op registry under that name).
 bool HandledByImporter(const std::string& op_type);
 bool IsDefaultDomain(const std::string& domain);
+// The op type a node has in the IR and the op registry: its op_type in the default domain ("" or
+// "ai.onnx"), else "<domain>.<op_type>" (e.g. "ai.onnx.preview.training.Adam"). A default-domain
+// op_type with a '.' gets "" (no registered op has that name).
+std::string CanonicalOpType(const onnx::NodeProto& node);
+// The opset versions of a non-default domain that the importer accepts (0, 0 for a domain it
+// does not know; its nodes are then reported as unsupported ops).
+struct DomainVersions {
+  int min = 0, max = 0;
+};
+DomainVersions SupportedDomainVersions(const std::string& domain);
 // The node's name, or "<op>_<index>" when it has none.
 std::string NodeName(const onnx::NodeProto& node, int index);
 

@@ -27,8 +27,9 @@ absl::Status Prefixed(const absl::Status& status, const std::string& prefix) {
 void CollectUnsupported(const onnx::GraphProto& graph, std::map<std::string, std::vector<std::string>>& unsupported) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
-    const bool known = IsDefaultDomain(node.domain()) &&
-                       (HandledByImporter(node.op_type()) || ops::FindOpDef(node.op_type()) != nullptr);
+    const std::string canonical = CanonicalOpType(node);
+    const bool known = (IsDefaultDomain(node.domain()) && HandledByImporter(node.op_type())) ||
+                       (!canonical.empty() && ops::FindOpDef(canonical) != nullptr);
     if (!known) {
       std::string op = node.domain().empty() ? node.op_type() : node.domain() + "." + node.op_type();
       unsupported[op].push_back(absl::StrCat("'", NodeName(node, i), "'"));
@@ -60,6 +61,9 @@ class GraphBuilder {
   // The id of `name` here, capturing it (or copying its constant) from an enclosing graph.
   absl::StatusOr<ir::ValueId> Resolve(const std::string& name);
   absl::Status AddInputs(const onnx::GraphProto& proto, const std::vector<std::optional<ir::TensorType>>& input_types);
+  // The opset of the node's domain in the model's opset_import; an error when the model imports
+  // none, or a version the importer does not accept.
+  absl::StatusOr<int> NodeOpset(const onnx::NodeProto& proto) const;
   absl::Status AddNode(const onnx::NodeProto& proto, int index);
   absl::Status AddConstantNode(const onnx::NodeProto& proto, ir::Node& node);
   // Converts the node's attributes; bodies are built and their captures become implicit inputs.
@@ -227,12 +231,31 @@ absl::Status GraphBuilder::AddConstantNode(const onnx::NodeProto& proto, ir::Nod
   return absl::OkStatus();
 }
 
+absl::StatusOr<int> GraphBuilder::NodeOpset(const onnx::NodeProto& proto) const {
+  if (IsDefaultDomain(proto.domain())) {
+    if (state_.opset == 0) return absl::InvalidArgumentError("model has no ai.onnx opset_import");
+    return state_.opset;
+  }
+  auto it = state_.domain_opsets.find(proto.domain());
+  if (it == state_.domain_opsets.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("domain '", proto.domain(), "' has no opset_import"));
+  }
+  const DomainVersions supported = SupportedDomainVersions(proto.domain());
+  if (it->second < supported.min || it->second > supported.max) {
+    return absl::UnimplementedError(absl::StrCat("model uses ", proto.domain(), " opset ", it->second,
+                                                 "; onnxrun supports opsets ", supported.min, " to ", supported.max));
+  }
+  return static_cast<int>(it->second);
+}
+
 absl::Status GraphBuilder::AddNode(const onnx::NodeProto& proto, int index) {
   ir::Node node;
   node.name = NodeName(proto, index);
-  node.op_type = proto.op_type();
-  node.opset = state_.opset;
+  node.op_type = CanonicalOpType(proto);
   const std::string prefix = absl::StrCat("node '", node.name, "' (", node.op_type, "): ");
+  absl::StatusOr<int> opset = NodeOpset(proto);
+  if (!opset.ok()) return Prefixed(opset.status(), prefix);
+  node.opset = *opset;
   for (const std::string& in : proto.input()) {
     absl::StatusOr<ir::ValueId> id = in.empty() ? ir::kNoValue : Resolve(in);
     if (!id.ok()) return Prefixed(id.status(), prefix);

@@ -8,6 +8,7 @@
 #define ONNXRUN_IMPORTER_GRAPH_BUILDER_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -19,7 +20,8 @@ namespace importer {
 
 // What one model's import shares across its graphs.
 struct ImportState {
-  int opset = 0;
+  int opset = 0;                                 // the ai.onnx opset; 0 when the model imports none
+  std::map<std::string, int64_t> domain_opsets;  // the other domains of the model's opset_import
   std::string model_dir;
   ImportLimits limits;
   int64_t constant_bytes = 0;  // all constants so far, every graph

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +18,7 @@
 namespace importer {
 namespace {
 
+// The ai.onnx opset; 0 when the model imports none (then only ops of other domains may be used).
 absl::StatusOr<int> DefaultOpset(const onnx::ModelProto& model) {
   for (const auto& import : model.opset_import()) {
     if (!IsDefaultDomain(import.domain())) continue;
@@ -27,7 +29,16 @@ absl::StatusOr<int> DefaultOpset(const onnx::ModelProto& model) {
     }
     return static_cast<int>(version);
   }
-  return absl::InvalidArgumentError("model has no ai.onnx opset_import");
+  return 0;
+}
+
+// The version of every other domain the model imports (a node checks its own domain when it is built).
+std::map<std::string, int64_t> DomainOpsets(const onnx::ModelProto& model) {
+  std::map<std::string, int64_t> opsets;
+  for (const auto& import : model.opset_import()) {
+    if (!IsDefaultDomain(import.domain())) opsets[import.domain()] = import.version();
+  }
+  return opsets;
 }
 
 absl::StatusOr<ir::Graph> ConvertModel(const onnx::ModelProto& model, const std::string& model_dir,
@@ -41,7 +52,7 @@ absl::StatusOr<ir::Graph> ConvertModel(const onnx::ModelProto& model, const std:
   absl::Status supported = CheckOpsSupported(proto, opset.ok() ? *opset : 0);
   if (!supported.ok()) return supported;  // names every unsupported op first
   if (!opset.ok()) return opset.status();
-  ImportState state{*opset, model_dir, limits};
+  ImportState state{*opset, DomainOpsets(model), model_dir, limits};
   return BuildMainGraph(proto, state);
 }
 

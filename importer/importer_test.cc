@@ -177,5 +177,52 @@ TEST(ImporterTest, OuterReadsOfBodiesBecomeImplicitInputs) {
   EXPECT_THAT(text, HasSubstr("relu: Relu(%in) -> (%x: float32[3])\n  if: If(%c, %x, %y) -> (%out: float32[3])"));
 }
 
+// Momentum(R, T, X, G, V) in `domain`; the model imports ai.onnx.preview.training at
+// `training_version` (none when 0) and ai.onnx at `opset` (none when 0).
+onnx::ModelProto MomentumModel(const std::string& domain, int64_t training_version, int opset) {
+  onnx::ModelProto model;
+  model.set_ir_version(7);
+  if (training_version > 0) {
+    auto* import = model.add_opset_import();
+    import->set_domain("ai.onnx.preview.training");
+    import->set_version(training_version);
+  }
+  if (opset > 0) model.add_opset_import()->set_version(opset);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("R", {});
+  *g->add_input() = TensorInfo("T", {}, onnx::TensorProto::INT64);
+  for (const char* name : {"X", "G", "V"}) *g->add_input() = TensorInfo(name, {2});
+  *g->add_output() = TensorInfo("X_new", {2});
+  *g->add_output() = TensorInfo("V_new", {2});
+  onnx::NodeProto node = MakeNode("Momentum", {"R", "T", "X", "G", "V"}, {"X_new", "V_new"}, "momentum");
+  node.set_domain(domain);
+  for (const char* name : {"alpha", "beta", "norm_coefficient"}) testing_util::SetFloatAttr(node, name, 0.5f);
+  testing_util::SetStringAttr(node, "mode", "standard");
+  *g->add_node() = node;
+  return model;
+}
+
+TEST(ImporterTest, TrainingDomainOpGetsItsDomainInTheOpType) {
+  EXPECT_THAT(ImportText(MomentumModel("ai.onnx.preview.training", 1, 0)),
+              HasSubstr("momentum: ai.onnx.preview.training.Momentum(%R, %T, %X, %G, %V) -> (%X_new: float32[2]"));
+}
+
+TEST(ImporterTest, TrainingOpOutsideItsDomainOrVersionIsRefused) {
+  EXPECT_THAT(ImportText(MomentumModel("", 0, 13)),
+              HasSubstr("unsupported ops at opset 13: Momentum (nodes 'momentum')"));
+  EXPECT_THAT(ImportText(MomentumModel("ai.onnx.preview.training", 2, 0)),
+              HasSubstr("ai.onnx.preview.training opset 2; onnxrun supports opsets 1 to 1"));
+  EXPECT_THAT(ImportText(MomentumModel("ai.onnx.preview.training", 0, 13)),
+              HasSubstr("domain 'ai.onnx.preview.training' has no opset_import"));
+  EXPECT_THAT(ImportText(MomentumModel("com.example", 0, 13)),
+              HasSubstr("unsupported ops at opset 13: com.example.Momentum (nodes 'momentum')"));
+}
+
+TEST(ImporterTest, DefaultDomainOpNeedsAnAiOnnxImport) {
+  onnx::ModelProto model = MomentumModel("ai.onnx.preview.training", 1, 0);
+  *model.mutable_graph()->add_node() = MakeNode("Relu", {"X_new"}, {"r"}, "relu");
+  EXPECT_THAT(ImportText(model), HasSubstr("node 'relu' (Relu): model has no ai.onnx opset_import"));
+}
+
 }  // namespace
 }  // namespace importer

@@ -1,5 +1,5 @@
 // Owns the type/shape inference of the elementwise family: activations, unary math, binary and
-// variadic arithmetic with numpy broadcasting, Clip, Where, Cast, Identity and Dropout.
+// variadic arithmetic with numpy broadcasting, Clip, Where, Cast and Identity.
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -167,18 +167,6 @@ InferResult InferWhere(const InferContext& ctx) {
   return BroadcastOutput(ctx, ctx.type(1).dtype);
 }
 
-// An error unless the (present) input i holds exactly one element where its shape is known.
-absl::Status ExpectScalarLike(const InferContext& ctx, size_t i, const char* what) {
-  if (!ctx.has_input(i) || !ctx.type(i).shape) return absl::OkStatus();
-  for (const ir::Dim& d : *ctx.type(i).shape) {
-    if (d.known() && d.value != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, " must be a scalar, got shape ", ir::ShapeToString(*ctx.type(i).shape)));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Clip(x, min?, max?): bounds are scalars of x's dtype.
 InferResult InferClip(const InferContext& ctx) {
   if (absl::Status s = ExpectNumeric(ctx, 0); !s.ok()) return s;
@@ -201,33 +189,6 @@ InferResult InferCast(const InferContext& ctx) {
     return absl::UnimplementedError(absl::StrCat("Cast to ", name, " (code ", to, ") is not supported"));
   }
   return AllOutputs(ctx, ir::TensorType{dtype, ctx.type(0).shape});
-}
-
-// Dropout(data, ratio?, training_mode?) -> (output, mask?); inference semantics only.
-InferResult InferDropout(const InferContext& ctx) {
-  if (absl::Status s = ExpectFloat(ctx, 0); !s.ok()) return s;
-  if (ctx.has_input(1)) {
-    if (absl::Status s = ExpectFloat(ctx, 1); !s.ok()) return s;
-    if (absl::Status s = ExpectScalarLike(ctx, 1, "ratio"); !s.ok()) return s;
-  }
-  if (ctx.has_input(2)) {
-    if (absl::Status s = ExpectDType(ctx, 2, {DType::kBool}); !s.ok()) return s;
-    if (absl::Status s = ExpectScalarLike(ctx, 2, "training_mode"); !s.ok()) return s;
-    const ir::Tensor* training = ctx.value(2);
-    if (training != nullptr && training->num_elements() == 1 && training->GetAsInt64(0) != 0) {
-      double ratio = 0.5;  // the default; an unknown ratio input counts as nonzero
-      if (ctx.has_input(1)) {
-        const ir::Tensor* r = ctx.value(1);
-        ratio = r != nullptr && r->num_elements() == 1 ? r->GetAsDouble(0) : 1.0;
-      }
-      if (ratio != 0) return absl::UnimplementedError("Dropout in training mode is not supported");
-    }
-  }
-  std::vector<ir::TensorType> out(std::max<size_t>(1, ctx.num_outputs()), ctx.type(0));
-  if (out.size() > 1) {
-    out[1].dtype = ctx.node.opset < 10 ? ctx.type(0).dtype : DType::kBool;
-  }
-  return out;
 }
 
 }  // namespace
@@ -268,7 +229,6 @@ std::vector<OpDef> ElementwiseOpDefs() {
       {"Clip", 1, 3, InferClip},
       {"Cast", 1, 1, InferCast, /*takes_non_tensors=*/false, /*takes_strings=*/true},
       {"Identity", 1, 1, InferIdentity, /*takes_non_tensors=*/true, /*takes_strings=*/true},
-      {"Dropout", 1, 3, InferDropout},
   };
 }
 

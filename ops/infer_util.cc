@@ -85,6 +85,17 @@ absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_lis
       absl::StrCat("input ", i, " has unsupported dtype ", ir::DTypeName(ctx.type(i).dtype)));
 }
 
+absl::Status ExpectScalarLike(const InferContext& ctx, size_t i, const char* what) {
+  if (!ctx.has_input(i) || !ctx.type(i).shape) return absl::OkStatus();
+  for (const ir::Dim& d : *ctx.type(i).shape) {
+    if (d.known() && d.value != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " must be a scalar, got shape ", ir::ShapeToString(*ctx.type(i).shape)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ExpectDims(const ir::TensorType& t, const ir::Shape& expected, const char* name) {
   if (!t.shape) return absl::OkStatus();
   const ir::Shape& s = *t.shape;

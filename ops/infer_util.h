@@ -28,6 +28,9 @@ absl::StatusOr<bool> ParseFlagAttribute(const ir::Node& node, const char* name, 
 // The value of a Shape node (dims [start, end) as int64, the attributes clamped as the spec says)
 // or a Size node (the element count, an int64 scalar) whose input has `dims`.
 ir::Tensor ShapeOrSizeOf(const ir::Node& node, const std::vector<int64_t>& dims);
+// An error unless the (present) input i holds exactly one element where its shape is known; `what`
+// names it in the message.
+absl::Status ExpectScalarLike(const InferContext& ctx, size_t i, const char* what);
 // An error unless input i is present with one of the given dtypes.
 absl::Status ExpectDType(const InferContext& ctx, size_t i, std::initializer_list<ir::DType> allowed);
 

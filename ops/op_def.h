@@ -1,5 +1,6 @@
-// The supported op set: for each ONNX op type (in the canonical form the importer produces), its
-// arity and its type/shape inference function. Used by the importer (symbolic shapes, constants
+// The supported op set: for each ONNX op type (in the canonical form the importer produces; an op
+// of a domain other than ai.onnx is named "<domain>.<op_type>"), its arity and its type/shape
+// inference function. Used by the importer (symbolic shapes, constants
 // partly known) and by the runtime (concrete shapes, every input value known) alike.
 #ifndef ONNXRUN_OPS_OP_DEF_H_
 #define ONNXRUN_OPS_OP_DEF_H_
@@ -58,7 +59,7 @@ const OpDef* FindOpDef(std::string_view op_type);
 std::vector<std::string> SupportedOpTypes();
 
 // Per-family tables (one .cc each); the registry concatenates them.
-std::vector<OpDef> ElementwiseOpDefs();    // unary/binary/variadic math, activations, Cast, Where, Clip
+std::vector<OpDef> ElementwiseOpDefs();    // unary/binary/variadic math, activations, Cast, Where, Clip, Identity
 std::vector<OpDef> NnOpDefs();             // Conv, ConvTranspose, pools, norms, MatMul, Gemm
 std::vector<OpDef> TensorOpDefs();         // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
 std::vector<OpDef> TensorCopyOpDefs();     // data movement: Concat, Split, Slice, Gather, Pad
@@ -78,6 +79,9 @@ std::vector<OpDef> EinsumOpDefs();         // ops/einsum.h
 std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
 std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
+std::vector<OpDef> DropoutOpDefs();        // ops/dropout.h
+std::vector<OpDef> TfIdfOpDefs();          // ops/tfidf.h: TfIdfVectorizer
+std::vector<OpDef> OptimizerOpDefs();      // ops/optimizer.h: ai.onnx.preview.training Adagrad, Adam, Momentum
 std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
 std::vector<OpDef> SequenceOpDefs();       // ops/sequence.h: Sequence*, Optional*
 std::vector<OpDef> StringOpDefs();         // ops/string_normalizer.h: StringNormalizer

@@ -15,7 +15,8 @@ const std::map<std::string_view, OpDef>& Registry() {
          {ElementwiseOpDefs, NnOpDefs,           TensorOpDefs,        TensorCopyOpDefs,    ReduceResizeOpDefs,
           CumSumOpDefs,      LrnOpDefs,          RnnOpDefs,           QuantizeOpDefs,      VisionOpDefs,
           TensorGenOpDefs,   TensorSelectOpDefs, TensorScatterOpDefs, TensorSpatialOpDefs, LogicOpDefs,
-          MathOpDefs,        EinsumOpDefs,       MathNormOpDefs,      LossOpDefs,          SpectralOpDefs}) {
+          MathOpDefs,        EinsumOpDefs,       MathNormOpDefs,      LossOpDefs,          SpectralOpDefs,
+          DropoutOpDefs,     TfIdfOpDefs,        OptimizerOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;

@@ -28,17 +28,10 @@ using tensor_ops::KnownLength;
 using tensor_ops::One;
 using tensor_ops::UnknownShape;
 
-// An error unless input i is present with at most one element when its shape is known.
-absl::Status ExpectScalarLike(const InferContext& ctx, size_t i, const char* what) {
+// An error unless input i is present and holds one element where its shape is known.
+absl::Status ExpectScalarInput(const InferContext& ctx, size_t i, const char* what) {
   if (!ctx.has_input(i)) return Invalid(absl::StrCat(what, " is missing"));
-  const std::optional<Shape>& s = ctx.type(i).shape;
-  if (!s) return absl::OkStatus();
-  for (const Dim& d : *s) {
-    if (d.known() && d.value != 1) {
-      return Invalid(absl::StrCat(what, " must be a scalar, has shape ", ir::ShapeToString(*s)));
-    }
-  }
-  return absl::OkStatus();
+  return ExpectScalarLike(ctx, i, what);
 }
 
 // ---- ConstantOfShape ----
@@ -64,7 +57,7 @@ absl::StatusOr<Types> InferConstantOfShape(const InferContext& ctx) {
 absl::StatusOr<Types> InferRange(const InferContext& ctx) {
   const char* names[] = {"start", "limit", "delta"};
   for (size_t i = 0; i < 3; ++i) {
-    if (absl::Status s = ExpectScalarLike(ctx, i, names[i]); !s.ok()) return s;
+    if (absl::Status s = ExpectScalarInput(ctx, i, names[i]); !s.ok()) return s;
     if (absl::Status s =
             ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kInt16, DType::kInt32, DType::kInt64});
         !s.ok()) {
@@ -123,7 +116,7 @@ absl::StatusOr<Types> InferTrilu(const InferContext& ctx) {
   if (in.shape && in.rank() < 2) return Invalid(absl::StrCat("input must have rank >= 2, has ", in.rank()));
   if (ctx.has_input(1)) {
     if (absl::Status s = ExpectDType(ctx, 1, {DType::kInt64}); !s.ok()) return s;
-    if (absl::Status s = ExpectScalarLike(ctx, 1, "k"); !s.ok()) return s;
+    if (absl::Status s = ExpectScalarInput(ctx, 1, "k"); !s.ok()) return s;
   }
   return One(in.dtype, in.shape);
 }
@@ -135,7 +128,7 @@ absl::StatusOr<Types> InferSize(const InferContext&) { return One(DType::kInt64,
 // ---- OneHot ----
 
 absl::StatusOr<Types> InferOneHot(const InferContext& ctx) {
-  if (absl::Status s = ExpectScalarLike(ctx, 1, "depth"); !s.ok()) return s;
+  if (absl::Status s = ExpectScalarInput(ctx, 1, "depth"); !s.ok()) return s;
   const TensorType& values = ctx.type(2);
   if (values.shape && (values.rank() != 1 || ((*values.shape)[0].known() && (*values.shape)[0].value != 2))) {
     return Invalid(absl::StrCat("values must have shape [2], has ", ir::ShapeToString(*values.shape)));
@@ -165,7 +158,7 @@ absl::StatusOr<Types> InferWindowFn(const InferContext& ctx) {
   absl::StatusOr<WindowFnAttrs> attrs = ParseWindowFnAttrs(ctx.attrs());
   if (!attrs.ok()) return attrs.status();
   if (absl::Status s = ExpectIndexInput(ctx, 0); !s.ok()) return s;
-  if (absl::Status s = ExpectScalarLike(ctx, 0, "size"); !s.ok()) return s;
+  if (absl::Status s = ExpectScalarInput(ctx, 0, "size"); !s.ok()) return s;
   if (ctx.value(0) == nullptr) return One(attrs->dtype, Shape{Dim()});
   absl::StatusOr<int64_t> n = WindowLength(*ctx.value(0));
   if (!n.ok()) return n.status();

@@ -19,7 +19,8 @@ class ConstantFolding : public Pass {
  public:
   // A node is left alone when any of its outputs would have more than `max_output_elements`
   // elements (folding it would bloat the constants) or when its kernel fails on the constants
-  // (the failure then surfaces, with the node's name, when the graph runs).
+  // (the failure then surfaces, with the node's name, when the graph runs), and a node that draws
+  // fresh random values on every run (a training-mode Dropout without a seed) is never folded.
   explicit ConstantFolding(int64_t max_output_elements = int64_t{1} << 20)
       : max_output_elements_(max_output_elements) {}
 

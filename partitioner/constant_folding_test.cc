@@ -1,5 +1,5 @@
 // ConstantFolding: shape chains and constant arithmetic fold (and compute the same outputs);
-// nodes with a non-constant input, unknown dims or too large outputs stay.
+// nodes with a non-constant input, unknown dims, too large outputs or unseeded random draws stay.
 #include "partitioner/constant_folding.h"
 
 #include "gmock/gmock.h"
@@ -136,6 +136,21 @@ TEST(ConstantFoldingTest, GraphWithoutConstantNodesIsUnchanged) {
   b.Output(b.Op("relu", "Relu", {b.Input("x", {4})}));
   ir::Graph graph = b.Build().value();
   EXPECT_FALSE(ConstantFolding().Run(graph).value());
+}
+
+// A training-mode Dropout draws its mask per run unless it has a seed: only the seeded one folds.
+TEST(ConstantFoldingTest, TrainingDropoutFoldsOnlyWithASeed) {
+  for (bool seeded : {false, true}) {
+    GraphBuilder b;
+    ir::ValueId x = b.Constant("x", test::RandomTensor({8}, 1));
+    ir::ValueId ratio = b.Constant("ratio", ir::Tensor::FromFloats({0.5f}, {}));
+    ir::Tensor on = ir::Tensor::Create(ir::DType::kBool, {}).value();
+    on.data<uint8_t>()[0] = 1;
+    ir::ValueId training = b.Constant("training", std::move(on));
+    b.Output(b.Op("drop", "Dropout", {x, ratio, training}, seeded ? Attrs({{"seed", int64_t{3}}}) : Attrs({})));
+    ir::Graph graph = b.Build().value();
+    EXPECT_EQ(ConstantFolding().Run(graph).value(), seeded) << (seeded ? "seeded" : "unseeded");
+  }
 }
 
 }  // namespace

@@ -188,5 +188,16 @@ TEST(CoverTest, RecurrentOpsAreLegacy) {
   }
 }
 
+TEST(CoverTest, DropoutIsAliasOnlyInItsInferenceForm) {
+  onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("training", {}, onnx::TensorProto::BOOL);
+  *g->add_node() = MakeNode("Dropout", {"x"}, {"d"}, "infer");
+  *g->add_node() = MakeNode("Dropout", {"d", "", "training"}, {"y"}, "train");
+  const std::string text = Explain(m, "y");
+  EXPECT_THAT(text, HasSubstr("#0 Alias Dropout [infer:Dropout]"));
+  EXPECT_THAT(text, HasSubstr("#1 Kernel Dropout [train:Dropout]"));
+}
+
 }  // namespace
 }  // namespace partitioner

@@ -2,6 +2,7 @@
 #include "partitioner/fusion_rules.h"
 
 #include "absl/strings/str_cat.h"
+#include "ops/dropout.h"
 
 namespace partitioner {
 namespace {
@@ -202,8 +203,9 @@ std::string_view PlannedStepKind(std::string_view op_type) {
 
 bool IsAliasOp(const ir::Node& node, const ir::Graph& graph) {
   if (IsAliasOpType(node.op_type)) return true;
-  // Dropout is an alias when its mask output is not used.
-  return node.op_type == "Dropout" && (node.outputs.size() < 2 || node.outputs[1] == ir::kNoValue);
+  // Dropout is an alias in its inference form when its mask output is not used.
+  return node.op_type == "Dropout" && (node.outputs.size() < 2 || node.outputs[1] == ir::kNoValue) &&
+         ops::DropoutIsIdentity(graph, node);
 }
 
 }  // namespace partitioner

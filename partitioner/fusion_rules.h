@@ -61,7 +61,8 @@ bool IsLegacyOp(const ir::Node& node);
 // of a FusedGraph epilogue after a conv/matmul), "Kernel". Attributes and shapes may still send one
 // node elsewhere (a grouped Conv is Legacy); --explain gives the reason per node.
 std::string_view PlannedStepKind(std::string_view op_type);
-// Reshape-like ops that need no work (same bytes, new shape).
+// Reshape-like ops that need no work (same bytes, new shape); Dropout only in its inference form
+// (ops::DropoutIsIdentity) with its mask unused.
 bool IsAliasOp(const ir::Node& node, const ir::Graph& graph);
 
 }  // namespace partitioner

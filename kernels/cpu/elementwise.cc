@@ -1,5 +1,5 @@
 // Owns the elementwise family's CPU kernel table (ElementwiseKernels) and the kernels of Where,
-// Clip, Cast, Identity and Dropout; unary and broadcasting arithmetic kernels live in
+// Clip, Cast and Identity; unary and broadcasting arithmetic kernels live in
 // elementwise_unary.cc and elementwise_binary.cc.
 #include <vector>
 
@@ -161,31 +161,15 @@ absl::Status Identity(KernelContext& ctx) {
   return CopyInputToOutput(ctx);
 }
 
-// Dropout, inference semantics: output = data; mask (when requested) all true (all ones in the
-// opset < 10 form, where the mask has data's dtype).
-absl::Status Dropout(KernelContext& ctx) {
-  if (absl::Status s = CopyInputToOutput(ctx); !s.ok()) return s;
-  ir::Tensor* mask = ctx.output(1);
-  if (mask == nullptr || !mask->valid()) return absl::OkStatus();
-  if (mask->num_elements() != ctx.input(0)->num_elements()) {
-    return absl::InvalidArgumentError("Dropout: mask shape does not match data shape");
-  }
-  return DispatchNumeric(mask->dtype(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    T* m = mask->template data<T>();
-    const T one = Convert<T>(1.0f);
-    for (int64_t i = 0; i < mask->num_elements(); ++i) m[i] = one;
-    return absl::OkStatus();
-  });
-}
-
 }  // namespace
 }  // namespace elementwise
 
 std::vector<KernelDef> ElementwiseKernels() {
   std::vector<KernelDef> kernels = {
-      {"Where", elementwise::Where},       {"Clip", elementwise::Clip},       {"Cast", elementwise::Cast},
-      {"Identity", elementwise::Identity}, {"Dropout", elementwise::Dropout},
+      {"Where", elementwise::Where},
+      {"Clip", elementwise::Clip},
+      {"Cast", elementwise::Cast},
+      {"Identity", elementwise::Identity},
   };
   for (auto family : {elementwise::UnaryKernels, elementwise::BinaryKernels}) {
     for (const KernelDef& def : family()) kernels.push_back(def);

@@ -12,7 +12,8 @@ KernelFn FindKernel(std::string_view op_type) {
          {ElementwiseKernels, NnKernels,           TensorKernels,        ReduceResizeKernels,  CumSumKernels,
           LrnKernels,         RnnKernels,          QuantizeKernels,      QuantizeGemmKernels,  VisionKernels,
           TensorGenKernels,   TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels, LogicKernels,
-          MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels}) {
+          MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels,
+          DropoutKernels,     TfIdfKernels,        OptimizerKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels}) {
