@@ -1,12 +1,15 @@
 // Single nodes run by onnxrun's own CUDA kernels (kernels/cuda) instead of the host reference:
 // data movement (Transpose, Slice, Gather, Expand, Tile, Where), reductions (ReduceMean, ReduceSum,
 // ReduceMax, ReduceMin, ReduceProd, ReduceL2), Softmax/LogSoftmax, LayerNormalization,
-// InstanceNormalization and Resize. The executor asks CudaKernelSupports once per node when it
-// plans, and calls RunCudaKernel at run time; Unimplemented from RunCudaKernel means "run this node
-// on the host" (a run-time form the kernels do not cover), never a wrong result.
+// InstanceNormalization, Resize, CumSum, the comparisons (Equal, Greater, GreaterOrEqual, Less,
+// LessOrEqual), And/Or/Xor/Not, IsNaN, IsInf and Mod. The executor asks CudaKernelSupports once
+// per node when it plans, and calls RunCudaKernel at run time; Unimplemented from RunCudaKernel
+// means "run this node on the host" (a run-time form the kernels do not cover), never a wrong
+// result.
 //
 // Floating-point ops take float32 and float16 (math in float or double, as the host reference);
-// byte-moving ops take every dtype of 1, 2, 4 or 8 bytes. Nothing here synchronises with the host,
+// byte-moving ops take every dtype of 1, 2, 4 or 8 bytes; comparisons and Mod take float32,
+// float16, int8, uint8, int32 and int64 (Equal also bool). Nothing here synchronises with the host,
 // so the steps can be captured into CUDA graphs.
 #ifndef ONNXRUN_RUNTIME_CUDA_KERNEL_STEPS_H_
 #define ONNXRUN_RUNTIME_CUDA_KERNEL_STEPS_H_

@@ -32,7 +32,23 @@ const std::map<std::string, UnaryOp>& UnaryOps() {
                                                               {"Log", UnaryOp::kLog},
                                                               {"Neg", UnaryOp::kNeg},
                                                               {"Abs", UnaryOp::kAbs},
-                                                              {"Reciprocal", UnaryOp::kReciprocal}};
+                                                              {"Reciprocal", UnaryOp::kReciprocal},
+                                                              {"Sin", UnaryOp::kSin},
+                                                              {"Cos", UnaryOp::kCos},
+                                                              {"Tan", UnaryOp::kTan},
+                                                              {"Asin", UnaryOp::kAsin},
+                                                              {"Acos", UnaryOp::kAcos},
+                                                              {"Atan", UnaryOp::kAtan},
+                                                              {"Sinh", UnaryOp::kSinh},
+                                                              {"Cosh", UnaryOp::kCosh},
+                                                              {"Asinh", UnaryOp::kAsinh},
+                                                              {"Acosh", UnaryOp::kAcosh},
+                                                              {"Atanh", UnaryOp::kAtanh},
+                                                              {"Floor", UnaryOp::kFloor},
+                                                              {"Ceil", UnaryOp::kCeil},
+                                                              {"Round", UnaryOp::kRound},
+                                                              {"Sign", UnaryOp::kSign},
+                                                              {"Softsign", UnaryOp::kSoftsign}};
   return *ops;
 }
 

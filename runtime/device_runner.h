@@ -80,6 +80,7 @@ struct DeviceRunnerDef {
 std::vector<DeviceRunnerDef> MovementRunners();  // Transpose, Slice, Gather, Expand, Tile, Where
 std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms, CumSum
 std::vector<DeviceRunnerDef> ResizeRunners();    // Resize
+std::vector<DeviceRunnerDef> LogicRunners();     // comparisons, And/Or/Xor/Not, IsNaN, IsInf, Mod
 
 }  // namespace exec
 

@@ -35,6 +35,22 @@ __device__ float ApplyUnary(UnaryOp op, float x, float alpha, float beta) {
     case UnaryOp::kNeg: return -x;
     case UnaryOp::kAbs: return fabsf(x);
     case UnaryOp::kReciprocal: return 1.f / x;
+    case UnaryOp::kSin: return sinf(x);
+    case UnaryOp::kCos: return cosf(x);
+    case UnaryOp::kTan: return tanf(x);
+    case UnaryOp::kAsin: return asinf(x);
+    case UnaryOp::kAcos: return acosf(x);
+    case UnaryOp::kAtan: return atanf(x);
+    case UnaryOp::kSinh: return sinhf(x);
+    case UnaryOp::kCosh: return coshf(x);
+    case UnaryOp::kAsinh: return asinhf(x);
+    case UnaryOp::kAcosh: return acoshf(x);
+    case UnaryOp::kAtanh: return atanhf(x);
+    case UnaryOp::kFloor: return floorf(x);
+    case UnaryOp::kCeil: return ceilf(x);
+    case UnaryOp::kRound: return rintf(x);  // the default rounding mode: half to even
+    case UnaryOp::kSign: return x > 0.f ? 1.f : (x < 0.f ? -1.f : (x != x ? x : 0.f));
+    case UnaryOp::kSoftsign: return x / (1.f + fabsf(x));
     case UnaryOp::kIdentity: return x;
   }
   return x;

@@ -32,6 +32,22 @@ enum class UnaryOp {
   kNeg,
   kAbs,
   kReciprocal,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kFloor,
+  kCeil,
+  kRound,  // half to even
+  kSign,   // -1, 0 or 1; NaN stays NaN
+  kSoftsign,
   kIdentity
 };
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu };
