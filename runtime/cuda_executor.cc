@@ -40,6 +40,8 @@ CudaExecutor::~CudaExecutor() {
   float_constants_.clear();
   constants_.clear();
   channels_last_constants_.clear();
+  current_folded_ = nullptr;
+  folded_.clear();  // device buffers are freed on stream_: before it goes
   if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
   if (compute_start_ != nullptr) cudaEventDestroy(compute_start_);
   if (compute_end_ != nullptr) cudaEventDestroy(compute_end_);
