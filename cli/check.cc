@@ -20,9 +20,15 @@ struct Error {
 
 Error Compare(const ir::Tensor& got, const ir::Tensor& want) {
   Error e;
-  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+  if (got.shape() != want.shape() || got.dtype() != want.dtype() || got.is_none() != want.is_none() ||
+      got.elements().size() != want.elements().size()) {
     e.max_abs = INFINITY;
     return e;
+  }
+  for (size_t k = 0; k < want.elements().size(); ++k) {  // a sequence: its worst element
+    const Error element = Compare(got.elements()[k], want.elements()[k]);
+    e.max_abs = std::max(e.max_abs, element.max_abs);
+    e.max_ref = std::max(e.max_ref, element.max_ref);
   }
   if (want.strings() != nullptr) {  // strings: equal, or infinitely far apart
     if (!std::equal(want.strings(), want.strings() + want.num_elements(), got.strings())) e.max_abs = INFINITY;
@@ -30,9 +36,10 @@ Error Compare(const ir::Tensor& got, const ir::Tensor& want) {
   }
   for (int64_t i = 0; i < want.num_elements(); ++i) {
     const double g = got.GetAsDouble(i), w = want.GetAsDouble(i);
-    const double diff = (std::isnan(g) && std::isnan(w)) ? 0 : std::fabs(g - w);
+    // Equal values (the same infinity included) and NaN against NaN agree; the scale is finite.
+    const double diff = (g == w || (std::isnan(g) && std::isnan(w))) ? 0 : std::fabs(g - w);
     e.max_abs = std::max(e.max_abs, std::isnan(diff) ? INFINITY : diff);
-    e.max_ref = std::max(e.max_ref, std::fabs(w));
+    if (std::isfinite(w)) e.max_ref = std::max(e.max_ref, std::fabs(w));
   }
   return e;
 }
