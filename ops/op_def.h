@@ -80,6 +80,7 @@ std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalizat
 std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
 std::vector<OpDef> DropoutOpDefs();        // ops/dropout.h
+std::vector<OpDef> RandomOpDefs();         // ops/random.h
 std::vector<OpDef> TfIdfOpDefs();          // ops/tfidf.h: TfIdfVectorizer
 std::vector<OpDef> OptimizerOpDefs();      // ops/optimizer.h: ai.onnx.preview.training Adagrad, Adam, Momentum
 std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan

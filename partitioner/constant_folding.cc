@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "kernels/cpu/kernel.h"
-#include "ops/dropout.h"
 #include "ops/infer_graph.h"
 #include "ops/infer_util.h"
 #include "ops/op_def.h"
+#include "ops/random.h"
 
 namespace partitioner {
 namespace {
@@ -86,7 +86,8 @@ std::optional<Tensors> Evaluate(const ir::Graph& graph, const ir::Node& node, in
 
 // The node's outputs when it folds, else nullopt.
 std::optional<Tensors> TryFold(const ir::Graph& graph, const ir::Node& node, int64_t max_output_elements) {
-  if (ops::DropoutDrawsUnseeded(graph, node)) return std::nullopt;  // a fresh mask on every run
+  // A fresh draw on every run.
+  if (ops::DrawsUnseeded(graph, node)) return std::nullopt;
   if (AllInputsConstant(graph, node)) return Evaluate(graph, node, max_output_elements);
   if (node.op_type == "Shape" && node.outputs.size() == 1) {
     std::optional<ir::Tensor> shape = FoldShape(graph, node);

@@ -7,6 +7,7 @@
 #include "kernels/cpu/run_node.h"
 #include "ops/infer_graph.h"
 #include "ops/infer_util.h"
+#include "ops/random.h"
 
 namespace exec {
 namespace {
@@ -71,6 +72,7 @@ std::map<ir::ValueId, ir::Tensor> FoldShapeComputations(const Plan& plan,
       folded[node.outputs[0]] = ops::ShapeOrSizeOf(node, *ir::ShapeToInts(*type.shape));
       continue;
     }
+    if (ops::DrawsUnseeded(graph, node)) continue;  // a fresh draw on every run
     std::optional<std::vector<const ir::Tensor*>> inputs = KnownInputs(graph, node, folded);
     if (!inputs) continue;
     absl::StatusOr<std::vector<ir::Tensor>> outputs = kernels::cpu::RunNode(node, *inputs);

@@ -57,6 +57,7 @@ std::vector<KernelDef> MathNormKernels();   // math_norm.cc
 std::vector<KernelDef> LossKernels();       // loss.cc
 std::vector<KernelDef> SpectralKernels();   // spectral.cc
 std::vector<KernelDef> DropoutKernels();    // dropout.cc
+std::vector<KernelDef> RandomKernels();     // random.cc: RandomUniform/Normal(Like), Bernoulli, Multinomial
 std::vector<KernelDef> TfIdfKernels();      // tfidf.cc
 std::vector<KernelDef> OptimizerKernels();  // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum
 

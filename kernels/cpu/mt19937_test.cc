@@ -21,6 +21,24 @@ TEST(Mt19937Test, DoublesMatchNumpySeed42) {
   for (double want : expected) EXPECT_DOUBLE_EQ(rng.NextDouble(), want);
 }
 
+TEST(Mt19937Test, GaussMatchesNumpyRandn) {
+  Mt19937 rng(0);  // np.random.seed(0); np.random.randn(5)
+  const double expected[] = {1.764052345967664, 0.4001572083672233, 0.9787379841057392, 2.240893199201458,
+                             1.8675579901499675};
+  for (double want : expected) EXPECT_NEAR(rng.NextGauss(), want, 1e-14);
+  Mt19937 rng7(7);  // np.random.seed(7); np.random.randn(3)
+  for (double want : {1.690525703800356, -0.4659373705408328, 0.0328201636785844}) {
+    EXPECT_NEAR(rng7.NextGauss(), want, 1e-14);
+  }
+}
+
+TEST(Mt19937Test, BernoulliMatchesNumpyBinomial) {
+  Mt19937 rng(0);  // np.random.seed(0); np.random.binomial(1, p)
+  const double p[] = {0.1, 0.9, 0.5, 0.3, 0.7, 0.0, 1.0, 0.2};
+  const int expected[] = {0, 1, 1, 0, 1, 0, 1, 1};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(rng.NextBernoulli(p[i]), expected[i]) << "p=" << p[i];
+}
+
 TEST(Mt19937Test, ReferenceOutputForDefaultSeed) {
   Mt19937 rng(5489);  // mt19937ar.c's default seed: its first output is 3499211612
   EXPECT_EQ(rng.NextUint32(), 3499211612u);

@@ -13,7 +13,7 @@ KernelFn FindKernel(std::string_view op_type) {
           LrnKernels,         RnnKernels,          QuantizeKernels,      QuantizeGemmKernels,  VisionKernels,
           TensorGenKernels,   TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels, LogicKernels,
           MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels,
-          DropoutKernels,     TfIdfKernels,        OptimizerKernels}) {
+          DropoutKernels,     TfIdfKernels,        OptimizerKernels,     RandomKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels}) {
