@@ -28,7 +28,7 @@ if [[ -d $zoo ]]; then
   done
 fi
 cp tests/fuzz/regressions/*.onnx "$dir/seeds/" 2>/dev/null || true
-python3 tests/fuzz/make_edge_models.py "$dir/seeds" || echo "note: no edge-case seeds (python3-onnx missing)"
+"$(command -v /usr/bin/python3 || command -v python3)" tests/fuzz/make_edge_models.py "$dir/seeds" || echo "note: no edge-case seeds (python3-onnx missing)"
 echo "fuzzing for ${seconds}s: $fuzzer, corpus $dir/corpus, $(ls "$dir/seeds" | wc -l) seeds"
 # -rss_limit_mb / -malloc_limit_mb: any input that makes one iteration take more memory than this
 # is a finding (the harness caps tensors at 4 MiB); -timeout: likewise for a slow iteration.

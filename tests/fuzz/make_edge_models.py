@@ -158,3 +158,11 @@ model("optional_none_get",[h.make_node("Optional",[],["o"],type=h.make_tensor_ty
 model("optional_no_type",[h.make_node("Optional",[],["o"]),h.make_node("OptionalHasElement",["o"],["y"])],[],[y(T.BOOL)],opset=15)
 _grow = h.make_graph([h.make_node("Identity",["c"],["co"]),h.make_node("SequenceInsert",["s","e"],["so"])],"g",[x([],T.INT64,"i"),x([],T.BOOL,"c"),seq_t("s")],[x([],T.BOOL,"co"),seq_t("so")])
 model("loop_seq_grow",[h.make_node("SequenceEmpty",[],["s0"]),h.make_node("Loop",["m","","s0"],["s"],body=_grow),h.make_node("SequenceLength",["s"],["y"])],[],[y(T.INT64)],[i64("m",2**20),f32("e",[1.0])],opset=13)
+
+# Random ops: a huge generated shape, a probability outside [0, 1] or NaN, a huge sample count,
+# logits of -inf and NaN, a seed of NaN.
+model("random_normal_huge",[h.make_node("RandomNormal",[],["y"],shape=[I64MAX,2])],[],[y()],opset=15)
+model("random_uniform_neg",[h.make_node("RandomUniform",[],["y"],shape=[-1],seed=NAN)],[],[y()],opset=15)
+model("bernoulli_range",[h.make_node("Bernoulli",["p"],["y"])],[],[y()],[f32("p",[2.0,NAN,-1.0])],opset=15)
+model("multinomial_huge",[h.make_node("Multinomial",["l"],["y"],sample_size=I64MAX)],[],[y(T.INT32)],[f32("l",[[-INF,-INF],[NAN,0]])],opset=15)
+model("random_like_dtype",[h.make_node("RandomUniformLike",["x"],["y"],dtype=T.INT64,high=INF)],[x([2])],[y(T.INT64)],opset=15)
