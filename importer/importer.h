@@ -30,10 +30,11 @@ struct ImportLimits {
   int max_subgraph_depth = 10;
 };
 
-// Opsets 6-21 are the target; older models load too when their ops have the same form (the
-// importer drops opset-1-5 leftovers such as `consumed_inputs`).
+// Opsets 6-24 are the target (22-24 add types, QuantizeLinear precision and DequantizeLinear
+// output_dtype, which onnxrun refuses unless at their defaults, and new ops); older models load too when their ops have
+// the same form (the importer drops opset-1-5 leftovers such as `consumed_inputs`).
 inline constexpr int kMinOpset = 1;
-inline constexpr int kMaxOpset = 21;
+inline constexpr int kMaxOpset = 24;
 
 // Reads and imports a model file; external data is resolved relative to its folder.
 absl::StatusOr<ir::Graph> ImportModelFile(const std::string& path, const ImportLimits& limits = {});

@@ -93,8 +93,8 @@ std::vector<OpDef> MathOpDefs() {
       {"Asinh", 1, 1, InferFloatUnary},    {"Atanh", 1, 1, InferFloatUnary},
       {"Softsign", 1, 1, InferFloatUnary}, {"ThresholdedRelu", 1, 1, InferFloatUnary},
       {"Shrink", 1, 1, InferShrink},       {"Celu", 1, 1, InferFloatUnary},
-      {"Mish", 1, 1, InferFloatUnary},     {"Mean", 1, kVariadic, InferMean},
-      {"Hardmax", 1, 1, InferHardmax},
+      {"Mish", 1, 1, InferFloatUnary},     {"Swish", 1, 1, InferFloatUnary},
+      {"Mean", 1, kVariadic, InferMean},   {"Hardmax", 1, 1, InferHardmax},
   };
 }
 

@@ -81,6 +81,8 @@ std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodL
 std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
 std::vector<OpDef> DropoutOpDefs();        // ops/dropout.h
 std::vector<OpDef> RandomOpDefs();         // ops/random.h
+std::vector<OpDef> GroupRmsNormOpDefs();   // ops/group_rms_norm.h
+std::vector<OpDef> AttentionOpDefs();      // ops/attention.h: Attention, RotaryEmbedding
 std::vector<OpDef> TfIdfOpDefs();          // ops/tfidf.h: TfIdfVectorizer
 std::vector<OpDef> OptimizerOpDefs();      // ops/optimizer.h: ai.onnx.preview.training Adagrad, Adam, Momentum
 std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan

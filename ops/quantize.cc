@@ -76,6 +76,9 @@ absl::StatusOr<Types> InferQuantize(const InferContext& ctx) {
     return s;
   }
   if (absl::Status s = ExpectDType(ctx, 1, kScaleTypes); !s.ok()) return s;
+  if (ctx.attrs().GetInt("precision", 0) != 0) {
+    return absl::UnimplementedError("the precision attribute (opset 23) is not supported; leave it unset");
+  }
   DType out = static_cast<DType>(ctx.attrs().GetInt("output_dtype", static_cast<int64_t>(DType::kUint8)));
   if (ctx.has_input(2)) out = ctx.type(2).dtype;
   if (!IsQuantType(out)) {
@@ -96,6 +99,10 @@ absl::StatusOr<Types> InferDequantize(const InferContext& ctx) {
     return absl::InvalidArgumentError("x_zero_point's dtype differs from x's");
   }
   if (absl::Status s = ExpectQuantParams(ctx, "x_scale", "x_zero_point"); !s.ok()) return s;
+  const int64_t output_dtype = ctx.attrs().GetInt("output_dtype", 0);  // opset 23
+  if (output_dtype != 0 && static_cast<DType>(output_dtype) != ctx.type(1).dtype) {
+    return absl::UnimplementedError("an output_dtype other than x_scale's dtype is not supported");
+  }
   return Types{TensorType{ctx.type(1).dtype, ctx.type(0).shape}};
 }
 

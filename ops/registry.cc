@@ -16,7 +16,8 @@ const std::map<std::string_view, OpDef>& Registry() {
           CumSumOpDefs,      LrnOpDefs,          RnnOpDefs,           QuantizeOpDefs,      VisionOpDefs,
           TensorGenOpDefs,   TensorSelectOpDefs, TensorScatterOpDefs, TensorSpatialOpDefs, LogicOpDefs,
           MathOpDefs,        EinsumOpDefs,       MathNormOpDefs,      LossOpDefs,          SpectralOpDefs,
-          DropoutOpDefs,     TfIdfOpDefs,        OptimizerOpDefs,     RandomOpDefs}) {
+          DropoutOpDefs,     TfIdfOpDefs,        OptimizerOpDefs,     RandomOpDefs,        GroupRmsNormOpDefs,
+          AttentionOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;

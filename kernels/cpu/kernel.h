@@ -50,16 +50,19 @@ std::vector<KernelDef> TensorGenKernels();
 std::vector<KernelDef> TensorSelectKernels();
 std::vector<KernelDef> TensorScatterKernels();
 std::vector<KernelDef> TensorSpatialKernels();
-std::vector<KernelDef> LogicKernels();      // logic.cc
-std::vector<KernelDef> MathKernels();       // math.cc
-std::vector<KernelDef> EinsumKernels();     // einsum.cc
-std::vector<KernelDef> MathNormKernels();   // math_norm.cc
-std::vector<KernelDef> LossKernels();       // loss.cc
-std::vector<KernelDef> SpectralKernels();   // spectral.cc
-std::vector<KernelDef> DropoutKernels();    // dropout.cc
-std::vector<KernelDef> RandomKernels();     // random.cc: RandomUniform/Normal(Like), Bernoulli, Multinomial
-std::vector<KernelDef> TfIdfKernels();      // tfidf.cc
-std::vector<KernelDef> OptimizerKernels();  // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum
+std::vector<KernelDef> LogicKernels();            // logic.cc
+std::vector<KernelDef> MathKernels();             // math.cc
+std::vector<KernelDef> EinsumKernels();           // einsum.cc
+std::vector<KernelDef> MathNormKernels();         // math_norm.cc
+std::vector<KernelDef> LossKernels();             // loss.cc
+std::vector<KernelDef> SpectralKernels();         // spectral.cc
+std::vector<KernelDef> DropoutKernels();          // dropout.cc
+std::vector<KernelDef> RandomKernels();           // random.cc: RandomUniform/Normal(Like), Bernoulli, Multinomial
+std::vector<KernelDef> AttentionKernels();        // attention.cc
+std::vector<KernelDef> RotaryEmbeddingKernels();  // rotary_embedding.cc
+std::vector<KernelDef> KvCacheKernels();          // kv_cache.cc: TensorScatter
+std::vector<KernelDef> TfIdfKernels();            // tfidf.cc
+std::vector<KernelDef> OptimizerKernels();        // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum
 
 // control_flow.cc: If, Loop, Scan.
 std::vector<KernelDef> ControlFlowKernels();

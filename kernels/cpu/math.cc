@@ -1,5 +1,5 @@
 // Owns the CPU kernels of the math family (ops/math.h): rounding, trigonometric and hyperbolic
-// functions, Softsign, ThresholdedRelu, Shrink, Celu, Mish, the variadic broadcasting Mean and
+// functions, Softsign, ThresholdedRelu, Shrink, Celu, Mish, Swish, the variadic broadcasting Mean and
 // Hardmax. Float16 computes through float, float64 in double.
 #include "ops/math.h"
 
@@ -80,6 +80,12 @@ ONNXRUN_UNARY_FLOAT(Mish, x* std::tanh(std::log1p(std::exp(x))))
 absl::Status ThresholdedRelu(KernelContext& ctx) {
   const float alpha = ctx.attrs().GetFloat("alpha", 1.0f);
   return UnaryFloat(ctx, [alpha](auto x) -> decltype(x) { return x > alpha ? x : 0; });
+}
+
+// Swish (opset 24): x * sigmoid(alpha * x).
+absl::Status Swish(KernelContext& ctx) {
+  const float alpha = ctx.attrs().GetFloat("alpha", 1.0f);
+  return UnaryFloat(ctx, [alpha](auto x) -> decltype(x) { return x / (1 + std::exp(-alpha * x)); });
 }
 
 absl::Status Celu(KernelContext& ctx) {
@@ -186,7 +192,7 @@ std::vector<KernelDef> MathKernels() {
       {"Atan", Atan},       {"Cosh", Cosh},   {"Sinh", Sinh},         {"Acosh", Acosh},
       {"Asinh", Asinh},     {"Atanh", Atanh}, {"Softsign", Softsign}, {"ThresholdedRelu", ThresholdedRelu},
       {"Shrink", Shrink},   {"Celu", Celu},   {"Mish", Mish},         {"Mean", Mean},
-      {"Hardmax", Hardmax},
+      {"Hardmax", Hardmax}, {"Swish", Swish},
   };
 }
 

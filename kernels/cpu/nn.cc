@@ -12,6 +12,8 @@ std::vector<KernelDef> NnKernels() {
       {"BatchNormalization", nn::BatchNormalization},
       {"InstanceNormalization", nn::InstanceNormalization},
       {"LayerNormalization", nn::LayerNormalization},
+      {"GroupNormalization", nn::GroupNormalization},
+      {"RMSNormalization", nn::RMSNormalization},
       {"MatMul", nn::MatMul},
       {"Gemm", nn::GemmOp},
       {"MaxPool", nn::MaxPool},

@@ -1,11 +1,13 @@
 // CPU kernels of BatchNormalization (inference, and training_mode batch statistics),
-// InstanceNormalization and LayerNormalization (with optional Mean / InvStdDev outputs).
+// InstanceNormalization, LayerNormalization (with optional Mean / InvStdDev outputs),
+// GroupNormalization and RMSNormalization (ops/group_rms_norm.h).
 // Statistics are accumulated in double; parameters may have another float dtype than X.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/nn_util.h"
+#include "ops/group_rms_norm.h"
 
 namespace kernels::cpu::nn {
 namespace {
@@ -250,10 +252,85 @@ absl::Status LayerNormImpl(KernelContext& ctx) {
   });
 }
 
+// GroupNormalization: per sample and group, statistics over the group's channels and spatial
+// positions; scale and bias per channel (opset 21+) or per group (opset 18-20).
+absl::Status GroupNormImpl(KernelContext& ctx) {
+  const ir::Tensor* x = ctx.input(0);
+  ir::Tensor* y = ctx.output(0);
+  if (absl::Status s = CheckSameShape(x, y); !s.ok()) return s;
+  if (x->rank() < 2) return absl::InvalidArgumentError("GroupNormalization: X must be [N, C, ...]");
+  const int64_t n = x->shape()[0], channels = x->shape()[1];
+  const int64_t spatial = Product(absl::MakeConstSpan(x->shape()).subspan(2));
+  absl::StatusOr<ops::GroupNormAttrs> attrs = ops::ParseGroupNormAttrs(ctx.node, channels);
+  if (!attrs.ok()) return attrs.status();
+  const int64_t groups = attrs->num_groups, per_group = channels / groups;
+  const int64_t params = attrs->per_channel_affine ? channels : groups;
+  absl::StatusOr<std::vector<double>> scale = ReadParam(ctx.input(1), params, "scale");
+  if (!scale.ok()) return scale.status();
+  absl::StatusOr<std::vector<double>> bias = ReadParam(ctx.input(2), params, "bias");
+  if (!bias.ok()) return bias.status();
+  const int64_t group_size = per_group * spatial;
+  return DispatchFloat(x->dtype(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    const T* xd = x->data<T>();
+    T* yd = y->data<T>();
+    for (int64_t g = 0; g < n * groups; ++g) {
+      const T* xg = xd + g * group_size;
+      double sum = 0, sq = 0;
+      for (int64_t i = 0; i < group_size; ++i) sum += static_cast<double>(xg[i]);
+      const double mean = group_size > 0 ? sum / group_size : 0.0;
+      for (int64_t i = 0; i < group_size; ++i)
+        sq += (static_cast<double>(xg[i]) - mean) * (static_cast<double>(xg[i]) - mean);
+      const double inv_std = 1.0 / std::sqrt((group_size > 0 ? sq / group_size : 0.0) + attrs->epsilon);
+      for (int64_t i = 0; i < group_size; ++i) {
+        const int64_t channel = (g % groups) * per_group + i / spatial;
+        const int64_t p = attrs->per_channel_affine ? channel : g % groups;
+        yd[g * group_size + i] =
+            static_cast<T>((static_cast<double>(xg[i]) - mean) * inv_std * (*scale)[p] + (*bias)[p]);
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+// RMSNormalization: x / sqrt(mean(x^2) + epsilon) * scale over the dims from `axis` on; Y has
+// scale's dtype.
+absl::Status RmsNormImpl(KernelContext& ctx) {
+  const ir::Tensor* x = ctx.input(0);
+  ir::Tensor* y = ctx.output(0);
+  if (x == nullptr || y == nullptr || x->shape() != y->shape()) {
+    return absl::InvalidArgumentError("RMSNormalization: Y must have X's shape");
+  }
+  absl::StatusOr<ops::RmsNormAttrs> attrs = ops::ParseRmsNormAttrs(ctx.node, x->rank());
+  if (!attrs.ok()) return attrs.status();
+  absl::Span<const int64_t> norm_dims = absl::MakeConstSpan(x->shape()).subspan(attrs->axis);
+  const int64_t inner = Product(norm_dims);
+  const int64_t outer = Product(absl::MakeConstSpan(x->shape()).subspan(0, attrs->axis));
+  absl::StatusOr<std::vector<double>> scale = BroadcastParam(ctx.input(1), norm_dims, 1.0, "scale");
+  if (!scale.ok()) return scale.status();
+  std::vector<double> row(inner);
+  return DispatchFloat(y->dtype(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    T* yd = y->data<T>();
+    for (int64_t r = 0; r < outer; ++r) {
+      double sq = 0;
+      for (int64_t i = 0; i < inner; ++i) {
+        row[i] = x->GetAsDouble(r * inner + i);
+        sq += row[i] * row[i];
+      }
+      const double inv_rms = 1.0 / std::sqrt((inner > 0 ? sq / inner : 0.0) + attrs->epsilon);
+      for (int64_t i = 0; i < inner; ++i) yd[r * inner + i] = static_cast<T>(row[i] * inv_rms * (*scale)[i]);
+    }
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 absl::Status BatchNormalization(KernelContext& ctx) { return BatchNormImpl(ctx); }
 absl::Status InstanceNormalization(KernelContext& ctx) { return InstanceNormImpl(ctx); }
 absl::Status LayerNormalization(KernelContext& ctx) { return LayerNormImpl(ctx); }
+absl::Status GroupNormalization(KernelContext& ctx) { return GroupNormImpl(ctx); }
+absl::Status RMSNormalization(KernelContext& ctx) { return RmsNormImpl(ctx); }
 
 }  // namespace kernels::cpu::nn

@@ -104,6 +104,8 @@ absl::Status GlobalLpPool(KernelContext& ctx);           // nn_pool.cc
 absl::Status BatchNormalization(KernelContext& ctx);     // nn_norm.cc
 absl::Status InstanceNormalization(KernelContext& ctx);  // nn_norm.cc
 absl::Status LayerNormalization(KernelContext& ctx);     // nn_norm.cc
+absl::Status GroupNormalization(KernelContext& ctx);     // nn_norm.cc
+absl::Status RMSNormalization(KernelContext& ctx);       // nn_norm.cc
 absl::Status MatMul(KernelContext& ctx);                 // nn_matmul.cc
 absl::Status GemmOp(KernelContext& ctx);                 // nn_matmul.cc
 

@@ -8,12 +8,20 @@ namespace kernels::cpu {
 KernelFn FindKernel(std::string_view op_type) {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, KernelFn>();
-    for (auto family :
-         {ElementwiseKernels, NnKernels,           TensorKernels,        ReduceResizeKernels,  CumSumKernels,
-          LrnKernels,         RnnKernels,          QuantizeKernels,      QuantizeGemmKernels,  VisionKernels,
-          TensorGenKernels,   TensorSelectKernels, TensorScatterKernels, TensorSpatialKernels, LogicKernels,
-          MathKernels,        EinsumKernels,       MathNormKernels,      LossKernels,          SpectralKernels,
-          DropoutKernels,     TfIdfKernels,        OptimizerKernels,     RandomKernels}) {
+    for (auto family : {ElementwiseKernels,   NnKernels,
+                        TensorKernels,        ReduceResizeKernels,
+                        CumSumKernels,        LrnKernels,
+                        RnnKernels,           QuantizeKernels,
+                        QuantizeGemmKernels,  VisionKernels,
+                        TensorGenKernels,     TensorSelectKernels,
+                        TensorScatterKernels, TensorSpatialKernels,
+                        LogicKernels,         MathKernels,
+                        EinsumKernels,        MathNormKernels,
+                        LossKernels,          SpectralKernels,
+                        DropoutKernels,       TfIdfKernels,
+                        OptimizerKernels,     RandomKernels,
+                        AttentionKernels,     RotaryEmbeddingKernels,
+                        KvCacheKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels}) {

@@ -1,0 +1,196 @@
+// The CPU reference kernel of Attention (semantics in ops/attention.h): every input read into
+// doubles in its 4-D view, scores, masks and softmax in double, outputs converted to their dtypes.
+#include "ops/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/kernel.h"
+
+namespace kernels::cpu {
+namespace {
+
+constexpr double kMasked = -std::numeric_limits<double>::infinity();
+
+std::vector<double> ToDoubles(const ir::Tensor* t) {
+  std::vector<double> v(t != nullptr ? t->num_elements() : 0);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t->GetAsDouble(static_cast<int64_t>(i));
+  return v;
+}
+
+// A [B, heads, seq, head] array in row-major order.
+struct Heads {
+  std::vector<double> data;
+  int64_t heads = 0, seq = 0, size = 0;
+  double& at(int64_t b, int64_t h, int64_t s, int64_t e) { return data[((b * heads + h) * seq + s) * size + e]; }
+  double at(int64_t b, int64_t h, int64_t s, int64_t e) const { return data[((b * heads + h) * seq + s) * size + e]; }
+};
+
+// Input t in its 4-D view; a 3-D [B, seq, heads * size] input is transposed to it.
+Heads ViewHeads(const ir::Tensor& t, bool three_d, int64_t batch, int64_t heads, int64_t seq, int64_t size) {
+  Heads out{std::vector<double>(batch * heads * seq * size), heads, seq, size};
+  const std::vector<double> in = ToDoubles(&t);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t s = 0; s < seq; ++s)
+        for (int64_t e = 0; e < size; ++e) {
+          out.at(b, h, s, e) =
+              three_d ? in[((b * seq + s) * heads + h) * size + e] : in[((b * heads + h) * seq + s) * size + e];
+        }
+  return out;
+}
+
+// past (may be empty) followed by cur along the sequence.
+Heads Concat(const ir::Tensor* past, const Heads& cur, int64_t batch, int64_t past_seq) {
+  Heads out{std::vector<double>(batch * cur.heads * (past_seq + cur.seq) * cur.size), cur.heads, past_seq + cur.seq,
+            cur.size};
+  const std::vector<double> p = ToDoubles(past);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < cur.heads; ++h)
+      for (int64_t s = 0; s < out.seq; ++s)
+        for (int64_t e = 0; e < cur.size; ++e) {
+          out.at(b, h, s, e) =
+              s < past_seq ? p[((b * cur.heads + h) * past_seq + s) * cur.size + e] : cur.at(b, h, s - past_seq, e);
+        }
+  return out;
+}
+
+// The additive bias of attn_mask at [b, h, i, j], broadcast to [B, Hq, Sq, total] (a last dim
+// shorter than total masks the keys past it).
+class MaskBias {
+ public:
+  static absl::StatusOr<MaskBias> Create(const ir::Tensor* mask, const ops::AttentionDims& d) {
+    MaskBias m;
+    if (mask == nullptr) return m;
+    m.values_ = ToDoubles(mask);
+    m.is_bool_ = mask->dtype() == ir::DType::kBool;
+    const int64_t target[4] = {d.batch, d.q_heads, d.q_seq, d.total_seq()};
+    const int64_t rank = mask->rank();
+    if (rank < 1 || rank > 4) return absl::InvalidArgumentError("Attention: attn_mask must have rank 1 to 4");
+    int64_t stride = 1;
+    for (int64_t a = 3; a >= 0; --a) {
+      const int64_t md = a - (4 - rank);
+      const int64_t size = md >= 0 ? mask->shape()[md] : 1;
+      const bool fits = size == 1 || size == target[a] || (a == 3 && size < target[a]);
+      if (!fits) {
+        return absl::InvalidArgumentError(absl::StrCat("Attention: attn_mask shape ", ir::ShapeToString(mask->shape()),
+                                                       " does not broadcast to the scores"));
+      }
+      m.strides_[a] = size == 1 ? 0 : stride;
+      if (a == 3) m.keys_ = size == 1 ? target[3] : size;
+      stride *= size;
+    }
+    return m;
+  }
+  double at(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    if (values_.empty()) return 0;
+    if (j >= keys_) return kMasked;
+    const double v = values_[b * strides_[0] + h * strides_[1] + i * strides_[2] + j * strides_[3]];
+    return is_bool_ ? (v != 0 ? 0.0 : kMasked) : v;
+  }
+
+ private:
+  std::vector<double> values_;
+  bool is_bool_ = false;
+  int64_t strides_[4] = {0, 0, 0, 0};
+  int64_t keys_ = 0;
+};
+
+// Writes v (in the 4-D order, or the 3-D one for Y of 3-D inputs) into t.
+absl::Status Store(ir::Tensor* t, const std::vector<double>& v) {
+  if (t == nullptr) return absl::OkStatus();
+  if (t->num_elements() != static_cast<int64_t>(v.size())) {
+    return absl::InvalidArgumentError("Attention: an output's size does not match its inputs");
+  }
+  return DispatchFloat(t->dtype(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    T* out = t->template data<T>();
+    for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<T>(v[i]);
+    return absl::OkStatus();
+  });
+}
+
+// Softmax of one row in place; a row with every key masked becomes zeros.
+void SoftmaxRow(double* row, int64_t n) {
+  const double top = *std::max_element(row, row + n);
+  if (top == kMasked) {
+    std::fill(row, row + n, 0.0);
+    return;
+  }
+  double sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += (row[j] = std::exp(row[j] - top));
+  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
+}
+
+absl::Status Attention(KernelContext& ctx) {
+  absl::StatusOr<ops::AttentionAttrs> attrs = ops::ParseAttentionAttrs(ctx.node);
+  if (!attrs.ok()) return attrs.status();
+  const ir::Tensor *q = ctx.input(0), *k = ctx.input(1), *v = ctx.input(2), *past_k = ctx.input(4),
+                   *past_v = ctx.input(5), *nonpad = ctx.input(6);
+  if (q == nullptr || k == nullptr || v == nullptr) return absl::InvalidArgumentError("Attention: Q, K, V required");
+  absl::StatusOr<ops::AttentionDims> dims = ops::AttentionDimsOf(*attrs, q->shape(), k->shape(), v->shape(),
+                                                                 past_k ? past_k->shape() : std::vector<int64_t>{});
+  if (!dims.ok()) return dims.status();
+  const ops::AttentionDims& d = *dims;
+  if (nonpad != nullptr && nonpad->num_elements() != d.batch) {
+    return absl::InvalidArgumentError("Attention: nonpad_kv_seqlen must hold one length per batch");
+  }
+  absl::StatusOr<MaskBias> mask = MaskBias::Create(ctx.input(3), d);
+  if (!mask.ok()) return mask.status();
+  Heads qh = ViewHeads(*q, d.three_d, d.batch, d.q_heads, d.q_seq, d.head_size);
+  Heads kh = Concat(past_k, ViewHeads(*k, d.three_d, d.batch, d.kv_heads, d.kv_seq, d.head_size), d.batch, d.past_seq);
+  Heads vh =
+      Concat(past_v, ViewHeads(*v, d.three_d, d.batch, d.kv_heads, d.kv_seq, d.v_head_size), d.batch, d.past_seq);
+  const int64_t total = d.total_seq(), group = d.q_heads / d.kv_heads;
+  const double scale = attrs->scale ? *attrs->scale : 1.0 / std::sqrt(static_cast<double>(d.head_size));
+  std::vector<double> y(d.batch * d.q_heads * d.q_seq * d.v_head_size), qk(d.batch * d.q_heads * d.q_seq * total);
+  std::vector<double> row(total);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const int64_t valid = nonpad != nullptr ? nonpad->GetAsInt64(b) : total;
+    const int64_t causal_offset = past_k != nullptr || nonpad == nullptr ? d.past_seq : valid - d.q_seq;
+    for (int64_t h = 0; h < d.q_heads; ++h) {
+      for (int64_t i = 0; i < d.q_seq; ++i) {
+        double* out_qk = &qk[((b * d.q_heads + h) * d.q_seq + i) * total];
+        for (int64_t j = 0; j < total; ++j) {
+          double s = 0;
+          for (int64_t e = 0; e < d.head_size; ++e) s += qh.at(b, h, i, e) * kh.at(b, h / group, j, e);
+          s *= scale;
+          if (attrs->qk_matmul_output_mode == 0) out_qk[j] = s;
+          if (attrs->softcap > 0) s = attrs->softcap * std::tanh(s / attrs->softcap);
+          if (attrs->qk_matmul_output_mode == 1) out_qk[j] = s;
+          s += mask->at(b, h, i, j);
+          if (attrs->is_causal && j > i + causal_offset) s = kMasked;
+          if (j >= valid) s = kMasked;
+          if (attrs->qk_matmul_output_mode == 2) out_qk[j] = s;
+          row[j] = s;
+        }
+        SoftmaxRow(row.data(), total);
+        if (attrs->qk_matmul_output_mode == 3) std::copy(row.begin(), row.end(), out_qk);
+        for (int64_t e = 0; e < d.v_head_size; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < total; ++j) acc += row[j] * vh.at(b, h / group, j, e);
+          // Y is [B, Sq, Hq * Dv] for 3-D inputs, [B, Hq, Sq, Dv] otherwise.
+          const int64_t at = d.three_d ? ((b * d.q_seq + i) * d.q_heads + h) * d.v_head_size + e
+                                       : ((b * d.q_heads + h) * d.q_seq + i) * d.v_head_size + e;
+          y[at] = acc;
+        }
+      }
+    }
+  }
+  for (absl::Status s : {Store(ctx.output(0), y), Store(ctx.output(1), kh.data), Store(ctx.output(2), vh.data),
+                         Store(ctx.output(3), qk)}) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<KernelDef> AttentionKernels() { return {{"Attention", Attention}}; }
+
+}  // namespace kernels::cpu
