@@ -13,7 +13,12 @@ zoo=/tmp/zoo
 models=${MODELS:-"resnet50 mobilenet_v2 densenet121"}
 precisions=${PRECISIONS:-"fp32 tf32 fp16"}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-python3 models/export_zoo.py "$zoo" $models >/tmp/export.log 2>&1 || tail -5 /tmp/export.log
+# Each model from the torchvision zoo script, else from the sequence/detector one (opset 14: the
+# device's torch exports the transformer's SDPA only from there).
+for m in $models; do
+  python3 models/export_zoo.py "$zoo" "$m" >>/tmp/export.log 2>&1 ||
+    ONNXRUN_ZOO_OPSET=14 python3 models/export_seq_zoo.py "$zoo" "$m" >>/tmp/export.log 2>&1 || echo "export $m failed"
+done
 cat /tmp/export.log >>"$out/checks.log"
 summary=()
 while read -r line; do summary+=("export ${line%%:*}: ${line#*torch fp32 vs fp64 }"); done < <(grep -o '^[a-z0-9_]*:.*vs fp64 [^;]*;[^;]*' /tmp/export.log)
@@ -27,9 +32,10 @@ done
 if [[ -n ${CONFORMANCE:-} && -f .gpu/data/testdata.tar.xz ]]; then
   mkdir -p /tmp/testdata && tar xJf .gpu/data/testdata.tar.xz -C /tmp/testdata
   ONNXRUN_TEST_DEVICE=cuda ONNX_TESTDATA_DIR=/tmp/testdata \
-    ONNXRUN_EXPECTED_FAILURES=$repo/tests/conformance/expected_failures.txt .gpu/run bin/conformance_gpu --gtest_brief=1 \
+    ONNXRUN_EXPECTED_FAILURES=$repo/tests/conformance/expected_failures.txt \
+    ONNXRUN_ONNX_1_23_ARCHIVE=$repo/tests/conformance/onnx_1_23_node.tar.xz .gpu/run bin/conformance_gpu --gtest_brief=1 \
     >"$out/conformance.log" 2>&1
-  summary+=("conformance on the GPU: rc=$? $(grep -E '^total|passed' "$out/conformance.log" | tail -2 | tr '\n' ' ')")
+  summary+=("conformance on the GPU: rc=$? $(grep -E '^(node|pytorch|simple)' "$out/conformance.log" | tr -s ' ' | tr '\n' ';')")
 fi
 # ZOO_TEST=1: tests/zoo against torch's stored outputs on the GPU (bin/zoo_gpu), fp32/tf32/fp16.
 if [[ -n ${ZOO_TEST:-} && -x .gpu/bin/zoo_gpu ]]; then
@@ -116,6 +122,11 @@ b.export('$m', '/tmp/bench_$m.onnx')" >/dev/null 2>&1
   { echo "== $m $p batch $b"; cat /tmp/profile.txt; } >>"$out/profiles.txt"
   summary+=("profile $m $p b$b: $(grep -E '^(gpu compute|benchmark)' /tmp/profile.txt | tr '\n' ' ')")
 done
+# STEM_BENCH=1: the ways cuDNN can run resnet50's fp16 stem (bin/stem_bench), in stem.md.
+if [[ -n ${STEM_BENCH:-} && -x .gpu/bin/stem_bench ]]; then
+  .gpu/run bin/stem_bench ${STEM_BATCHES:-32 256} >"$out/stem.md" 2>&1
+  summary+=("stem_bench: rc=$? $(grep -c '^| [0-9]' "$out/stem.md") rows in stem.md")
+fi
 if [[ -n ${BENCH:-} ]]; then
   python3 bench/bench_vs_torch.py ${BENCH_ARGS:-} --out "$out" >/tmp/bench.log 2>&1 || tail -5 /tmp/bench.log
 fi

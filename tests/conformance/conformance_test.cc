@@ -40,7 +40,8 @@ std::string DataRoot() {
 // make_onnx_1_23_cases.py), unpacked once into the test's temporary folder; "" when unavailable.
 std::string Onnx123Root() {
   const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string archive = "tests/conformance/onnx_1_23_node.tar.xz";
+  const char* env = std::getenv("ONNXRUN_ONNX_1_23_ARCHIVE");  // where the cwd is not the repo root
+  const std::string archive = env != nullptr ? env : "tests/conformance/onnx_1_23_node.tar.xz";
   if (!fs::exists(archive)) return "";
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/onnxrun_onnx_1_23");
   if (!fs::exists(dir + "/genall")) {
