@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 # Each model from the torchvision zoo script, else from the sequence/detector one (opset 14: the
 # device's torch exports the transformer's SDPA only from there).
 for m in $models; do
-  ONNXRUN_ZOO_OPSET=${ONNXRUN_ZOO_OPSET:-14} python3 models/export_zoo.py "$zoo" "$m" >>/tmp/export.log 2>  python3 models/export_zoo.py "$zoo" "$m" >>/tmp/export.log 2>&1 ||1 ||
+  ONNXRUN_ZOO_OPSET=${ONNXRUN_ZOO_OPSET:-14} python3 models/export_zoo.py "$zoo" "$m" >>/tmp/export.log 2>&1 ||
     ONNXRUN_ZOO_OPSET=14 python3 models/export_seq_zoo.py "$zoo" "$m" >>/tmp/export.log 2>&1 || echo "export $m failed"
 done
 cat /tmp/export.log >>"$out/checks.log"
