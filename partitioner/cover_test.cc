@@ -161,6 +161,34 @@ TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
               HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 128"));
 }
 
+// A float16 conv over C input channels (weights a graph input) followed by Relu.
+onnx::ModelProto Fp16ConvRelu(int64_t c) {
+  onnx::ModelProto m = testing_util::MakeModel(13);
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("img", {1, c, 8, 8}, onnx::TensorProto::FLOAT16);
+  *g->add_input() = TensorInfo("w", {16, c, 3, 3}, onnx::TensorProto::FLOAT16);
+  *g->add_node() = Conv("img", "w", "c");
+  *g->add_node() = MakeNode("Relu", {"c"}, {"y"}, "relu");
+  return m;
+}
+
+TEST(CoverTest, Fp16StemOfFourChannelsFuses) {
+  // 4 fp16 channels are 64 bits, under the 128-bit mainloop alignment: the stem rule lets them fuse.
+  EXPECT_THAT(Explain(Fp16ConvRelu(4), "y"), HasSubstr("#0 FusedGraph Conv+Relu [c:Conv, relu:Relu]"));
+  EXPECT_THAT(Explain(Fp16ConvRelu(2), "y"),
+              HasSubstr("why: not a FusedGraph: input channels C = 2: 32 bits, not a multiple of 128"));
+}
+
+TEST(CoverTest, Fp32ConvOfTwoChannelsStaysLegacy) {
+  onnx::ModelProto m = testing_util::MakeModel(13);
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("img", {1, 2, 8, 8});
+  testing_util::AddInitializer(m, "w", {16, 2, 3, 3});
+  *g->add_node() = Conv("img", "w", "y");
+  EXPECT_THAT(Explain(m, "y"),
+              HasSubstr("why: not a FusedGraph: input channels C = 2: 64 bits, not a multiple of 128"));
+}
+
 TEST(CoverTest, ReshapeIsAliasAndPoolIsLegacy) {
   onnx::ModelProto m = BaseModel();
   auto* g = m.mutable_graph();

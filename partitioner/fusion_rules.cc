@@ -49,7 +49,7 @@ std::string ConvRejection(const FusionRules& rules, const ir::Graph& graph, cons
     return absl::StrCat(per_group == 1 ? "depthwise" : "grouped", " conv (group=", group, "): per-group alignment ",
                         per_group * bits, " bits < ", rules.mainloop_alignment_bits, "; runs on the legacy API");
   }
-  if (c != nullptr && c->known() && c->value * bits == rules.narrow_conv_input_bits) return "";
+  if (c != nullptr && c->known() && bits == 16 && c->value == rules.fp16_stem_channels) return "";
   return AlignmentRejection(rules, "input channels C", c, bits);
 }
 

@@ -31,10 +31,10 @@ struct FusionRules {
   int mainloop_alignment_bits = 128;  // sm90: X/W (A/B) aligned along the reduced dim
   std::vector<EpilogueOpRule> epilogue_ops;
   std::vector<OperandShape> operand_shapes;
-  // A dense conv whose input channels hold exactly this many bits (fp16 C=4: the channel-padded
-  // stem) fuses too: cuDNN's precompiled conv+bias+activation engine 48 runs it on tensor cores
+  // A dense float16 conv with exactly this many input channels (the channel-padded stem, 64 bits)
+  // fuses too: cuDNN's precompiled conv+bias+activation engine 48 runs it on tensor cores
   // (bench/stem_bench on the H200, batch 256: 0.41 ms, against 4.05 ms on the legacy API).
-  int narrow_conv_input_bits = 64;
+  int fp16_stem_channels = 4;
 };
 
 // The rules for the H100 (sm90), as documented by cuDNN 9 and measured in CUDNN_FACTS.md.

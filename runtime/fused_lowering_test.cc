@@ -1,0 +1,71 @@
+// LowerFusedStep on the CPU (no GPU needed): which cuDNN pointwise mode a Relu tail gets. A dense
+// conv + bias + Relu writes RELU_FWD (cuDNN's precompiled conv+bias+activation engines); a Relu
+// after a residual Add keeps MAX(x, 0), which the runtime-compiled fusion engines serve.
+#include "runtime/fused_lowering.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "importer/importer.h"
+#include "partitioner/cover.h"
+#include "partitioner/fusion_rules.h"
+#include "tests/util/onnx_builder.h"
+
+namespace exec {
+namespace {
+
+using testing_util::MakeNode;
+using testing_util::TensorInfo;
+
+// x[1,16,8,8] -> Conv(w, bias) -> [Add(residual)] -> Relu -> y.
+onnx::ModelProto ConvRelu(bool residual) {
+  onnx::ModelProto m = testing_util::MakeModel(13);
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("x", {1, 16, 8, 8});
+  *g->add_input() = TensorInfo("r", {1, 16, 8, 8});
+  testing_util::AddInitializer(m, "w", {16, 16, 3, 3});
+  testing_util::AddInitializer(m, "b", {16});
+  onnx::NodeProto conv = MakeNode("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  *g->add_node() = conv;
+  if (residual) *g->add_node() = MakeNode("Add", {"c", "r"}, {"s"}, "add");
+  *g->add_node() = MakeNode("Relu", {residual ? "s" : "c"}, {"y"}, "relu");
+  *g->add_output() = TensorInfo("y", {1, 16, 8, 8});
+  return m;
+}
+
+// The pointwise modes of the lowered first step.
+std::vector<std::string> EpilogueModes(const onnx::ModelProto& model) {
+  absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  Plan plan;
+  plan.graph = *std::move(graph);
+  absl::StatusOr<std::vector<Step>> steps = partitioner::CoverGraph(plan.graph, partitioner::Sm90Rules());
+  EXPECT_TRUE(steps.ok()) << steps.status();
+  plan.steps = *std::move(steps);
+  EXPECT_EQ(plan.steps[0].kind, StepKind::kFusedGraph);
+  std::map<ir::ValueId, std::vector<int64_t>> dims;
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(plan.graph.values().size()); ++id) {
+    const ir::TensorType& t = plan.graph.value(id).type;
+    if (t.shape) {
+      if (std::optional<std::vector<int64_t>> d = ir::ShapeToInts(*t.shape)) dims[id] = *d;
+    }
+  }
+  absl::StatusOr<LoweredStep> lowered = LowerFusedStep(plan, plan.steps[0], dims, /*allow_tf32=*/false);
+  EXPECT_TRUE(lowered.ok()) << lowered.status();
+  std::vector<std::string> modes;
+  if (lowered.ok()) {
+    for (const cudnn::PointwiseOp& op : lowered->spec.epilogue) modes.push_back(op.mode);
+  }
+  return modes;
+}
+
+TEST(FusedLoweringTest, ConvBiasReluWritesReluFwd) {
+  EXPECT_THAT(EpilogueModes(ConvRelu(/*residual=*/false)), testing::ElementsAre("ADD", "RELU_FWD"));
+}
+
+TEST(FusedLoweringTest, ReluAfterResidualAddKeepsMax) {
+  EXPECT_THAT(EpilogueModes(ConvRelu(/*residual=*/true)), testing::ElementsAre("ADD", "ADD", "MAX"));
+}
+
+}  // namespace
+}  // namespace exec
