@@ -29,6 +29,9 @@ class Coverer {
   exec::Step LegacyStep(NodeId node, const std::string& reason);
   std::optional<std::pair<NodeId, NodeId>> SiluTail(ValueId x) const;
   exec::Step SingleStep(NodeId node, exec::StepKind kind, const std::string& reason);
+  // The index of the single-Cast Kernel step that the channel Pad `pad` joins (one pass that casts,
+  // changes the layout and pads on the GPU), or -1.
+  int CastStepToJoin(NodeId pad, const std::vector<exec::Step>& steps) const;
   // "" when `candidate` may join the region grown from `anchor`.
   std::string CandidateRejection(NodeId anchor, NodeId candidate, const std::set<ValueId>& region_values,
                                  const std::set<NodeId>& downstream) const;
@@ -64,6 +67,35 @@ std::set<NodeId> Coverer::Downstream(NodeId anchor) const {
     }
   }
   return seen;
+}
+
+// A constant zero Pad of a 4-D value at the end of axis 1 only (what channel padding inserts).
+bool IsChannelZeroPad(const ir::Graph& graph, const ir::Node& node) {
+  if (node.op_type != "Pad" || node.attrs.GetString("mode", "constant") != "constant" || node.inputs.size() < 2) {
+    return false;
+  }
+  if (graph.value(node.inputs[0]).type.rank() != 4 || node.input(3) != ir::kNoValue) return false;
+  const std::optional<ir::Tensor>& pads = graph.value(node.inputs[1]).constant;
+  const ValueId value = node.input(2);
+  if (!pads ||
+      (value != ir::kNoValue && (!graph.value(value).constant || graph.value(value).constant->GetAsDouble(0) != 0))) {
+    return false;
+  }
+  const std::vector<int64_t> p = pads->ToInt64Vector();
+  if (p.size() != 8) return false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (i != 5 && p[i] != 0) return false;
+  }
+  return p[5] > 0;
+}
+
+int Coverer::CastStepToJoin(NodeId pad, const std::vector<exec::Step>& steps) const {
+  const ir::Node& node = graph_.node(pad);
+  if (!IsChannelZeroPad(graph_, node)) return -1;
+  const NodeId cast = graph_.value(node.inputs[0]).producer;
+  if (cast < 0 || graph_.node(cast).op_type != "Cast" || !IsSingleReaderOf(node.inputs[0], pad)) return -1;
+  const int s = assigned_[cast];
+  return s >= 0 && steps[s].kind == exec::StepKind::kKernel && steps[s].nodes.size() == 1 ? s : -1;
 }
 
 bool Coverer::IsSingleReaderOf(ValueId value, NodeId reader) const {
@@ -292,6 +324,10 @@ absl::StatusOr<std::vector<exec::Step>> Coverer::Run() {
                                 : "");
     } else if (IsAliasOp(node, graph_)) {
       step = SingleStep(id, exec::StepKind::kAlias, "");
+    } else if (const int cast_step = CastStepToJoin(id, steps); cast_step >= 0) {
+      steps[cast_step].nodes.push_back(id);
+      assigned_[id] = cast_step;
+      continue;
     } else {
       step = SingleStep(id, exec::StepKind::kKernel, "");
     }

@@ -9,6 +9,7 @@
 #include "importer/importer.h"
 #include "partitioner/explain.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace partitioner {
 namespace {
@@ -187,6 +188,33 @@ TEST(CoverTest, Fp32ConvOfTwoChannelsStaysLegacy) {
   *g->add_node() = Conv("img", "w", "y");
   EXPECT_THAT(Explain(m, "y"),
               HasSubstr("why: not a FusedGraph: input channels C = 2: 64 bits, not a multiple of 128"));
+}
+
+// x float32[1,3,8,8] -> Cast to float16 -> Pad (one zero channel at the end of axis 1) -> y; with
+// `also_read`, the Cast's result is an output too.
+std::string CastPadExplain(bool also_read) {
+  test::GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 3, 8, 8});
+  ir::ValueId cast = b.Op("cast", "Cast", {x}, test::Attrs({{"to", int64_t{10}}}));
+  ir::Tensor pads = *ir::Tensor::Create(ir::DType::kInt64, {8});
+  for (int i = 0; i < 8; ++i) pads.data<int64_t>()[i] = i == 5 ? 1 : 0;
+  b.Output(b.Op("pad", "Pad", {cast, b.Constant("pads", pads)}));
+  if (also_read) b.Output(cast);
+  absl::StatusOr<ir::Graph> graph = b.Build();
+  if (!graph.ok()) return std::string(graph.status().message());
+  exec::Plan plan;
+  plan.graph = *std::move(graph);
+  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(plan.graph, Sm90Rules());
+  if (!steps.ok()) return std::string(steps.status().message());
+  plan.steps = *std::move(steps);
+  return ExplainText(plan);
+}
+
+TEST(CoverTest, InputCastJoinsTheChannelPad) {
+  EXPECT_THAT(CastPadExplain(false), HasSubstr("#0 Kernel Cast+Pad [cast:Cast, pad:Pad]"));
+  const std::string apart = CastPadExplain(true);  // the Cast's result is read elsewhere too
+  EXPECT_THAT(apart, HasSubstr("Kernel Cast [cast:Cast]"));
+  EXPECT_THAT(apart, HasSubstr("Kernel Pad [pad:Pad]"));
 }
 
 TEST(CoverTest, ReshapeIsAliasAndPoolIsLegacy) {

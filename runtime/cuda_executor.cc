@@ -114,6 +114,8 @@ absl::Status CudaExecutor::Init() {
       note = "host step: string values stay on the host";
     } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
+    } else if (IsCastPadStep(g, step)) {
+      note = "own CUDA kernel: cast, NHWC layout and channel padding in one pass";
     } else if (step.nodes.size() == 1 && ops::IsControlFlowOp(first.op_type)) {
       note = "control flow on the host: the body runs node by node with the CPU reference kernels";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
@@ -186,6 +188,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);
+  if (IsCastPadStep(g, step)) return RunCastPad(step, values);
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
     const ir::Node& node = g.node(step.nodes[0]);
     if (RunsOnDevicePointwise(g, node)) return RunPointwise(step, values);

@@ -144,6 +144,8 @@ class CudaExecutor {
   // Concat and constant Pad with the strided-copy kernel, in the output's layout.
   absl::Status RunConcat(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
+  // A Cast+Pad step (IsCastPadStep) in one kernel; its nodes one by one where the layouts differ.
+  absl::Status RunCastPad(const Step& step, std::vector<DeviceTensor>& values);
   // Other single-node Kernel steps through runtime/cuda_kernel_steps (transpose, slice, gather,
   // reductions, softmax, norms, resize, ...); forms it does not cover run on the host.
   absl::Status RunKernel(const Step& step, std::vector<DeviceTensor>& values);

@@ -3,6 +3,7 @@
 #ifndef ONNXRUN_RUNTIME_CUDA_STEP_RULES_H_
 #define ONNXRUN_RUNTIME_CUDA_STEP_RULES_H_
 
+#include "exec/plan.h"
 #include "ir/graph.h"
 
 namespace exec {
@@ -14,6 +15,9 @@ inline bool IsFloatType(ir::DType d) { return d == ir::DType::kFloat32 || d == i
 bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node);
 // Concat, and constant Pad with constant non-negative pads: strided copies on the device.
 bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node);
+// A Kernel step of a float Cast followed by the channel Pad of its result (partitioner/cover.cc):
+// one own kernel casts, stores NHWC and pads (kernels/cuda/cast_pad.h).
+bool IsCastPadStep(const ir::Graph& graph, const Step& step);
 
 }  // namespace exec
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cuda/cast_pad.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
@@ -137,6 +138,49 @@ bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node) {
     if (p < 0) return false;
   }
   return value == ir::kNoValue || graph.value(value).constant.has_value();
+}
+
+bool IsCastPadStep(const ir::Graph& graph, const Step& step) {
+  if (step.kind != StepKind::kKernel || step.nodes.size() != 2) return false;
+  const ir::Node &cast = graph.node(step.nodes[0]), &pad = graph.node(step.nodes[1]);
+  return cast.op_type == "Cast" && pad.op_type == "Pad" && RunsOnDevicePointwise(graph, cast) &&
+         RunsOnDeviceCopy(graph, pad) && pad.inputs[0] == cast.outputs[0];
+}
+
+absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node &cast = g.node(step.nodes[0]), &pad = g.node(step.nodes[1]);
+  absl::StatusOr<DeviceTensor> x = Input(cast.inputs[0], values);
+  if (!x.ok()) return x.status();
+  const ir::ValueId out_id = pad.outputs[0];
+  const std::vector<int64_t> pads = g.value(pad.input(1)).constant->ToInt64Vector();
+  // Zeros at the end of the channel axis only (what channel padding writes), NCHW in, NHWC out.
+  bool channel_zero_pad =
+      pads.size() == 8 && (pad.input(2) == ir::kNoValue || g.value(pad.input(2)).constant->GetAsDouble(0) == 0);
+  for (size_t i = 0; i < pads.size() && channel_zero_pad; ++i) channel_zero_pad = i == 5 || pads[i] == 0;
+  const bool one_pass = channel_zero_pad && !x->nhwc && x->dims.size() == 4 && WantsNhwc(out_id);
+  if (!one_pass) {  // each node as its own step
+    for (ir::NodeId id : step.nodes) {
+      Step single{StepKind::kKernel, {id}, {}, g.node(id).outputs};
+      absl::Status s = id == step.nodes[0] ? RunPointwise(single, values) : RunPad(single, values);
+      if (!s.ok()) return s;
+    }
+    values[cast.outputs[0]] = DeviceTensor();
+    return absl::OkStatus();
+  }
+  const ir::DType to = g.value(out_id).type.dtype;
+  std::vector<int64_t> dims = x->dims;
+  dims[1] += pads[5];
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, dims, /*nhwc=*/true, stream_);
+  if (!out.ok()) return out.status();
+  auto float_type = [](ir::DType d) {
+    return d == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
+  };
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CastPadToNhwc(float_type(x->dtype), float_type(to), x->data(),
+                                                            out->data(), x->dims[0], x->dims[1],
+                                                            x->dims[2] * x->dims[3], dims[1], stream_));
+  values[out_id] = *std::move(out);
+  return absl::OkStatus();
 }
 
 absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTensor>& values) {

@@ -97,7 +97,8 @@ if [[ -n ${MEMCHECK:-} ]] && command -v /usr/local/cuda/bin/compute-sanitizer >/
     dir=$zoo/$m
     [[ $m == tiny_cnn ]] && dir=$repo/models/tiny_cnn
     /usr/local/cuda/bin/compute-sanitizer --tool memcheck --target-processes all .gpu/run bin/onnxrun \
-      --device cuda --input-dir "$dir/test_data_set_0" "$dir/model.onnx" >>"$out/memcheck.log" 2>&1
+      --device cuda --precision "${MEMCHECK_PRECISION:-fp32}" --input-dir "$dir/test_data_set_0" "$dir/model.onnx" \
+      >>"$out/memcheck.log" 2>&1
     summary+=("memcheck $m: rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
   done
 fi

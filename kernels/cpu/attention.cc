@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
 
 namespace kernels::cpu {
@@ -101,18 +101,9 @@ class MaskBias {
   int64_t keys_ = 0;
 };
 
-// Writes v (in the 4-D order, or the 3-D one for Y of 3-D inputs) into t.
+// Writes v (in the 4-D order, or the 3-D one for Y of 3-D inputs) into t when it is requested.
 absl::Status Store(ir::Tensor* t, const std::vector<double>& v) {
-  if (t == nullptr) return absl::OkStatus();
-  if (t->num_elements() != static_cast<int64_t>(v.size())) {
-    return absl::InvalidArgumentError("Attention: an output's size does not match its inputs");
-  }
-  return DispatchFloat(t->dtype(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    T* out = t->template data<T>();
-    for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<T>(v[i]);
-    return absl::OkStatus();
-  });
+  return t == nullptr ? absl::OkStatus() : WriteDoubles(v, *t);
 }
 
 // Softmax of one row in place; a row with every key masked becomes zeros.

@@ -9,31 +9,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
 
 namespace kernels::cpu {
 namespace {
-
-absl::StatusOr<std::vector<double>> ToDoubles(const ir::Tensor& t) {
-  std::vector<double> values(static_cast<size_t>(t.num_elements()));
-  absl::Status s = DispatchFloat(t.dtype(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    const T* data = t.template data<T>();
-    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(data[i]);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return values;
-}
-
-absl::Status StoreDoubles(const std::vector<double>& values, ir::Tensor* out) {
-  return DispatchFloat(out->dtype(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    T* data = out->template data<T>();
-    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<T>(values[i]);
-    return absl::OkStatus();
-  });
-}
 
 // LogSoftmax over C of [N, C, D] values, in place.
 void LogSoftmaxOverClasses(const ops::LossExtents& e, std::vector<double>& values) {
@@ -92,7 +72,7 @@ absl::Status Loss(KernelContext& ctx, bool softmax_first) {
   if (!attrs.ok()) return attrs.status();
   absl::StatusOr<ops::LossExtents> extents = ops::LossExtentsOf(input->shape(), target->shape());
   if (!extents.ok()) return extents.status();
-  absl::StatusOr<std::vector<double>> values = ToDoubles(*input);
+  absl::StatusOr<std::vector<double>> values = ReadDoubles(*input);
   if (!values.ok()) return values.status();
   std::vector<double> weight;
   if (const ir::Tensor* w = ctx.input(2); w != nullptr) {
@@ -100,14 +80,14 @@ absl::Status Loss(KernelContext& ctx, bool softmax_first) {
       return absl::InvalidArgumentError(
           absl::StrCat("weight has ", w->num_elements(), " values for ", extents->classes, " classes"));
     }
-    absl::StatusOr<std::vector<double>> w_values = ToDoubles(*w);
+    absl::StatusOr<std::vector<double>> w_values = ReadDoubles(*w);
     if (!w_values.ok()) return w_values.status();
     weight = *std::move(w_values);
   }
   if (softmax_first) {
     LogSoftmaxOverClasses(*extents, *values);
     if (ir::Tensor* log_prob = ctx.output(1); log_prob != nullptr) {
-      if (absl::Status s = StoreDoubles(*values, log_prob); !s.ok()) return s;
+      if (absl::Status s = WriteDoubles(*values, *log_prob); !s.ok()) return s;
     }
   }
   absl::StatusOr<std::vector<double>> result = NegativeLogLikelihood(
@@ -116,7 +96,7 @@ absl::Status Loss(KernelContext& ctx, bool softmax_first) {
   if (static_cast<int64_t>(result->size()) != loss->num_elements()) {
     return absl::InternalError("loss output size does not match the reduction");
   }
-  return StoreDoubles(*result, loss);
+  return WriteDoubles(*result, *loss);
 }
 
 absl::Status NegativeLogLikelihoodLoss(KernelContext& ctx) { return Loss(ctx, /*softmax_first=*/false); }

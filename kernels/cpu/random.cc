@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/elementwise_util.h"
+#include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
 #include "kernels/cpu/mt19937.h"
 
@@ -62,24 +63,11 @@ absl::Status Normal(KernelContext& ctx) {
   return FillOutput(ctx, [&](int64_t) { return d->rng.NextGauss() * d->attrs.scale + d->attrs.mean; });
 }
 
-// The input's values as doubles.
-absl::StatusOr<std::vector<double>> ValuesOf(const ir::Tensor& x) {
-  std::vector<double> values(x.num_elements());
-  absl::Status s = DispatchFloat(x.dtype(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    const T* in = x.template data<T>();
-    for (int64_t i = 0; i < x.num_elements(); ++i) values[i] = static_cast<double>(in[i]);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return values;
-}
-
 // Bernoulli: 1 with probability x[i], one numpy binomial(1, x[i]) draw per element.
 absl::Status Bernoulli(KernelContext& ctx) {
   absl::StatusOr<const ir::Tensor*> x = elementwise::RequireInput(ctx, 0);
   if (!x.ok()) return x.status();
-  absl::StatusOr<std::vector<double>> p = ValuesOf(**x);
+  absl::StatusOr<std::vector<double>> p = ReadDoubles(**x);
   if (!p.ok()) return p.status();
   for (size_t i = 0; i < p->size(); ++i) {
     if (!((*p)[i] >= 0 && (*p)[i] <= 1)) {
@@ -117,7 +105,7 @@ absl::Status Multinomial(KernelContext& ctx) {
   if ((*x)->rank() != 2 || (*x)->shape()[1] < 1) {
     return absl::InvalidArgumentError("Multinomial: input must be [batch_size, class_size] with a class");
   }
-  absl::StatusOr<std::vector<double>> logits = ValuesOf(**x);
+  absl::StatusOr<std::vector<double>> logits = ReadDoubles(**x);
   if (!logits.ok()) return logits.status();
   absl::StatusOr<Draw> d = StartDraw(ctx);
   if (!d.ok()) return d.status();

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
 #include "ops/attention.h"
 
@@ -68,12 +68,7 @@ absl::Status RotaryEmbedding(KernelContext& ctx) {
       }
     }
   }
-  return DispatchFloat(y->dtype(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    T* yd = y->template data<T>();
-    for (size_t i = 0; i < out.size(); ++i) yd[i] = static_cast<T>(out[i]);
-    return absl::OkStatus();
-  });
+  return WriteDoubles(out, *y);
 }
 
 }  // namespace

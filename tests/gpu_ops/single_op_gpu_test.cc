@@ -2,7 +2,8 @@
 // reference kernels running the same plan, and required to run as a device step (never the host
 // fallback) and to replay a CUDA graph on the third run: Softmax and LogSoftmax of every rank 2/3/4
 // and axis -1/1 (cuDNN's softmax, or the own kernel where cuDNN does not take the shape), and LRN
-// (cuDNN's cross-channel LRN), in fp32 and fp16. Skips when no GPU is usable.
+// (cuDNN's cross-channel LRN), in fp32 and fp16; and the fp16 stem (one-pass input Cast+Pad, fused
+// conv). Skips when no GPU is usable.
 #include <random>
 #include <string>
 #include <vector>
@@ -125,3 +126,47 @@ INSTANTIATE_TEST_SUITE_P(Softmax, SingleOpGpuTest, testing::ValuesIn(SoftmaxCase
 INSTANTIATE_TEST_SUITE_P(Lrn, SingleOpGpuTest, testing::ValuesIn(LrnCases()), Name);
 
 }  // namespace
+
+// An fp32 image into an fp16 stem conv (3 channels, padded to 4) + bias + Relu: the input Cast and
+// the channel Pad run as one own kernel (kernels/cuda/cast_pad.h) and the conv as a fused cuDNN graph
+// (the fp16 stem rule, Relu as RELU_FWD); the result equals the CPU's run of the same plan.
+TEST(StemGpuTest, Fp16StemCastsAndPadsInOnePassAndFuses) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {2, 3, 16, 16});
+  *g->add_output() = testing_util::TensorInfo("y", {2, 8, 16, 16});
+  std::vector<float> w(8 * 3 * 3 * 3), b(8);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 17) / 17.0f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.1f * static_cast<float>(i) - 0.3f;
+  testing_util::AddFloatInitializer(model, "w", {8, 3, 3, 3}, w);
+  testing_util::AddFloatInitializer(model, "b", {8}, b);
+  onnx::NodeProto conv = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  *g->add_node() = conv;
+  *g->add_node() = testing_util::MakeNode("Relu", {"c"}, {"y"}, "relu");
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = "fp16";
+  options.gpu.plan_cache = false;
+  auto session = runtime::Session::CreateFromBytes(model.SerializeAsString(), options);
+  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+    GTEST_SKIP() << session.status().message();
+  }
+  ASSERT_TRUE(session.ok()) << session.status();
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({2, 3, 16, 16})}};
+  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
+    auto gpu = (*session)->Run(inputs);
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, {1e-2, 1e-3}), "") << "run " << run;
+  }
+  bool cast_pad = false, fused = false;
+  for (const std::string& note : (*session)->gpu_step_notes()) {
+    cast_pad = cast_pad || absl::StrContains(note, "cast, NHWC layout and channel padding in one pass");
+    fused = fused || absl::StrContains(note, "cuDNN operation graph");
+    EXPECT_FALSE(absl::StrContains(note, "host reference")) << note;
+  }
+  EXPECT_TRUE(cast_pad);
+  EXPECT_TRUE(fused);
+}
