@@ -40,10 +40,8 @@ onnx::NodeProto Conv(const std::string& in, const std::string& w, const std::str
   return node;
 }
 
-std::string Explain(onnx::ModelProto model, const std::string& output,
-                    std::vector<std::variant<int64_t, std::string>> output_dims = {1, 16, 8, 8}) {
-  *model.mutable_graph()->add_output() = TensorInfo(output, std::move(output_dims));
-  absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
+// The cover of `graph` as --explain prints it, or the error.
+std::string ExplainGraph(absl::StatusOr<ir::Graph> graph) {
   if (!graph.ok()) return std::string(graph.status().message());
   exec::Plan plan;
   plan.graph = *std::move(graph);
@@ -51,6 +49,12 @@ std::string Explain(onnx::ModelProto model, const std::string& output,
   if (!steps.ok()) return std::string(steps.status().message());
   plan.steps = *std::move(steps);
   return ExplainText(plan);
+}
+
+std::string Explain(onnx::ModelProto model, const std::string& output,
+                    std::vector<std::variant<int64_t, std::string>> output_dims = {1, 16, 8, 8}) {
+  *model.mutable_graph()->add_output() = TensorInfo(output, std::move(output_dims));
+  return ExplainGraph(importer::ImportModelBytes(model.SerializeAsString(), ""));
 }
 
 TEST(CoverTest, ConvBiasReluIsOneFusedGraph) {
@@ -152,13 +156,18 @@ TEST(CoverTest, SiluTailWhoseSigmoidIsReadElsewhereStaysApart) {
   EXPECT_THAT(text, Not(HasSubstr("Conv+Sigmoid")));
 }
 
-TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
+// An fp32 conv over C input channels (constant weights).
+std::string Fp32ConvExplain(int64_t c) {
   onnx::ModelProto m = testing_util::MakeModel(13);
   auto* g = m.mutable_graph();
-  *g->add_input() = TensorInfo("img", {1, 3, 8, 8});
-  testing_util::AddInitializer(m, "w", {16, 3, 3, 3});
+  *g->add_input() = TensorInfo("img", {1, c, 8, 8});
+  testing_util::AddInitializer(m, "w", {16, c, 3, 3});
   *g->add_node() = Conv("img", "w", "y");
-  EXPECT_THAT(Explain(m, "y"),
+  return Explain(m, "y");
+}
+
+TEST(CoverTest, UnalignedStemIsLegacyWithReason) {
+  EXPECT_THAT(Fp32ConvExplain(3),
               HasSubstr("why: not a FusedGraph: input channels C = 3: 96 bits, not a multiple of 128"));
 }
 
@@ -181,12 +190,7 @@ TEST(CoverTest, Fp16StemOfFourChannelsFuses) {
 }
 
 TEST(CoverTest, Fp32ConvOfTwoChannelsStaysLegacy) {
-  onnx::ModelProto m = testing_util::MakeModel(13);
-  auto* g = m.mutable_graph();
-  *g->add_input() = TensorInfo("img", {1, 2, 8, 8});
-  testing_util::AddInitializer(m, "w", {16, 2, 3, 3});
-  *g->add_node() = Conv("img", "w", "y");
-  EXPECT_THAT(Explain(m, "y"),
+  EXPECT_THAT(Fp32ConvExplain(2),
               HasSubstr("why: not a FusedGraph: input channels C = 2: 64 bits, not a multiple of 128"));
 }
 
@@ -200,14 +204,7 @@ std::string CastPadExplain(bool also_read) {
   for (int i = 0; i < 8; ++i) pads.data<int64_t>()[i] = i == 5 ? 1 : 0;
   b.Output(b.Op("pad", "Pad", {cast, b.Constant("pads", pads)}));
   if (also_read) b.Output(cast);
-  absl::StatusOr<ir::Graph> graph = b.Build();
-  if (!graph.ok()) return std::string(graph.status().message());
-  exec::Plan plan;
-  plan.graph = *std::move(graph);
-  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(plan.graph, Sm90Rules());
-  if (!steps.ok()) return std::string(steps.status().message());
-  plan.steps = *std::move(steps);
-  return ExplainText(plan);
+  return ExplainGraph(b.Build());
 }
 
 TEST(CoverTest, InputCastJoinsTheChannelPad) {
