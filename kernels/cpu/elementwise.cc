@@ -54,6 +54,18 @@ absl::StatusOr<const ir::Tensor*> ClipBound(const KernelContext& ctx, size_t i, 
 }
 
 // Clip(x, min?, max?): min(max(x, min), max); NaN stays NaN; min > max gives max.
+// The largest (or lowest) value of T: infinities for the floating types.
+template <typename T>
+T Extreme(bool largest) {
+  if constexpr (std::is_same_v<T, ir::Half>) {
+    return ir::Half(largest ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return largest ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  } else {
+    return largest ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+  }
+}
+
 absl::Status Clip(KernelContext& ctx) {
   absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
   if (!x.ok()) return x.status();
@@ -69,14 +81,12 @@ absl::Status Clip(KernelContext& ctx) {
     const T* in = (*x)->template data<T>();
     T* y = (*out)->template data<T>();
     const int64_t n = (*x)->num_elements();
-    const T lo_value = *lo != nullptr ? (*lo)->template data<T>()[0] : T{};
-    const T hi_value = *hi != nullptr ? (*hi)->template data<T>()[0] : T{};
-    const bool has_lo = *lo != nullptr, has_hi = *hi != nullptr;
+    // An absent bound is the dtype's extreme, so the loop has no branch (NaN compares false: kept).
+    const T lo_value = *lo != nullptr ? (*lo)->template data<T>()[0] : Extreme<T>(false);
+    const T hi_value = *hi != nullptr ? (*hi)->template data<T>()[0] : Extreme<T>(true);
     for (int64_t i = 0; i < n; ++i) {
-      T v = in[i];
-      if (has_lo && v < lo_value) v = lo_value;
-      if (has_hi && v > hi_value) v = hi_value;
-      y[i] = v;
+      const T v = in[i];
+      y[i] = v < lo_value ? lo_value : (v > hi_value ? hi_value : v);
     }
     return absl::OkStatus();
   });
