@@ -139,14 +139,21 @@ absl::Status Attention(KernelContext& ctx) {
       Concat(past_v, ViewHeads(*v, d.three_d, d.batch, d.kv_heads, d.kv_seq, d.v_head_size), d.batch, d.past_seq);
   const int64_t total = d.total_seq(), group = d.q_heads / d.kv_heads;
   const double scale = attrs->scale ? *attrs->scale : 1.0 / std::sqrt(static_cast<double>(d.head_size));
-  std::vector<double> y(d.batch * d.q_heads * d.q_seq * d.v_head_size), qk(d.batch * d.q_heads * d.q_seq * total);
+  // The scores are kept only when qk_matmul_output is requested (its size was checked against the
+  // tensor limits when it was allocated); otherwise one row at a time.
+  const bool keep_qk = ctx.output(3) != nullptr;
+  if (keep_qk && ctx.output(3)->num_elements() != d.batch * d.q_heads * d.q_seq * total) {
+    return absl::InvalidArgumentError("Attention: qk_matmul_output does not have [batch, q_heads, q_seq, keys]");
+  }
+  std::vector<double> y(d.batch * d.q_heads * d.q_seq * d.v_head_size),
+      qk(keep_qk ? ctx.output(3)->num_elements() : total);
   std::vector<double> row(total);
   for (int64_t b = 0; b < d.batch; ++b) {
     const int64_t valid = nonpad != nullptr ? nonpad->GetAsInt64(b) : total;
     const int64_t causal_offset = past_k != nullptr || nonpad == nullptr ? d.past_seq : valid - d.q_seq;
     for (int64_t h = 0; h < d.q_heads; ++h) {
       for (int64_t i = 0; i < d.q_seq; ++i) {
-        double* out_qk = &qk[((b * d.q_heads + h) * d.q_seq + i) * total];
+        double* out_qk = keep_qk ? &qk[((b * d.q_heads + h) * d.q_seq + i) * total] : qk.data();
         for (int64_t j = 0; j < total; ++j) {
           double s = 0;
           for (int64_t e = 0; e < d.head_size; ++e) s += qh.at(b, h, i, e) * kh.at(b, h / group, j, e);
