@@ -1,0 +1,103 @@
+/* onnxrun's C API: load an ONNX model and run it from C (or any language with a C FFI). Only C types
+ * cross this boundary: opaque handles, plain structs of scalars and pointers, and status objects
+ * with messages; the C++ API (runtime/session.h) is the convenient layer on top of the same Session.
+ *
+ * Ownership: every handle a function returns through an out-parameter belongs to the caller and is
+ * freed with its *_free function (which accepts NULL). Functions that can fail return an
+ * OnnxrunStatus*: NULL on success, otherwise a status the caller frees. Strings and arrays a getter
+ * returns are borrowed from the handle they came from and live as long as it does.
+ * A session may be run from several threads at once.
+ *
+ * Example:
+ *   OnnxrunSession* session = NULL;
+ *   OnnxrunStatus* status = onnxrun_session_create("model.onnx", NULL, &session);
+ *   if (status) { fprintf(stderr, "%s\n", onnxrun_status_message(status)); onnxrun_status_free(status); return 1; }
+ *   int64_t dims[4] = {1, 3, 32, 32};
+ *   OnnxrunTensor input = {"image", ONNXRUN_FLOAT32, dims, 4, pixels};
+ *   OnnxrunValues* outputs = NULL;
+ *   status = onnxrun_session_run(session, &input, 1, &outputs);
+ *   OnnxrunTensor probs;
+ *   if (!status) status = onnxrun_values_get(outputs, 0, &probs);   // probs.data: float[probs.dims...]
+ *   ...
+ *   onnxrun_values_free(outputs);
+ *   onnxrun_session_free(session);
+ */
+#ifndef ONNXRUN_ONNXRUN_C_H_
+#define ONNXRUN_ONNXRUN_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct OnnxrunStatus OnnxrunStatus;
+typedef struct OnnxrunSession OnnxrunSession;
+typedef struct OnnxrunValues OnnxrunValues; /* the outputs of one run */
+
+typedef enum { ONNXRUN_DEVICE_AUTO = 0, ONNXRUN_DEVICE_CPU = 1, ONNXRUN_DEVICE_CUDA = 2 } OnnxrunDevice;
+
+/* Element types, numbered as ONNX's TensorProto.DataType. */
+typedef enum {
+  ONNXRUN_FLOAT32 = 1,
+  ONNXRUN_UINT8 = 2,
+  ONNXRUN_INT8 = 3,
+  ONNXRUN_UINT16 = 4,
+  ONNXRUN_INT16 = 5,
+  ONNXRUN_INT32 = 6,
+  ONNXRUN_INT64 = 7,
+  ONNXRUN_BOOL = 9, /* one byte per element, 0 or 1 */
+  ONNXRUN_FLOAT16 = 10,
+  ONNXRUN_FLOAT64 = 11,
+  ONNXRUN_UINT32 = 12,
+  ONNXRUN_UINT64 = 13,
+  ONNXRUN_BFLOAT16 = 16
+} OnnxrunDType;
+
+typedef struct {
+  OnnxrunDevice device;  /* ONNXRUN_DEVICE_AUTO: the GPU when one is usable, else the CPU */
+  const char* precision; /* "fp32" (also when NULL), "tf32" or "fp16" */
+} OnnxrunOptions;
+
+/* A dense, row-major host tensor: inputs the caller owns, or a borrowed view of an output. */
+typedef struct {
+  const char* name;
+  OnnxrunDType dtype;
+  const int64_t* dims;
+  size_t rank;
+  const void* data; /* the product of dims elements of dtype */
+} OnnxrunTensor;
+
+/* The status's code (absl's numbering: 3 invalid argument, 12 unimplemented, ...) and message. */
+int onnxrun_status_code(const OnnxrunStatus* status);
+const char* onnxrun_status_message(const OnnxrunStatus* status);
+void onnxrun_status_free(OnnxrunStatus* status);
+
+/* Loads, checks and plans the model at `model_path`; `options` may be NULL (the defaults). */
+OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options,
+                                      OnnxrunSession** session);
+void onnxrun_session_free(OnnxrunSession* session);
+/* "cpu" or "cuda": where the session runs. */
+const char* onnxrun_session_device(const OnnxrunSession* session);
+size_t onnxrun_session_input_count(const OnnxrunSession* session);
+size_t onnxrun_session_output_count(const OnnxrunSession* session);
+/* The name of input (output) i; NULL when i is out of range. */
+const char* onnxrun_session_input_name(const OnnxrunSession* session, size_t i);
+const char* onnxrun_session_output_name(const OnnxrunSession* session, size_t i);
+
+/* Runs the model on `input_count` named inputs (copied); on success *outputs holds every graph
+ * output, in the model's order. A missing input, a wrong dtype or shape is an error status. */
+OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunTensor* inputs, size_t input_count,
+                                   OnnxrunValues** outputs);
+size_t onnxrun_values_count(const OnnxrunValues* values);
+/* A borrowed view of output i; an error for i out of range or an output that is not a dense tensor
+ * (a sequence, an empty optional, strings). */
+OnnxrunStatus* onnxrun_values_get(const OnnxrunValues* values, size_t i, OnnxrunTensor* tensor);
+void onnxrun_values_free(OnnxrunValues* values);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ONNXRUN_ONNXRUN_C_H_ */
