@@ -75,8 +75,7 @@ const char* onnxrun_status_message(const OnnxrunStatus* status);
 void onnxrun_status_free(OnnxrunStatus* status);
 
 /* Loads, checks and plans the model at `model_path`; `options` may be NULL (the defaults). */
-OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options,
-                                      OnnxrunSession** session);
+OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options, OnnxrunSession** session);
 void onnxrun_session_free(OnnxrunSession* session);
 /* "cpu" or "cuda": where the session runs. */
 const char* onnxrun_session_device(const OnnxrunSession* session);

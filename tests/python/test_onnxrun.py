@@ -1,0 +1,81 @@
+"""The Python package (`import onnxrun`) on models/tiny_cnn: metadata, a run against ONNX Runtime's
+stored output (models/tiny_cnn/test_data_set_0, every element), the same result as the C++ CLI's
+library path (a second session on the CPU), explain() as a dict, and errors as onnxrun.Error.
+Run by tests/python/pytest_test.sh with PYTHONPATH holding onnxrun.so."""
+import os
+import threading
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+import pytest
+
+import onnxrun
+
+ROOT = os.environ.get("ONNXRUN_REPO", ".")
+MODEL = os.path.join(ROOT, "models/tiny_cnn/model.onnx")
+DATA = os.path.join(ROOT, "models/tiny_cnn/test_data_set_0")
+
+
+def load(name):
+    tensor = onnx.TensorProto()
+    with open(os.path.join(DATA, name), "rb") as f:
+        tensor.ParseFromString(f.read())
+    return onnx.numpy_helper.to_array(tensor)
+
+
+@pytest.fixture(scope="module")
+def session():
+    return onnxrun.Session(MODEL, device="cpu")
+
+
+def test_metadata(session):
+    assert session.device == "cpu"
+    assert [i["name"] for i in session.inputs] == ["image"]
+    assert session.inputs[0]["dtype"] == "float32"
+    assert [o["name"] for o in session.outputs] == ["probs"]
+
+
+def test_run_matches_stored_outputs(session):
+    x, want = load("input_0.pb"), load("output_0.pb")
+    got = session.run({"image": x})["probs"]
+    assert got.dtype == np.float32 and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_non_contiguous_input_is_copied_in_order(session):
+    x = load("input_0.pb")
+    flipped = np.ascontiguousarray(x[:, :, :, ::-1])[:, :, :, ::-1]  # a view with a negative stride
+    np.testing.assert_array_equal(session.run({"image": flipped})["probs"], session.run({"image": x})["probs"])
+
+
+def test_threads_share_one_session(session):
+    x = load("input_0.pb")
+    want = session.run({"image": x})["probs"]
+    results = [None] * 4
+
+    def work(i):
+        results[i] = session.run({"image": x})["probs"]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_array_equal(r, want)
+
+
+def test_explain_is_the_plan(session):
+    plan = session.explain()
+    assert isinstance(plan, dict)
+    assert plan["steps"], plan.keys()
+
+
+def test_errors_raise_with_the_status_message(session):
+    with pytest.raises(onnxrun.Error, match="no/such/model.onnx"):
+        onnxrun.Session("no/such/model.onnx")
+    with pytest.raises(onnxrun.Error, match="image"):
+        session.run({"image": load("input_0.pb").astype(np.float64)})
+    with pytest.raises(onnxrun.Error, match="device"):
+        onnxrun.Session(MODEL, device="tpu")
