@@ -10,7 +10,9 @@
 #   3. --config=tsan                                  //tests/concurrency
 #   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target (seed 1,
 #                                                     at most 150,000 runs: repeatable)
-#   5. tools/check_format.sh                          every C++/CUDA source clang-formatted
+#   5. tools/install.sh + examples/c_api with CMake    the installed library, header, pkg-config file
+#                                                     and Python module work from the install
+#   6. tools/check_format.sh                          every C++/CUDA source clang-formatted
 # Extra arguments go to every bazel test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -79,6 +81,21 @@ else
   failed=$((failed + 1)) rc=1
 fi
 echo "=== fuzz: $((SECONDS - start)) s"
+
+echo "=== install: tools/install.sh, then the CMake example and the Python module from the install"
+start=$SECONDS
+prefix=$(mktemp -d)
+if tools/install.sh "$prefix/usr" &&
+   PKG_CONFIG_PATH="$prefix/usr/lib/pkgconfig" cmake -S examples/c_api -B "$prefix/build" >/dev/null &&
+   cmake --build "$prefix/build" >/dev/null && "$prefix/build/classify" models/tiny_cnn/model.onnx &&
+   PYTHONPATH="$prefix/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+     "import onnxrun; print('python:', onnxrun.Session('models/tiny_cnn/model.onnx').outputs[0]['name'])"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)) rc=1
+fi
+rm -rf "$prefix"
+echo "=== install: $((SECONDS - start)) s"
 
 echo "=== format: tools/check_format.sh"
 if tools/check_format.sh; then passed=$((passed + 1)); else failed=$((failed + 1)) rc=1; fi

@@ -1,7 +1,8 @@
 /* A C program (compiled as C: only the C API's types cross) that runs models/tiny_cnn through
  * include/onnxrun/onnxrun_c.h on a generated image and checks what can be checked without a
  * reference: one output 'probs' of [1, 10] probabilities (the model ends in Softmax) summing to 1.
- * Exit status 0 when every check holds. */
+ * Exit status 0 when every check holds. Built by Bazel (//tests/c_api:c_program_test) and, against an
+ * installed onnxrun (tools/install.sh), by CMake (examples/c_api/CMakeLists.txt). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,6 @@ int main(int argc, char** argv) {
   }
   onnxrun_values_free(outputs);
   onnxrun_session_free(session);
-  printf("%s\n", failures == 0 ? "c_program: all checks passed" : "c_program: FAILED");
+  printf("%s\n", failures == 0 ? "classify: all checks passed" : "classify: FAILED");
   return failures == 0 ? 0 : 1;
 }
