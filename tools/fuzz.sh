@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the importer's libFuzzer target (//tests/fuzz:importer_fuzzer, --config=fuzz: clang,
-# ASan + UBSan) and runs it for SECONDS (default 120) on a seed corpus: the ONNX conformance models,
+# ASan + UBSan) and runs it for SECONDS (default 120) on a seed corpus: the ONNX conformance models
+# (libonnx-testdata's and ONNX 1.23's for opsets 18-24),
 # models/tiny_cnn, the zoo models under 1 MB, tests/fuzz/regressions and the edge-case models of
 # tests/fuzz/make_edge_models.py. Exit 0 when the run ends
 # without a crash, timeout, leak or OOM; otherwise the input that did it is left in
@@ -20,6 +21,13 @@ for f in /usr/share/libonnx-testdata/data/*/*/model.onnx; do
   case_dir=$(dirname "$f")
   cp "$f" "$dir/seeds/$(basename "$(dirname "$case_dir")")_$(basename "$case_dir").onnx"
 done
+# ONNX 1.23's cases for opsets 18-24 (Attention, RotaryEmbedding, the random ops, ...).
+if [[ -f tests/conformance/onnx_1_23_node.tar.xz ]]; then
+  rm -rf "$dir/onnx_1_23" && mkdir -p "$dir/onnx_1_23" && tar xJf tests/conformance/onnx_1_23_node.tar.xz -C "$dir/onnx_1_23"
+  for f in "$dir"/onnx_1_23/genall/*/model.onnx; do
+    cp "$f" "$dir/seeds/onnx123_$(basename "$(dirname "$f")").onnx"
+  done
+fi
 cp models/tiny_cnn/model.onnx "$dir/seeds/tiny_cnn.onnx"
 zoo="$(bazel info bazel-bin 2>/dev/null)/models/zoo"
 if [[ -d $zoo ]]; then
