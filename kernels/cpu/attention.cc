@@ -128,6 +128,13 @@ absl::Status Attention(KernelContext& ctx) {
                                                                  past_k ? past_k->shape() : std::vector<int64_t>{});
   if (!dims.ok()) return dims.status();
   const ops::AttentionDims& d = *dims;
+  if ((past_k == nullptr) != (past_v == nullptr)) {
+    return absl::InvalidArgumentError("Attention: past_key and past_value go together");
+  }
+  if (past_v != nullptr && past_v->shape() != std::vector<int64_t>{d.batch, d.kv_heads, d.past_seq, d.v_head_size}) {
+    return absl::InvalidArgumentError(absl::StrCat("Attention: past_value ", ir::ShapeToString(past_v->shape()),
+                                                   " is not [batch, kv_heads, past, v_head_size]"));
+  }
   if (nonpad != nullptr && nonpad->num_elements() != d.batch) {
     return absl::InvalidArgumentError("Attention: nonpad_kv_seqlen must hold one length per batch");
   }
