@@ -25,6 +25,17 @@ struct OnnxrunValues {
 
 namespace {
 
+// The C header numbers dtypes as ONNX does, which is ir::DType's numbering: casts between them are exact.
+static_assert(
+    ONNXRUN_FLOAT32 == static_cast<int>(ir::DType::kFloat32) && ONNXRUN_UINT8 == static_cast<int>(ir::DType::kUint8) &&
+    ONNXRUN_INT8 == static_cast<int>(ir::DType::kInt8) && ONNXRUN_UINT16 == static_cast<int>(ir::DType::kUint16) &&
+    ONNXRUN_INT16 == static_cast<int>(ir::DType::kInt16) && ONNXRUN_INT32 == static_cast<int>(ir::DType::kInt32) &&
+    ONNXRUN_INT64 == static_cast<int>(ir::DType::kInt64) && ONNXRUN_BOOL == static_cast<int>(ir::DType::kBool) &&
+    ONNXRUN_FLOAT16 == static_cast<int>(ir::DType::kFloat16) &&
+    ONNXRUN_FLOAT64 == static_cast<int>(ir::DType::kFloat64) &&
+    ONNXRUN_UINT32 == static_cast<int>(ir::DType::kUint32) && ONNXRUN_UINT64 == static_cast<int>(ir::DType::kUint64) &&
+    ONNXRUN_BFLOAT16 == static_cast<int>(ir::DType::kBFloat16));
+
 OnnxrunStatus* ToC(absl::Status status) {
   if (status.ok()) return nullptr;
   std::string message(status.message());
