@@ -50,9 +50,12 @@ absl::Status RotaryEmbedding(KernelContext& ctx) {
     return Invalid(
         "the caches must be [max_position, rotary_dim / 2] with position_ids [B, seq], else [B, seq, rotary_dim / 2]");
   }
-  std::vector<double> in(x->num_elements());
-  for (int64_t i = 0; i < x->num_elements(); ++i) in[i] = x->GetAsDouble(i);
-  std::vector<double> out = in;
+  absl::StatusOr<std::vector<double>> in = ReadDoubles(*x);
+  absl::StatusOr<std::vector<double>> cos_values = ReadDoubles(*cos), sin_values = ReadDoubles(*sin);
+  for (const auto* values : {&in, &cos_values, &sin_values}) {
+    if (!values->ok()) return values->status();
+  }
+  std::vector<double> out = *in;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t s = 0; s < seq; ++s) {
       const int64_t row = CacheRow(*cos, positions, b, s, seq);
@@ -60,10 +63,10 @@ absl::Status RotaryEmbedding(KernelContext& ctx) {
       for (int64_t h = 0; h < heads; ++h) {
         const int64_t base = four_d ? ((b * heads + h) * seq + s) * head : ((b * seq + s) * heads + h) * head;
         for (int64_t i = 0; i < half; ++i) {
-          const double c = cos->GetAsDouble(row * half + i), sn = sin->GetAsDouble(row * half + i);
+          const double c = (*cos_values)[row * half + i], sn = (*sin_values)[row * half + i];
           const int64_t i1 = attrs->interleaved ? 2 * i : i, i2 = attrs->interleaved ? 2 * i + 1 : i + half;
-          out[base + i1] = c * in[base + i1] - sn * in[base + i2];
-          out[base + i2] = sn * in[base + i1] + c * in[base + i2];
+          out[base + i1] = c * (*in)[base + i1] - sn * (*in)[base + i2];
+          out[base + i2] = sn * (*in)[base + i1] + c * (*in)[base + i2];
         }
       }
     }
