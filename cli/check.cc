@@ -116,43 +116,6 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
   return absl::OkStatus();
 }
 
-absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs, int runs,
-                       int64_t batch) {
-  const int warmup = std::max(3, runs / 10);
-  for (int i = 0; i < warmup; ++i) {
-    auto out = session.Run(inputs);
-    if (!out.ok()) return out.status();
-  }
-  std::vector<double> ms, compute_ms;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    auto out = session.Run(inputs);
-    if (!out.ok()) return out.status();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (session.gpu() != nullptr) compute_ms.push_back(session.gpu()->last_compute_ms());
-  }
-  auto pct = [](std::vector<double>& v, double p) {
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
-  };
-  std::printf(
-      "benchmark: %d runs after %d warm-up on %s: p50 %.3f ms, p90 "
-      "%.3f ms, p99 %.3f ms, %.1f items/s\n",
-      runs, warmup, runtime::DeviceName(session.device()), pct(ms, 0.5), pct(ms, 0.9), pct(ms, 0.99),
-      batch * 1000.0 / pct(ms, 0.5));
-  if (session.gpu() != nullptr) {
-    std::printf(
-        "gpu compute: p50 %.3f ms, p90 %.3f ms (%.1f items/s; inputs "
-        "and outputs already on the device); "
-        "runs: %s\n",
-        pct(compute_ms, 0.5), pct(compute_ms, 0.9), batch * 1000.0 / pct(compute_ms, 0.5),
-        session.gpu()->graph_status().c_str());
-  }
-  const int64_t peak = session.peak_device_bytes();
-  if (peak >= 0) std::printf("peak device memory: %.1f MiB\n", peak / (1024.0 * 1024.0));
-  return absl::OkStatus();
-}
-
 absl::Status ProfileSteps(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs) {
   if (session.gpu() == nullptr) return absl::FailedPreconditionError("--profile needs the GPU");
   absl::StatusOr<std::vector<runtime::NamedTensor>> checked = session.Run(inputs);  // plans built

@@ -1,4 +1,4 @@
-// onnxrun --check and --benchmark: the GPU-vs-CPU comparison of one plan, and latency statistics.
+// onnxrun --check and --profile: the GPU-vs-CPU comparison of one plan, and per-step GPU times.
 #ifndef ONNXRUN_CLI_CHECK_H_
 #define ONNXRUN_CLI_CHECK_H_
 
@@ -44,12 +44,6 @@ absl::StatusOr<GpuCpuComparison> CompareGpuWithCpu(const runtime::Session& sessi
 // diverges. Returns an error when they disagree.
 absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::string& precision,
                                 const std::vector<runtime::NamedTensor>& inputs);
-
-// Warm-up, then `runs` timed runs: prints p50/p90/p99 latency (host to host), on the GPU also the
-// p50 of GPU compute alone (inputs on the device to outputs on the device) and how runs execute
-// (CUDA graph or step by step), throughput (batch / p50) and peak device memory.
-absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs, int runs,
-                       int64_t batch);
 
 // On the GPU: one step-by-step run with the GPU time of every step; prints the slowest steps with
 // how they ran, and the total per step kind. FailedPrecondition on the CPU.

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/benchmark.h"
 #include "cli/check.h"
 #include "cli/flags.h"
 #include "cli/inputs.h"
@@ -50,6 +51,7 @@ struct Options {
   std::string explain;  // "", "text", "json", "dot"
   bool check = false;
   int benchmark_runs = 0;
+  int streams = 1;
   bool profile = false;
   bool quiet = false;
   bool list_ops = false;
@@ -126,10 +128,16 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                         "warm up, then time N runs: p50/p90/p99 latency (host to host, and GPU\n"
                         "compute alone), throughput, peak memory",
                         &o.benchmark_runs, 1, std::numeric_limits<int>::max(), "--benchmark needs N >= 1"),
+      cli::IntFlag<int>("--streams", "K",
+                        "with --benchmark: then time K requests in flight at once (K threads on\n"
+                        "one session): throughput and latency percentiles",
+                        &o.streams, 1, 64, "--streams needs K from 1 to 64"),
       cli::Switch({"--profile"},
                   "with --benchmark on the GPU: one more run timed step by step; prints\n"
                   "the slowest steps and the time per step kind",
                   &o.profile),
+      cli::IntFlag<int>("--device-id", "N", "GPU: which CUDA device (default 0)", &s.gpu.device_id, 0, 1023,
+                        "--device-id needs N >= 0"),
       cli::Switch({"--no-cuda-graph"}, "GPU: run step by step instead of capturing a CUDA graph and replaying it",
                   &s.gpu.cuda_graph, false),
       {{"--plan-cache"},
@@ -179,6 +187,7 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   if (!positional->empty()) options.model = (*positional)[0];
   if (!options.help && !options.list_ops && options.model.empty()) return UsageError("no model given");
   if (options.profile && options.benchmark_runs == 0) return UsageError("--profile goes with --benchmark N");
+  if (options.streams > 1 && options.benchmark_runs == 0) return UsageError("--streams goes with --benchmark N");
   return options;
 }
 
@@ -326,6 +335,7 @@ void PrintOpList() {
 
 absl::Status Main(const Options& options) {
   runtime::SessionOptions session_options = options.session;
+  session_options.gpu.max_contexts = std::max(session_options.gpu.max_contexts, options.streams);
   if (!options.quiet && options.explain.empty()) session_options.gpu.progress = cli::PlanProgressPrinter();
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();
@@ -336,7 +346,7 @@ absl::Status Main(const Options& options) {
   if (!inputs.ok()) return inputs.status();
   if (options.check) return cli::CheckGpuAgainstCpu(**session, options.session.precision, *inputs);
   if (options.benchmark_runs > 0) {
-    absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch);
+    absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch, options.streams);
     if (!timed.ok() || !options.profile) return timed;
     return cli::ProfileSteps(**session, *inputs);
   }

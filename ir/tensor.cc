@@ -54,6 +54,19 @@ absl::StatusOr<Tensor> Tensor::Create(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
+absl::StatusOr<Tensor> Tensor::FromBuffer(DType dtype, std::vector<int64_t> shape, std::shared_ptr<uint8_t[]> buffer) {
+  if (dtype == DType::kString) return absl::InvalidArgumentError("a string tensor cannot wrap a byte buffer");
+  absl::StatusOr<int64_t> count = CheckedElementCount(shape, dtype);
+  if (!count.ok()) return count.status();
+  if (buffer == nullptr && *count > 0) return absl::InvalidArgumentError("a tensor's buffer is null");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = *count;
+  t.buffer_ = std::move(buffer);
+  return t;
+}
+
 Tensor Tensor::Scalar(float value) { return FromFloats({value}, {}); }
 
 Tensor Tensor::FromInt64s(std::vector<int64_t> values) {

@@ -33,6 +33,9 @@ class Tensor {
   // Zero-filled tensor (empty strings for kString; each string counts kStringElementBytes against
   // the limit). Fails on an unknown dtype, negative dims or a size past the limit.
   static absl::StatusOr<Tensor> Create(DType dtype, std::vector<int64_t> shape);
+  // A dense tensor over bytes someone else allocated (page-locked staging, a caller's array):
+  // `buffer` must hold the elements; its deleter runs when the last copy goes. Not for kString.
+  static absl::StatusOr<Tensor> FromBuffer(DType dtype, std::vector<int64_t> shape, std::shared_ptr<uint8_t[]> buffer);
   // Scalar and vector helpers for constants built by passes and tests.
   static Tensor Scalar(float value);
   static Tensor FromInt64s(std::vector<int64_t> values);

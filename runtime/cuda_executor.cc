@@ -33,7 +33,7 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(const Plan& p
 }
 
 CudaExecutor::~CudaExecutor() {
-  captured_.clear();
+  cudaSetDevice(options_.device_id);
   fused_.clear();
   legacy_.clear();
   recurrent_.clear();
@@ -41,24 +41,22 @@ CudaExecutor::~CudaExecutor() {
   constants_.clear();
   channels_last_constants_.clear();
   current_folded_ = nullptr;
-  folded_.clear();  // device buffers are freed on stream_: before it goes
+  folded_.clear();  // device buffers are freed on their contexts' streams: before those go
   if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
-  if (compute_start_ != nullptr) cudaEventDestroy(compute_start_);
-  if (compute_end_ != nullptr) cudaEventDestroy(compute_end_);
-  if (stream_ != nullptr) {
-    cudaStreamSynchronize(stream_);
-    cudaStreamDestroy(stream_);
-  }
+  idle_.clear();
+  contexts_.clear();
 }
 
 int64_t CudaExecutor::peak_device_bytes() const {
   cudaMemPool_t pool;
   uint64_t high = 0, graph_high = 0;
-  if (cudaDeviceGetDefaultMemPool(&pool, 0) != cudaSuccess ||
+  const int device = options_.device_id;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &high) != cudaSuccess) {
     return -1;
   }
-  if (cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &graph_high) != cudaSuccess) graph_high = 0;
+  if (cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrReservedMemHigh, &graph_high) != cudaSuccess)
+    graph_high = 0;
   return static_cast<int64_t>(high + graph_high);
 }
 
@@ -73,14 +71,25 @@ bool CudaExecutor::WantsNhwc(ir::ValueId id) const {
 }
 
 absl::Status CudaExecutor::Init() {
+  int count = 0;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
+  if (options_.device_id < 0 || options_.device_id >= count) {
+    return absl::InvalidArgumentError(absl::StrCat("device_id ", options_.device_id,
+                                                   " does not exist: this machine has ", count, " CUDA device",
+                                                   count == 1 ? "" : "s"));
+  }
+  if (options_.max_contexts < 1) return absl::InvalidArgumentError("max_contexts must be at least 1");
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
   cudaDeviceProp prop;
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, 0));
-  device_name_ = absl::StrCat(prop.name, " (sm_", prop.major, prop.minor, ")");
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, options_.device_id));
+  device_name_ = absl::StrCat(prop.name, " (sm_", prop.major, prop.minor, ", device ", options_.device_id, ")");
+  absl::StatusOr<std::unique_ptr<Context>> first = MakeContext();
+  if (!first.ok()) return first.status();
+  contexts_.push_back(*std::move(first));
+  idle_.push_back(contexts_[0].get());
+  stream_ = contexts_[0]->stream;
   CUDNN_RETURN_IF_ERROR(cudnnCreate(&cudnn_));
   CUDNN_RETURN_IF_ERROR(cudnnSetStream(cudnn_, stream_));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_start_));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_end_));
   const ir::Graph& g = plan_.graph;
   constants_.resize(g.values().size());
   channels_last_constants_.resize(g.values().size());
@@ -132,6 +141,7 @@ absl::Status CudaExecutor::Init() {
 }
 
 absl::StatusOr<PlanBuildSummary> CudaExecutor::Prepare(const std::vector<std::vector<int64_t>>& input_dims) {
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status = PrepareLocked(input_dims);
   if (!status.ok()) return status;

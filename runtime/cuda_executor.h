@@ -12,14 +12,19 @@
 //   Alias      -> the same device bytes with new dims.
 // Run (cuda_executor_run.cc): the first run for a set of input dims runs step by step (building
 // plans); the next one is captured into a CUDA graph when every step stayed on the device, and
-// later runs with those dims replay it (inputs and outputs copied once through fixed buffers; the
-// graph's memory nodes reuse memory by liveness). Run is serialised by a mutex (one stream), so a
-// Session may call it from several threads.
+// later runs with those dims replay it (inputs and outputs copied through fixed buffers; the
+// graph's memory nodes reuse memory by liveness).
+// Execution contexts (cuda_contexts.cc): each concurrent Run holds one context (its own stream,
+// events, captured graphs and page-locked staging buffers); plans, constants and cuDNN
+// descriptors are shared. Replays run without a lock, so N threads run N graphs at once; building
+// plans, step-by-step runs and captures are serialised by a mutex.
 #ifndef ONNXRUN_RUNTIME_CUDA_EXECUTOR_H_
 #define ONNXRUN_RUNTIME_CUDA_EXECUTOR_H_
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,6 +62,18 @@ struct CudaExecutorOptions {
   PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
   bool share_plans = true;     // steps with identical specs share one plan
   int autotune_plans = 0;      // > 1: time up to this many engine configs per plan, keep the fastest
+  int device_id = 0;           // which CUDA device (cudaSetDevice numbering)
+  int max_contexts = 8;        // execution contexts (concurrent runs); more callers wait for one
+};
+
+// A dense, row-major tensor in device memory: the caller's (data only; onnxrun never frees it), or
+// one onnxrun allocated (owner set; freed when the last copy of owner goes).
+struct DeviceBuffer {
+  ir::DType dtype = ir::DType::kUndefined;
+  std::vector<int64_t> dims;
+  void* data = nullptr;
+  std::shared_ptr<void> owner;
+  size_t bytes() const;
 };
 
 class CudaExecutor {
@@ -69,14 +86,23 @@ class CudaExecutor {
 
   // `inputs` in graph-input order, already validated. Outputs in graph-output order, logical.
   absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs, const ValueObserver& observer = nullptr);
+  // Inputs and outputs in device memory (graph order, validated), the work ordered on `stream` (the
+  // caller's; returns once it is enqueued after the first runs for these dims, which synchronise).
+  // `outputs`: empty, and they are allocated; or one buffer per graph output with the dims this
+  // run produces, written in place.
+  absl::Status RunDevice(const std::vector<DeviceBuffer>& inputs, cudaStream_t stream,
+                         std::vector<DeviceBuffer>& outputs);
+  // A host tensor in page-locked memory: Run copies it to the device without staging.
+  absl::StatusOr<ir::Tensor> AllocateHost(ir::DType dtype, std::vector<int64_t> dims) const;
+  // Execution contexts made so far, and the most graph replays that ran at the same time.
+  int contexts_created() const;
+  int max_replays_in_flight() const { return max_in_flight_.load(); }
+  int device_id() const { return options_.device_id; }
   // One step-by-step run with a pair of CUDA events around every step: the GPU time of each step
   // in milliseconds (host fallbacks included), in plan order.
   absl::StatusOr<std::vector<double>> ProfileSteps(std::vector<ir::Tensor> inputs);
   // GPU time of the last Run between the inputs reaching the device and the outputs leaving it.
-  double last_compute_ms() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return last_compute_ms_;
-  }
+  double last_compute_ms() const { return last_compute_ms_.load(); }
   // Builds (or loads from the plan cache) every FusedGraph plan for these graph-input dims, in
   // parallel; Run does it by itself for dims it has not seen. Returns the build summary.
   absl::StatusOr<PlanBuildSummary> Prepare(const std::vector<std::vector<int64_t>>& input_dims);
@@ -120,17 +146,56 @@ class CudaExecutor {
   struct CapturedRun {
     cudaGraphExec_t exec = nullptr;
     std::vector<DeviceTensor> inputs, outputs;
+    std::vector<std::shared_ptr<uint8_t[]>> staging_in, staging_out;  // page-locked, made on first need
     ~CapturedRun();
   };
-  // Step by step; `step_ms` (optional) gets each step's GPU time.
-  absl::StatusOr<std::vector<ir::Tensor>> RunEager(const std::string& key, const std::vector<ir::Tensor>& inputs,
-                                                   const ValueObserver& observer, std::vector<double>* step_ms);
+  // What one run needs of its own (see the header comment); used by one caller at a time.
+  struct Context {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t compute_start = nullptr, compute_end = nullptr;
+    cudaEvent_t done = nullptr;  // recorded after the last work that used this context
+    std::map<std::string, std::unique_ptr<CapturedRun>> captured;  // by input-dims key
+    ~Context();
+  };
+  // A context held for one run; given back to the pool when it goes.
+  class ContextLease {
+   public:
+    ContextLease(CudaExecutor* owner, Context* context) : owner_(owner), context_(context) {}
+    ContextLease(ContextLease&& other) noexcept : owner_(other.owner_), context_(other.context_) {
+      other.context_ = nullptr;
+    }
+    ~ContextLease();
+    Context& operator*() const { return *context_; }
+    Context* operator->() const { return context_; }
+
+   private:
+    CudaExecutor* owner_;
+    Context* context_;
+  };
+  absl::StatusOr<ContextLease> AcquireContext();
+  static absl::StatusOr<std::unique_ptr<Context>> MakeContext();
+  // Makes `context` the one the step functions use (stream_, the cuDNN handle's stream); mu_ held.
+  absl::Status UseContext(Context& context);
+  // The first runs for a key, under mu_: plans, a step-by-step run or a capture into `context`.
+  // Returns the captured run to replay, or null when `eager_outputs` holds the step-by-step result.
+  absl::StatusOr<CapturedRun*> RunLocked(Context& context, const std::string& key,
+                                         const std::vector<DeviceTensor>& inputs, const ValueObserver& observer,
+                                         std::vector<DeviceTensor>& eager_outputs);
+  absl::StatusOr<std::vector<ir::Tensor>> ReplayHost(Context& context, CapturedRun& run,
+                                                     const std::vector<ir::Tensor>& inputs);
+  absl::Status ReplayDevice(Context& context, CapturedRun& run, const std::vector<DeviceBuffer>& inputs,
+                            cudaStream_t stream, std::vector<DeviceBuffer>& outputs);
+  // Step by step from inputs on the device, on `context`; `step_ms` (optional) gets each step's GPU
+  // time. Returns the graph outputs on the device (a constant output as a host_value) and records
+  // what a capture needs under `key`. Synchronises the stream.
+  absl::StatusOr<std::vector<DeviceTensor>> RunEager(Context& context, const std::string& key,
+                                                     std::vector<DeviceTensor> inputs, const ValueObserver& observer,
+                                                     std::vector<double>* step_ms);
   // Every step on stream_ from `values` (graph inputs set), freeing values after their last reader.
   absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
                         const std::vector<cudaEvent_t>* step_events);
   absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
-                                                       const std::vector<ir::Tensor>& inputs);
-  absl::StatusOr<std::vector<ir::Tensor>> Replay(const CapturedRun& run, const std::vector<ir::Tensor>& inputs);
+                                                       const std::vector<DeviceTensor>& inputs);
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
   // A value known on the host before the run: a constant, or a shape computation folded for the
   // running input dims; nullptr otherwise.
@@ -197,13 +262,17 @@ class CudaExecutor {
 
   const Plan& plan_;
   const CudaExecutorOptions options_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t compute_start_ = nullptr, compute_end_ = nullptr;
-  bool ran_on_host_ = false;  // set by RunOnHost during a run
-  double last_compute_ms_ = 0;
+  cudaStream_t stream_ = nullptr;  // the stream of the context running under mu_
+  bool ran_on_host_ = false;       // set by RunOnHost during a run
+  std::atomic<double> last_compute_ms_{0};
   std::string graph_status_ = "not run yet";
-  std::map<std::string, EagerRecord> eager_runs_;                 // by input-dims key
-  std::map<std::string, std::unique_ptr<CapturedRun>> captured_;  // by input-dims key
+  std::map<std::string, EagerRecord> eager_runs_;  // by input-dims key
+  // The pool of execution contexts (contexts_[0] is made at Init and holds the constants' stream).
+  mutable std::mutex pool_mu_;
+  std::condition_variable pool_cv_;
+  std::vector<std::unique_ptr<Context>> contexts_;
+  std::vector<Context*> idle_;
+  std::atomic<int> in_flight_{0}, max_in_flight_{0};
   std::optional<PlanCache> cache_;
   std::set<std::vector<std::vector<int64_t>>> prepared_;  // input dims whose plans were built
   // Per input dims: the shape computations folded for them (shape_folding.h), host and device.

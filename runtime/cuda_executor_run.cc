@@ -1,45 +1,15 @@
-// The run loop of CudaExecutor: step-by-step runs (with optional per-step
-// timing), and capture and replay of CUDA graphs for input dims seen before
-// (see cuda_executor.h).
+// The run loop of CudaExecutor: step-by-step runs (with optional per-step timing), the capture of
+// CUDA graphs for input dims seen before, and Run from host tensors (see cuda_executor.h; replays
+// and contexts are in cuda_contexts.cc).
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/cuda_run_util.h"
 
 namespace exec {
 namespace {
-
-// Runs with the same key have the same dims everywhere (plans are keyed the
-// same way).
-std::string InputKey(const std::vector<ir::Tensor>& inputs) {
-  std::string key;
-  for (const ir::Tensor& t : inputs) {
-    absl::StrAppend(&key, ir::DTypeName(t.dtype()), ir::ShapeToString(t.shape()), ";");
-  }
-  return key;
-}
-
-// Host -> device copy into an existing logical buffer; the host tensor must
-// outlive the copy.
-absl::Status CopyIn(const ir::Tensor& host, const DeviceTensor& device, cudaStream_t stream) {
-  if (host.byte_size() == 0) return absl::OkStatus();
-  ONNXRUN_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(device.data(), host.raw_data(), host.byte_size(), cudaMemcpyHostToDevice, stream));
-  return absl::OkStatus();
-}
-
-// OK for cudaSuccess, else the error naming the call.
-absl::Status CudaOk(cudaError_t error, const char* call) {
-  return error == cudaSuccess ? absl::OkStatus() : CudaStatus(error, call);
-}
-
-// Elapsed GPU time between two recorded events (the stream must have passed
-// `end`).
-double ElapsedMs(cudaEvent_t start, cudaEvent_t end) {
-  float ms = 0;
-  return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? ms : -1.0;
-}
 
 // An open stream capture: End() ends it (once) and keeps the graph, which the destructor frees; the
 // destructor also ends a capture still open (an early return or an exception).
@@ -88,17 +58,13 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::RunEager(const std::string& key,
-                                                               const std::vector<ir::Tensor>& inputs,
-                                                               const ValueObserver& observer,
-                                                               std::vector<double>* step_ms) {
+absl::StatusOr<std::vector<DeviceTensor>> CudaExecutor::RunEager(Context& context, const std::string& key,
+                                                                 std::vector<DeviceTensor> inputs,
+                                                                 const ValueObserver& observer,
+                                                                 std::vector<double>* step_ms) {
   const ir::Graph& g = plan_.graph;
   std::vector<DeviceTensor> values(g.values().size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::StatusOr<DeviceTensor> d = Upload(inputs[i], false, stream_);
-    if (!d.ok()) return d.status();
-    values[g.inputs()[i]] = *std::move(d);
-  }
+  for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];  // steps convert layouts
   std::vector<cudaEvent_t> events;
   if (step_ms != nullptr) {
     events.resize(plan_.steps.size() + 1);
@@ -109,33 +75,33 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::RunEager(const std::string
   };
   auto record_event = [&](cudaEvent_t e) { return CudaOk(cudaEventRecord(e, stream_), "cudaEventRecord"); };
   // A value kept on the host (a string tensor, a sequence) cannot be replayed from a CUDA graph.
-  ran_on_host_ = std::any_of(inputs.begin(), inputs.end(), [](const ir::Tensor& t) { return StaysOnHost(t); });
-  absl::Status status = record_event(compute_start_);
+  ran_on_host_ = std::any_of(inputs.begin(), inputs.end(), [](const DeviceTensor& t) { return t.host_value; });
+  absl::Status status = record_event(context.compute_start);
   if (status.ok() && step_ms != nullptr) status = record_event(events[0]);
   if (status.ok()) status = RunSteps(values, observer, step_ms ? &events : nullptr);
-  if (status.ok()) status = record_event(compute_end_);
+  if (status.ok()) status = record_event(context.compute_end);
+  if (status.ok()) status = CudaOk(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   if (!status.ok()) {
     destroy_events();
     return status;
   }
   EagerRecord record;
   record.device_only = !ran_on_host_;
-  std::vector<ir::Tensor> outputs;
+  std::vector<DeviceTensor> outputs;
   for (ir::ValueId id : g.outputs()) {
     if (g.value(id).constant) {
-      outputs.push_back(*g.value(id).constant);
+      DeviceTensor kept;
+      kept.dtype = g.value(id).constant->dtype();
+      kept.dims = g.value(id).constant->shape();
+      kept.host_value = std::make_shared<const ir::Tensor>(*g.value(id).constant);
+      outputs.push_back(std::move(kept));
       record.outputs.push_back({ir::DType::kUndefined, {}});
       continue;
     }
-    absl::StatusOr<ir::Tensor> t = Download(values[id], stream_);
-    if (!t.ok()) {
-      destroy_events();
-      return t.status();
-    }
-    record.outputs.push_back({t->dtype(), t->shape()});
-    outputs.push_back(*std::move(t));
+    record.outputs.push_back({values[id].dtype, values[id].dims});
+    outputs.push_back(values[id]);
   }
-  last_compute_ms_ = ElapsedMs(compute_start_, compute_end_);
+  last_compute_ms_ = ElapsedMs(context.compute_start, context.compute_end);
   if (step_ms != nullptr) {
     step_ms->clear();
     for (size_t s = 0; s < plan_.steps.size(); ++s) step_ms->push_back(ElapsedMs(events[s], events[s + 1]));
@@ -146,11 +112,11 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::RunEager(const std::string
 }
 
 absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture(
-    const EagerRecord& record, const std::vector<ir::Tensor>& inputs) {
+    const EagerRecord& record, const std::vector<DeviceTensor>& inputs) {
   const ir::Graph& g = plan_.graph;
   auto run = std::make_unique<CapturedRun>();
-  for (const ir::Tensor& t : inputs) {
-    absl::StatusOr<DeviceTensor> d = DeviceTensor::Allocate(t.dtype(), t.shape(), false, stream_);
+  for (const DeviceTensor& t : inputs) {
+    absl::StatusOr<DeviceTensor> d = DeviceTensor::Allocate(t.dtype, t.dims, false, stream_);
     if (!d.ok()) return d.status();
     run->inputs.push_back(*std::move(d));
   }
@@ -163,6 +129,8 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
     if (!d.ok()) return d.status();
     run->outputs.push_back(*std::move(d));
   }
+  run->staging_in.resize(run->inputs.size());
+  run->staging_out.resize(run->outputs.size());
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // the fixed buffers exist before capture
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   CaptureScope scope{stream_};  // ends the capture however this function is left
@@ -190,82 +158,98 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   return run;
 }
 
-absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Replay(const CapturedRun& run,
-                                                             const std::vector<ir::Tensor>& inputs) {
-  const ir::Graph& g = plan_.graph;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::Status copied = CopyIn(inputs[i], run.inputs[i], stream_);
-    if (!copied.ok()) return copied;
+absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& context, const std::string& key,
+                                                                   const std::vector<DeviceTensor>& inputs,
+                                                                   const ValueObserver& observer,
+                                                                   std::vector<DeviceTensor>& eager_outputs) {
+  absl::Status used = UseContext(context);
+  if (!used.ok()) return used;
+  std::vector<std::vector<int64_t>> input_dims;
+  for (const DeviceTensor& t : inputs) input_dims.push_back(t.host_value ? t.host_value->shape() : t.dims);
+  absl::Status prepared = PrepareLocked(input_dims);
+  if (!prepared.ok()) return prepared;
+  current_folded_ = &folded_.at(input_dims);
+  auto eager = [&](const char* why) -> absl::StatusOr<CapturedRun*> {
+    if (why != nullptr) graph_status_ = why;
+    absl::StatusOr<std::vector<DeviceTensor>> outputs = RunEager(context, key, inputs, observer, nullptr);
+    if (!outputs.ok()) return outputs.status();
+    eager_outputs = *std::move(outputs);
+    return nullptr;
+  };
+  if (observer) return eager(nullptr);
+  if (!options_.cuda_graph) return eager("step by step (CUDA graphs switched off)");
+  auto record = eager_runs_.find(key);
+  if (record == eager_runs_.end()) return eager("step by step (first run for these input dims builds the plans)");
+  if (!record->second.device_only)
+    return eager("step by step (a step runs on the host, which a CUDA graph cannot hold)");
+  absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(record->second, inputs);
+  if (!run.ok()) {
+    graph_status_ = absl::StrCat("step by step (CUDA graph capture failed: ", run.status().message(), ")");
+    record->second.device_only = false;  // do not try again for these dims
+    return eager(nullptr);
   }
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_start_, stream_));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(run.exec, stream_));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_end_, stream_));
-  std::vector<ir::Tensor> outputs;
-  for (size_t o = 0; o < g.outputs().size(); ++o) {
-    if (g.value(g.outputs()[o]).constant) {
-      outputs.push_back(*g.value(g.outputs()[o]).constant);
-      continue;
-    }
-    absl::StatusOr<ir::Tensor> t = Download(run.outputs[o], stream_);
-    if (!t.ok()) return t.status();
-    outputs.push_back(*std::move(t));
-  }
-  last_compute_ms_ = ElapsedMs(compute_start_, compute_end_);
-  return outputs;
+  graph_status_ = "CUDA graph replay";
+  auto [it, inserted] = context.captured.emplace(key, *std::move(run));
+  return it->second.get();
 }
 
 absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor> inputs,
                                                           const ValueObserver& observer) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
   if (inputs.size() != plan_.graph.inputs().size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", plan_.graph.inputs().size(), " inputs, got ", inputs.size()));
   }
   const std::string key = InputKey(inputs);
-  std::vector<std::vector<int64_t>> input_dims;
-  for (const ir::Tensor& t : inputs) input_dims.push_back(t.shape());
-  absl::Status prepared = PrepareLocked(input_dims);
-  if (!prepared.ok()) return prepared;
-  current_folded_ = &folded_.at(input_dims);
-  if (observer || !options_.cuda_graph) {
-    if (!options_.cuda_graph) graph_status_ = "step by step (CUDA graphs switched off)";
-    return RunEager(key, inputs, observer, nullptr);
+  absl::StatusOr<ContextLease> context = AcquireContext();
+  if (!context.ok()) return context.status();
+  Context& ctx = **context;
+  if (!observer && options_.cuda_graph) {
+    if (auto it = ctx.captured.find(key); it != ctx.captured.end()) return ReplayHost(ctx, *it->second, inputs);
   }
-  if (auto captured = captured_.find(key); captured != captured_.end()) {
-    graph_status_ = "CUDA graph replay";
-    return Replay(*captured->second, inputs);
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::Status used = UseContext(ctx);
+  if (!used.ok()) return used;
+  std::vector<DeviceTensor> device_inputs;
+  for (const ir::Tensor& t : inputs) {
+    absl::StatusOr<DeviceTensor> d = Upload(t, false, stream_);
+    if (!d.ok()) return d.status();
+    device_inputs.push_back(*std::move(d));
   }
-  auto eager = eager_runs_.find(key);
-  if (eager == eager_runs_.end()) {
-    graph_status_ = "step by step (first run for these input dims builds the plans)";
-    return RunEager(key, inputs, nullptr, nullptr);
+  std::vector<DeviceTensor> eager_outputs;
+  absl::StatusOr<CapturedRun*> captured = RunLocked(ctx, key, device_inputs, observer, eager_outputs);
+  if (!captured.ok()) return captured.status();
+  if (*captured != nullptr) return ReplayHost(ctx, **captured, inputs);
+  std::vector<ir::Tensor> outputs;
+  for (const DeviceTensor& d : eager_outputs) {
+    absl::StatusOr<ir::Tensor> t = Download(d, stream_);
+    if (!t.ok()) return t.status();
+    outputs.push_back(*std::move(t));
   }
-  if (!eager->second.device_only) {
-    graph_status_ =
-        "step by step (a step runs on the host, which a CUDA graph "
-        "cannot hold)";
-    return RunEager(key, inputs, nullptr, nullptr);
-  }
-  absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(eager->second, inputs);
-  if (!run.ok()) {
-    graph_status_ = absl::StrCat("step by step (CUDA graph capture failed: ", run.status().message(), ")");
-    eager->second.device_only = false;  // do not try again for these dims
-    return RunEager(key, inputs, nullptr, nullptr);
-  }
-  graph_status_ = "CUDA graph replay";
-  auto [it, inserted] = captured_.emplace(key, *std::move(run));
-  return Replay(*it->second, inputs);
+  return outputs;
 }
 
 absl::StatusOr<std::vector<double>> CudaExecutor::ProfileSteps(std::vector<ir::Tensor> inputs) {
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  absl::StatusOr<ContextLease> context = AcquireContext();
+  if (!context.ok()) return context.status();
   std::lock_guard<std::mutex> lock(mu_);
+  absl::Status used = UseContext(**context);
+  if (!used.ok()) return used;
   std::vector<double> step_ms;
   std::vector<std::vector<int64_t>> input_dims;
-  for (const ir::Tensor& t : inputs) input_dims.push_back(t.shape());
+  std::vector<DeviceTensor> device_inputs;
+  for (const ir::Tensor& t : inputs) {
+    input_dims.push_back(t.shape());
+    absl::StatusOr<DeviceTensor> d = Upload(t, false, stream_);
+    if (!d.ok()) return d.status();
+    device_inputs.push_back(*std::move(d));
+  }
   absl::Status prepared = PrepareLocked(input_dims);
   if (!prepared.ok()) return prepared;
   current_folded_ = &folded_.at(input_dims);
-  absl::StatusOr<std::vector<ir::Tensor>> outputs = RunEager(InputKey(inputs), inputs, nullptr, &step_ms);
+  absl::StatusOr<std::vector<DeviceTensor>> outputs =
+      RunEager(**context, InputKey(inputs), std::move(device_inputs), nullptr, &step_ms);
   if (!outputs.ok()) return outputs.status();
   return step_ms;
 }

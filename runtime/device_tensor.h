@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,10 @@ struct DeviceTensor {
   static absl::StatusOr<DeviceTensor> Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
                                                cudaStream_t stream);
 };
+
+// OK when `ptr` is device (or managed) memory of CUDA device `device_id`; else InvalidArgument
+// naming `what`.
+absl::Status CheckDevicePointer(const void* ptr, int device_id, const std::string& what);
 
 // Values the GPU backend keeps on the host: sequences, empty optionals and string tensors.
 inline bool StaysOnHost(const ir::Tensor& t) { return !t.is_dense() || t.dtype() == ir::DType::kString; }

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -15,28 +16,18 @@
 namespace runtime {
 namespace {
 
-absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::map<std::string, int64_t>& symbols) {
-  if (tensor.dtype() != info.type.dtype) {
-    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ", ir::DTypeName(tensor.dtype()),
-                                                   ", the model expects ", ir::DTypeName(info.type.dtype)));
-  }
-  const bool kind_fits = tensor.is_sequence() ? info.type.kind == ir::ValueKind::kSequence
-                         : tensor.is_none()   ? info.type.optional
-                                              : info.type.kind == ir::ValueKind::kTensor;
-  if (!kind_fits) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input '", info.name, "' is ", tensor.Describe(), ", the model expects ", info.type.ToString()));
-  }
+absl::Status CheckDims(const TensorInfo& info, const std::vector<int64_t>& dims,
+                       std::map<std::string, int64_t>& symbols) {
   if (!info.type.shape) return absl::OkStatus();
   const ir::Shape& want = *info.type.shape;
   auto mismatch = [&] {
-    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has shape ",
-                                                   ir::ShapeToString(tensor.shape()), ", the model expects ",
-                                                   ir::ShapeToString(want)));
+    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has shape ", ir::ShapeToString(dims),
+                                                   ", the model expects ", ir::ShapeToString(want)));
   };
-  if (static_cast<size_t>(tensor.rank()) != want.size()) return mismatch();
+  if (dims.size() != want.size()) return mismatch();
   for (size_t i = 0; i < want.size(); ++i) {
-    const int64_t got = tensor.shape()[i];
+    const int64_t got = dims[i];
+    if (got < 0) return mismatch();
     if (want[i].known() && want[i].value != got) return mismatch();
     if (!want[i].known() && !want[i].symbol.empty()) {
       auto [it, inserted] = symbols.emplace(want[i].symbol, got);
@@ -47,6 +38,25 @@ absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::m
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckDType(const TensorInfo& info, ir::DType dtype) {
+  if (dtype == info.type.dtype) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ", ir::DTypeName(dtype),
+                                                 ", the model expects ", ir::DTypeName(info.type.dtype)));
+}
+
+absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::map<std::string, int64_t>& symbols) {
+  absl::Status dtype = CheckDType(info, tensor.dtype());
+  if (!dtype.ok()) return dtype;
+  const bool kind_fits = tensor.is_sequence() ? info.type.kind == ir::ValueKind::kSequence
+                         : tensor.is_none()   ? info.type.optional
+                                              : info.type.kind == ir::ValueKind::kTensor;
+  if (!kind_fits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", info.name, "' is ", tensor.Describe(), ", the model expects ", info.type.ToString()));
+  }
+  return CheckDims(info, tensor.shape(), symbols);
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -80,7 +90,11 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(const std::string& mode
   const auto start = std::chrono::steady_clock::now();
   // The CUDA context (~0.1-0.2 s) is created while the model is read.
   std::thread cuda_init;
-  if (options.device != Device::kCpu) cuda_init = std::thread([] { cudaFree(nullptr); });
+  if (options.device != Device::kCpu) {
+    cuda_init = std::thread([id = options.gpu.device_id] {
+      if (cudaSetDevice(id) == cudaSuccess) cudaFree(nullptr);
+    });
+  }
   absl::StatusOr<ir::Graph> graph = importer::ImportModelFile(model_path, options.limits);
   if (cuda_init.joinable()) cuda_init.join();
   if (!graph.ok()) return graph.status();
@@ -169,6 +183,90 @@ absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(const std::
         absl::StrCat("unknown input '", by_name.begin()->first, "': the model has no input of that name"));
   }
   return ordered;
+}
+
+absl::StatusOr<std::vector<exec::DeviceBuffer>> Session::OrderAndCheckDeviceInputs(
+    const std::vector<NamedDeviceBuffer>& inputs) const {
+  std::map<std::string, const exec::DeviceBuffer*> by_name;
+  for (const NamedDeviceBuffer& in : inputs) {
+    if (!by_name.emplace(in.name, &in.buffer).second) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is given twice"));
+    }
+  }
+  std::vector<exec::DeviceBuffer> ordered;
+  std::map<std::string, int64_t> symbols;
+  for (const TensorInfo& info : inputs_) {
+    auto it = by_name.find(info.name);
+    if (it == by_name.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("missing input '", info.name, "' (", info.type.ToString(), ")"));
+    }
+    const exec::DeviceBuffer& buffer = *it->second;
+    if (info.type.kind != ir::ValueKind::kTensor || info.type.dtype == ir::DType::kString) {
+      return absl::UnimplementedError(absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
+                                                   ": device buffers hold dense numeric tensors only (use Run)"));
+    }
+    absl::Status status = CheckDType(info, buffer.dtype);
+    if (status.ok()) status = CheckDims(info, buffer.dims, symbols);
+    if (status.ok() && buffer.bytes() > 0) {
+      status = exec::CheckDevicePointer(buffer.data, cuda_->device_id(), absl::StrCat("input '", info.name, "'"));
+    }
+    if (!status.ok()) return status;
+    ordered.push_back(buffer);
+    by_name.erase(it);
+  }
+  if (!by_name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown input '", by_name.begin()->first, "': the model has no input of that name"));
+  }
+  return ordered;
+}
+
+absl::StatusOr<std::vector<exec::DeviceBuffer>> Session::OrderDeviceOutputs(
+    std::vector<NamedDeviceBuffer> outputs) const {
+  std::vector<exec::DeviceBuffer> ordered;
+  if (outputs.empty()) return ordered;
+  if (outputs.size() != outputs_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(outputs.size(), " output buffers given, the model has ", outputs_.size(), " outputs"));
+  }
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    auto named = std::find_if(outputs.begin(), outputs.end(),
+                              [&](const NamedDeviceBuffer& b) { return b.name == outputs_[o].name; });
+    const NamedDeviceBuffer& chosen = named != outputs.end() ? *named : outputs[o];
+    if (!chosen.name.empty() && chosen.name != outputs_[o].name) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("output buffer '", chosen.name, "': the model has no output of that name"));
+    }
+    if (chosen.buffer.bytes() > 0) {
+      absl::Status status = exec::CheckDevicePointer(chosen.buffer.data, cuda_->device_id(),
+                                                     absl::StrCat("output buffer '", outputs_[o].name, "'"));
+      if (!status.ok()) return status;
+    }
+    ordered.push_back(chosen.buffer);
+  }
+  return ordered;
+}
+
+absl::StatusOr<std::vector<NamedDeviceBuffer>> Session::RunOnDevice(const std::vector<NamedDeviceBuffer>& inputs,
+                                                                    cudaStream_t stream,
+                                                                    std::vector<NamedDeviceBuffer> outputs) const {
+  if (cuda_ == nullptr) {
+    return absl::FailedPreconditionError("RunOnDevice needs a GPU session (this one runs on the CPU)");
+  }
+  absl::StatusOr<std::vector<exec::DeviceBuffer>> ordered = OrderAndCheckDeviceInputs(inputs);
+  if (!ordered.ok()) return ordered.status();
+  absl::StatusOr<std::vector<exec::DeviceBuffer>> written = OrderDeviceOutputs(std::move(outputs));
+  if (!written.ok()) return written.status();
+  absl::Status ran = cuda_->RunDevice(*ordered, stream, *written);
+  if (!ran.ok()) return ran;
+  std::vector<NamedDeviceBuffer> named;
+  for (size_t o = 0; o < written->size(); ++o) named.push_back({outputs_[o].name, (*written)[o]});
+  return named;
+}
+
+absl::StatusOr<ir::Tensor> Session::AllocateHostTensor(ir::DType dtype, std::vector<int64_t> dims) const {
+  if (cuda_ != nullptr) return cuda_->AllocateHost(dtype, std::move(dims));
+  return ir::Tensor::Create(dtype, std::move(dims));
 }
 
 absl::StatusOr<std::vector<NamedTensor>> Session::Run(const std::vector<NamedTensor>& inputs) const {

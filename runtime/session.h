@@ -9,7 +9,8 @@
 // Contracts: Create imports (ops/CANONICAL.md), type-checks and plans the model; every failure is a
 // Status (never a crash or exit). Run checks the inputs against the model (count, names, dtypes,
 // shapes, consistent symbolic dims) before running; NaN/Inf in inputs are data, not errors. A
-// Session is immutable after Create: Run may be called from several threads at once.
+// Session is immutable after Create: Run may be called from several threads at once, and on the
+// GPU those runs overlap (each holds an execution context: cuda_executor.h).
 #ifndef ONNXRUN_RUNTIME_SESSION_H_
 #define ONNXRUN_RUNTIME_SESSION_H_
 
@@ -55,6 +56,12 @@ struct NamedTensor {
   ir::Tensor tensor;
 };
 
+// A dense, row-major tensor in GPU memory with its input or output name (RunOnDevice).
+struct NamedDeviceBuffer {
+  std::string name;
+  exec::DeviceBuffer buffer;
+};
+
 struct TensorInfo {
   std::string name;
   ir::TensorType type;  // dims may be symbolic ("N") or unknown
@@ -73,6 +80,18 @@ class Session {
   // `observer` with every step output (for --check). kAuto means the session's device.
   absl::StatusOr<std::vector<NamedTensor>> RunOn(Device device, const std::vector<NamedTensor>& inputs,
                                                  const exec::ValueObserver& observer) const;
+  // GPU sessions: inputs in device memory (validated as Run's), the work ordered on the caller's
+  // `stream` (nullptr: the legacy default stream). Returns once it is enqueued: the caller
+  // synchronises `stream` (or orders work after it) before reading the outputs. The first run for
+  // a set of input dims (and each execution context's first) synchronises. `outputs`: buffers to
+  // write in place, one per model output (in the model's order or by name), with the dims this run
+  // produces; when empty, device buffers are allocated (owner set) and returned.
+  absl::StatusOr<std::vector<NamedDeviceBuffer>> RunOnDevice(const std::vector<NamedDeviceBuffer>& inputs,
+                                                             cudaStream_t stream,
+                                                             std::vector<NamedDeviceBuffer> outputs = {}) const;
+  // A zero-filled host tensor for Run's inputs: page-locked on a GPU session (copied to the device
+  // without staging, so copies overlap other requests' compute), ordinary memory on the CPU.
+  absl::StatusOr<ir::Tensor> AllocateHostTensor(ir::DType dtype, std::vector<int64_t> dims) const;
   // Peak device memory held by the GPU backend's pool in bytes; -1 on the CPU.
   int64_t peak_device_bytes() const { return cuda_ ? cuda_->peak_device_bytes() : -1; }
   // How each plan step runs on the GPU (empty on the CPU).
@@ -93,6 +112,10 @@ class Session {
   static absl::StatusOr<std::unique_ptr<Session>> FromGraph(ir::Graph graph, const SessionOptions& options);
   // Orders `inputs` as the graph's inputs and checks names, dtypes and shapes.
   absl::StatusOr<std::vector<ir::Tensor>> OrderAndCheckInputs(const std::vector<NamedTensor>& inputs) const;
+  absl::StatusOr<std::vector<exec::DeviceBuffer>> OrderAndCheckDeviceInputs(
+      const std::vector<NamedDeviceBuffer>& inputs) const;
+  // `outputs` in the model's output order (by name when named), or empty.
+  absl::StatusOr<std::vector<exec::DeviceBuffer>> OrderDeviceOutputs(std::vector<NamedDeviceBuffer> outputs) const;
 
   exec::Plan plan_;
   int64_t max_tensor_bytes_ = ir::kMaxTensorBytes;  // limits.max_tensor_bytes, applied to run-time outputs

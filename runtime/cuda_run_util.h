@@ -1,0 +1,41 @@
+// Small helpers shared by the CUDA run loop (cuda_executor_run.cc) and the execution contexts
+// (cuda_contexts.cc): the key that names a set of input dims, CUDA errors as Status, event timing.
+#ifndef ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
+#define ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ir/tensor.h"
+#include "runtime/device_tensor.h"
+
+namespace exec {
+
+// Runs with the same key have the same dtypes and dims everywhere (plans are keyed the same way).
+inline void AppendInputKey(ir::DType dtype, const std::vector<int64_t>& dims, std::string& key) {
+  absl::StrAppend(&key, ir::DTypeName(dtype), ir::ShapeToString(dims), ";");
+}
+inline std::string InputKey(const std::vector<ir::Tensor>& inputs) {
+  std::string key;
+  for (const ir::Tensor& t : inputs) AppendInputKey(t.dtype(), t.shape(), key);
+  return key;
+}
+
+// OK for cudaSuccess, else the error naming the call.
+inline absl::Status CudaOk(cudaError_t error, const char* call) {
+  return error == cudaSuccess ? absl::OkStatus() : CudaStatus(error, call);
+}
+
+// Elapsed GPU time between two recorded events (the stream must have passed `end`); -1 if unknown.
+inline double ElapsedMs(cudaEvent_t start, cudaEvent_t end) {
+  float ms = 0;
+  return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? ms : -1.0;
+}
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
