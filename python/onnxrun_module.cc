@@ -1,144 +1,238 @@
-// The Python module `onnxrun` (pybind11 from Debian, built by Bazel as python/onnxrun.so):
-//   s = onnxrun.Session("model.onnx", device="auto", precision="fp32")
+// The Python module `onnxrun` (pybind11 from Debian, built by Bazel as python/onnxrun.so), written
+// over the C API (include/onnxrun/onnxrun_c.h) only, so it builds against any CPython's headers:
+//   s = onnxrun.Session("model.onnx", device="auto", precision="fp32", device_id=0)
 //   s.inputs, s.outputs      -> [{"name", "dtype" (numpy's name), "shape" (ints; str for named dims)}]
-//   s.run({"x": array})      -> {"y": array}   (numpy arrays in, numpy arrays out; copies)
+//   s.run({"x": array})      -> {"y": array}   (numpy arrays in and out)
+//   s.run({"x": cuda_tensor}, stream=None) -> {"y": onnxrun.DeviceArray}   (device tensors in and
+//                               out, no copies: python/device_array.h)
 //   s.explain()              -> the plan as a dict (the schema of `onnxrun --explain=json`)
 //   s.device                 -> "cpu" or "cuda"
-// Every absl::Status error raises onnxrun.Error (a RuntimeError) with the Status message; Run
-// releases the GIL, so several Python threads may run one Session at once.
+// Every error raises onnxrun.Error (a RuntimeError) with the Status message; run releases the GIL,
+// so several Python threads run one Session at once (on the GPU, each on its own context).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cstring>
+#include <deque>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "partitioner/explain.h"
-#include "runtime/session.h"
+#include "python/device_array.h"
+#include "python/module_util.h"
 
 namespace py = pybind11;
 
+namespace onnxrun_py {
 namespace {
 
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void ThrowIfError(const absl::Status& status) {
-  if (!status.ok()) throw Error(std::string(status.message()));
+const std::vector<DTypeEntry>& Table() {
+  static const auto* table = new std::vector<DTypeEntry>{
+      {ONNXRUN_FLOAT32, "float32", 2, 32, "<f4"}, {ONNXRUN_FLOAT64, "float64", 2, 64, "<f8"},
+      {ONNXRUN_FLOAT16, "float16", 2, 16, "<f2"}, {ONNXRUN_BFLOAT16, "", 4, 16, "<V2"},
+      {ONNXRUN_INT8, "int8", 0, 8, "|i1"},        {ONNXRUN_INT16, "int16", 0, 16, "<i2"},
+      {ONNXRUN_INT32, "int32", 0, 32, "<i4"},     {ONNXRUN_INT64, "int64", 0, 64, "<i8"},
+      {ONNXRUN_UINT8, "uint8", 1, 8, "|u1"},      {ONNXRUN_UINT16, "uint16", 1, 16, "<u2"},
+      {ONNXRUN_UINT32, "uint32", 1, 32, "<u4"},   {ONNXRUN_UINT64, "uint64", 1, 64, "<u8"},
+      {ONNXRUN_BOOL, "bool", 6, 8, "|b1"}};
+  return *table;
 }
 
-// numpy's name of each dtype the module exchanges.
-const std::vector<std::pair<ir::DType, const char*>>& DTypeNames() {
-  static const auto* names = new std::vector<std::pair<ir::DType, const char*>>{
-      {ir::DType::kFloat32, "float32"}, {ir::DType::kFloat64, "float64"}, {ir::DType::kFloat16, "float16"},
-      {ir::DType::kInt8, "int8"},       {ir::DType::kInt16, "int16"},     {ir::DType::kInt32, "int32"},
-      {ir::DType::kInt64, "int64"},     {ir::DType::kUint8, "uint8"},     {ir::DType::kUint16, "uint16"},
-      {ir::DType::kUint32, "uint32"},   {ir::DType::kUint64, "uint64"},   {ir::DType::kBool, "bool"}};
-  return *names;
+OnnxrunDevice ParseDevice(const std::string& device) {
+  if (device == "auto") return ONNXRUN_DEVICE_AUTO;
+  if (device == "cpu") return ONNXRUN_DEVICE_CPU;
+  if (device == "cuda") return ONNXRUN_DEVICE_CUDA;
+  throw Error("device must be auto, cpu or cuda, not " + device);
 }
 
-const char* NumpyName(ir::DType dtype) {
-  for (const auto& [d, name] : DTypeNames()) {
-    if (d == dtype) return name;
+py::dict InfoDict(const OnnxrunTensorInfo& info) {
+  py::dict d;
+  d["name"] = info.name;
+  d["dtype"] = info.dtype == 0 ? "non-tensor" : EntryOf(info.dtype).numpy;
+  if (info.rank < 0) {
+    d["shape"] = py::none();
+    return d;
   }
-  throw Error("dtype " + ir::DTypeName(dtype) + " has no numpy counterpart here");
-}
-
-ir::DType FromNumpy(const py::dtype& dtype) {
-  for (const auto& [d, name] : DTypeNames()) {
-    if (dtype.is(py::dtype(name))) return d;
+  py::list dims;
+  for (int64_t i = 0; i < info.rank; ++i) {
+    const std::string name = info.dim_names[i];
+    dims.append(info.dims[i] >= 0 ? py::object(py::int_(info.dims[i]))
+                                  : py::object(py::str(name.empty() ? "?" : name)));
   }
-  throw Error("numpy dtype " + py::repr(dtype).cast<std::string>() + " is not supported");
-}
-
-py::list Infos(const std::vector<runtime::TensorInfo>& infos) {
-  py::list out;
-  for (const runtime::TensorInfo& info : infos) {
-    py::dict d;
-    d["name"] = info.name;
-    d["dtype"] = info.type.is_tensor() ? py::str(NumpyName(info.type.dtype)) : py::str("non-tensor");
-    py::object shape = py::none();
-    if (info.type.shape) {
-      py::list dims;
-      for (const ir::Dim& dim : *info.type.shape) {
-        dims.append(dim.known() ? py::object(py::int_(dim.value)) : py::object(py::str(dim.ToString())));
-      }
-      shape = dims;
-    }
-    d["shape"] = shape;
-    out.append(d);
-  }
-  return out;
+  d["shape"] = dims;
+  return d;
 }
 
 class PySession {
  public:
-  PySession(const std::string& path, const std::string& device, const std::string& precision) {
-    runtime::SessionOptions options;
-    if (device == "cpu") {
-      options.device = runtime::Device::kCpu;
-    } else if (device == "cuda") {
-      options.device = runtime::Device::kCuda;
-    } else if (device != "auto") {
-      throw Error("device must be auto, cpu or cuda, not " + device);
-    }
-    options.precision = precision;
-    absl::StatusOr<std::unique_ptr<runtime::Session>> session = runtime::Session::Create(path, options);
-    ThrowIfError(session.status());
-    session_ = *std::move(session);
-  }
-
-  py::dict Run(const py::dict& feeds) const {
-    std::vector<runtime::NamedTensor> inputs;
-    for (const auto& [key, value] : feeds) {
-      py::array array = py::array::ensure(value, py::array::c_style);
-      if (!array) throw Error("input '" + std::string(py::str(key)) + "' is not an array");
-      std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
-      absl::StatusOr<ir::Tensor> tensor = ir::Tensor::Create(FromNumpy(array.dtype()), dims);
-      ThrowIfError(tensor.status());
-      if (tensor->byte_size() > 0) std::memcpy(tensor->raw_data(), array.data(), tensor->byte_size());
-      inputs.push_back({std::string(py::str(key)), *std::move(tensor)});
-    }
-    absl::StatusOr<std::vector<runtime::NamedTensor>> outputs;
+  PySession(const std::string& path, const std::string& device, const std::string& precision, int device_id)
+      : device_id_(device_id) {
+    OnnxrunOptions options{ParseDevice(device), precision.c_str(), device_id};
+    OnnxrunSession* session = nullptr;
     {
       py::gil_scoped_release release;
-      outputs = session_->Run(inputs);
+      OnnxrunStatus* status = onnxrun_session_create(path.c_str(), &options, &session);
+      py::gil_scoped_acquire acquire;
+      Check(status);
     }
-    ThrowIfError(outputs.status());
+    session_.reset(session);
+  }
+
+  py::dict Run(const py::dict& feeds, const py::object& stream) const {
+    bool any_device = false, all_device = true;
+    for (const auto& item : feeds) {
+      const bool on_device = IsCudaTensor(item.second);
+      any_device = any_device || on_device;
+      all_device = all_device && on_device;
+    }
+    if (any_device && !all_device) throw Error("inputs must be all numpy arrays or all CUDA tensors");
+    if (any_device) return RunDevice(feeds, stream.is_none() ? 0 : stream.cast<int64_t>());
+    return RunHost(feeds);
+  }
+
+  py::object Explain() const {
+    return py::module_::import("json").attr("loads")(onnxrun_session_explain_json(session_.get()));
+  }
+  py::list inputs() const { return Infos(onnxrun_session_input_count(session_.get()), onnxrun_session_input_info); }
+  py::list outputs() const { return Infos(onnxrun_session_output_count(session_.get()), onnxrun_session_output_info); }
+  std::string device() const { return onnxrun_session_device(session_.get()); }
+
+ private:
+  using InfoFn = OnnxrunStatus* (*)(const OnnxrunSession*, size_t, OnnxrunTensorInfo*);
+  py::list Infos(size_t count, InfoFn info_at) const {
+    py::list out;
+    for (size_t i = 0; i < count; ++i) {
+      OnnxrunTensorInfo info{};
+      Check(info_at(session_.get(), i, &info));
+      out.append(InfoDict(info));
+    }
+    return out;
+  }
+
+  py::dict RunHost(const py::dict& feeds) const {
+    std::vector<py::array> arrays;  // alive through the call
+    std::deque<std::vector<int64_t>> dims;
+    std::vector<std::string> names;
+    names.reserve(feeds.size());
+    std::vector<OnnxrunTensor> tensors;
+    for (const auto& [key, value] : feeds) {
+      names.push_back(py::str(key));
+      py::array array = py::array::ensure(value, py::array::c_style);
+      if (!array) throw Error("input '" + names.back() + "' is not an array");
+      const DTypeEntry* entry = EntryOfNumpy(py::str(array.dtype()));
+      if (entry == nullptr)
+        throw Error("input '" + names.back() + "': numpy dtype " + std::string(py::str(array.dtype())) +
+                    " is not supported");
+      dims.emplace_back(array.shape(), array.shape() + array.ndim());
+      tensors.push_back({names.back().c_str(), static_cast<OnnxrunDType>(entry->onnxrun), dims.back().data(),
+                         dims.back().size(), array.data()});
+      arrays.push_back(std::move(array));
+    }
+    OnnxrunValues* values = nullptr;
+    OnnxrunStatus* status;
+    {
+      py::gil_scoped_release release;
+      status = onnxrun_session_run(session_.get(), tensors.data(), tensors.size(), &values);
+    }
+    Check(status);
+    SharedValues owned(values, onnxrun_values_free);
     py::dict result;
-    for (const runtime::NamedTensor& out : *outputs) {
-      if (!out.tensor.is_dense()) throw Error("output '" + out.name + "' is not a tensor");
-      result[py::str(out.name)] = py::array(py::dtype(NumpyName(out.tensor.dtype())), out.tensor.shape(),
-                                            out.tensor.raw_data());  // copies
+    for (size_t i = 0; i < onnxrun_values_count(values); ++i) {
+      OnnxrunTensor out{};
+      Check(onnxrun_values_get(values, i, &out));
+      const DTypeEntry& entry = EntryOf(out.dtype);
+      if (*entry.numpy == '\0') throw Error(std::string("output '") + out.name + "' is bfloat16, which numpy lacks");
+      result[py::str(out.name)] =
+          py::array(py::dtype(entry.numpy), std::vector<int64_t>(out.dims, out.dims + out.rank), out.data);  // copies
     }
     return result;
   }
 
-  py::object Explain() const {
-    return py::module_::import("json").attr("loads")(partitioner::ExplainJson(session_->plan()));
+  py::dict RunDevice(const py::dict& feeds, int64_t stream) const {
+    std::deque<DeviceInput> inputs;
+    py::list keep;
+    std::vector<OnnxrunTensor> tensors;
+    for (const auto& [key, value] : feeds) {
+      inputs.emplace_back();
+      ToDeviceInput(py::str(key), value, device_id_, stream, inputs.back());
+      keep.append(inputs.back().keep);
+      tensors.push_back(inputs.back().view);
+    }
+    OnnxrunValues* values = nullptr;
+    OnnxrunStatus* status;
+    {
+      py::gil_scoped_release release;
+      status = onnxrun_session_run_device(session_.get(), tensors.data(), tensors.size(),
+                                          reinterpret_cast<void*>(stream), &values);
+    }
+    Check(status);
+    SharedValues owned(values, onnxrun_values_free);
+    py::dict result;
+    for (size_t i = 0; i < onnxrun_values_count(values); ++i) {
+      OnnxrunTensor out{};
+      Check(onnxrun_values_get(values, i, &out));
+      result[py::str(out.name)] = DeviceArray(owned, i, device_id_, stream, keep);
+    }
+    return result;
   }
 
-  py::list inputs() const { return Infos(session_->inputs()); }
-  py::list outputs() const { return Infos(session_->outputs()); }
-  std::string device() const { return runtime::DeviceName(session_->device()); }
-
- private:
-  std::unique_ptr<runtime::Session> session_;
+  struct SessionFree {
+    void operator()(OnnxrunSession* s) const { onnxrun_session_free(s); }
+  };
+  std::unique_ptr<OnnxrunSession, SessionFree> session_;
+  int device_id_;
 };
 
 }  // namespace
 
+void Check(OnnxrunStatus* status) {
+  if (status == nullptr) return;
+  std::string message = onnxrun_status_message(status);
+  onnxrun_status_free(status);
+  throw Error(message);
+}
+
+const DTypeEntry& EntryOf(int onnxrun_dtype) {
+  for (const DTypeEntry& e : Table()) {
+    if (e.onnxrun == onnxrun_dtype) return e;
+  }
+  throw Error("dtype " + std::to_string(onnxrun_dtype) + " has no Python counterpart here");
+}
+
+const DTypeEntry* EntryOfDlpack(uint8_t code, uint8_t bits) {
+  for (const DTypeEntry& e : Table()) {
+    if (e.dlpack_code == code && e.bits == bits) return &e;
+  }
+  return nullptr;
+}
+
+const DTypeEntry* EntryOfTypestr(const std::string& typestr) {
+  for (const DTypeEntry& e : Table()) {
+    if (typestr == e.typestr) return &e;
+  }
+  return nullptr;
+}
+
+const DTypeEntry* EntryOfNumpy(const std::string& name) {
+  for (const DTypeEntry& e : Table()) {
+    if (*e.numpy && name == e.numpy) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace onnxrun_py
+
 PYBIND11_MODULE(onnxrun, m) {
+  using onnxrun_py::PySession;
   m.doc() = "onnxrun: run ONNX models on NVIDIA GPUs (cuDNN fused graphs) or the CPU";
-  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception<onnxrun_py::Error>(m, "Error", PyExc_RuntimeError);
+  onnxrun_py::DeviceArray::Register(m);
   py::class_<PySession>(m, "Session")
-      .def(py::init<const std::string&, const std::string&, const std::string&>(), py::arg("path"),
-           py::arg("device") = "auto", py::arg("precision") = "fp32")
-      .def("run", &PySession::Run, py::arg("feeds"), "run({name: numpy array}) -> {name: numpy array}")
+      .def(py::init<const std::string&, const std::string&, const std::string&, int>(), py::arg("path"),
+           py::arg("device") = "auto", py::arg("precision") = "fp32", py::arg("device_id") = 0)
+      .def("run", &PySession::Run, py::arg("feeds"), py::arg("stream") = py::none(),
+           "run({name: numpy array}) -> {name: numpy array}; run({name: CUDA tensor}, stream=None) -> "
+           "{name: DeviceArray}, ordered on `stream` (a cudaStream_t as int; None: the legacy default stream)")
       .def("explain", &PySession::Explain, "the plan as a dict (the schema of `onnxrun --explain=json`)")
       .def_property_readonly("inputs", &PySession::inputs)
       .def_property_readonly("outputs", &PySession::outputs)

@@ -1,6 +1,8 @@
 // The C API (include/onnxrun/onnxrun_c.h) over runtime::Session: handles wrap C++ objects, inputs
-// are copied into ir::Tensors, outputs stay owned by their OnnxrunValues, and every absl::Status
-// becomes an OnnxrunStatus with its code and message.
+// are borrowed as ir::Tensors (host) or device buffers for the call, outputs stay owned by their
+// OnnxrunValues, and every absl::Status becomes an OnnxrunStatus with its code and message.
+#include <cuda_runtime_api.h>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -10,17 +12,32 @@
 #include "absl/strings/str_cat.h"
 #include "ir/tensor.h"
 #include "onnxrun/onnxrun_c.h"
+#include "partitioner/explain.h"
 #include "runtime/session.h"
 
 struct OnnxrunStatus {
   absl::Status status;
   std::string message;  // null-terminated for onnxrun_status_message
 };
+// The C view of a TensorInfo, with the storage its pointers point into.
+struct CTensorInfo {
+  OnnxrunTensorInfo view;
+  std::vector<int64_t> dims;
+  std::vector<std::string> names;
+  std::vector<const char*> name_ptrs;
+};
 struct OnnxrunSession {
   std::unique_ptr<runtime::Session> session;
+  std::vector<std::unique_ptr<CTensorInfo>> inputs, outputs;
+  std::string explain_json;
 };
 struct OnnxrunValues {
-  std::vector<runtime::NamedTensor> tensors;
+  std::vector<runtime::NamedTensor> tensors;          // host outputs
+  std::vector<runtime::NamedDeviceBuffer> on_device;  // device outputs (run_device)
+  cudaEvent_t written = nullptr;                      // recorded after the device outputs
+  ~OnnxrunValues() {
+    if (written != nullptr) cudaEventDestroy(written);
+  }
 };
 
 namespace {
@@ -52,25 +69,83 @@ absl::StatusOr<runtime::SessionOptions> ToOptions(const OnnxrunOptions* options)
     default: return absl::InvalidArgumentError(absl::StrCat("unknown device ", static_cast<int>(options->device)));
   }
   if (options->precision != nullptr) out.precision = options->precision;
+  out.gpu.device_id = options->device_id;
   return out;
 }
 
-// A copy of the caller's tensor; an error for a null pointer, a bad dtype or dims.
-absl::StatusOr<runtime::NamedTensor> ToNamedTensor(const OnnxrunTensor& in, size_t index) {
-  const std::string where = absl::StrCat("input ", index, in.name != nullptr ? absl::StrCat(" '", in.name, "'") : "");
-  if (in.name == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
+std::unique_ptr<CTensorInfo> ToCInfo(const runtime::TensorInfo& info) {
+  auto c = std::make_unique<CTensorInfo>();
+  const ir::TensorType& type = info.type;
+  const bool numeric = type.is_tensor() && type.dtype != ir::DType::kString && ir::IsSupportedDType(type.dtype);
+  if (type.shape) {
+    for (const ir::Dim& dim : *type.shape) {
+      c->dims.push_back(dim.known() ? dim.value : -1);
+      c->names.push_back(dim.known() ? "" : dim.symbol);
+    }
+  }
+  for (const std::string& name : c->names) c->name_ptrs.push_back(name.c_str());
+  c->view = OnnxrunTensorInfo{info.name.c_str(), numeric ? static_cast<int>(type.dtype) : 0,
+                              type.shape ? static_cast<int64_t>(type.shape->size()) : -1, c->dims.data(),
+                              c->name_ptrs.data()};
+  return c;
+}
+
+// The dtype and dims of a C tensor, checked; `where` names it in errors.
+absl::Status CheckCTensor(const OnnxrunTensor& in, const std::string& where, std::vector<int64_t>& dims) {
   if (in.rank > 0 && in.dims == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": dims is NULL"));
   const auto dtype = static_cast<ir::DType>(in.dtype);
   if (!ir::IsSupportedDType(dtype) || dtype == ir::DType::kString) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": unsupported dtype ", static_cast<int>(in.dtype)));
   }
-  std::vector<int64_t> dims(in.dims, in.dims + in.rank);
-  absl::StatusOr<ir::Tensor> tensor = ir::Tensor::Create(dtype, dims);
-  if (!tensor.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", tensor.status().message()));
-  if (tensor->byte_size() > 0) {
-    if (in.data == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": data is NULL"));
-    std::memcpy(tensor->raw_data(), in.data, tensor->byte_size());
+  dims.assign(in.dims, in.dims + in.rank);
+  absl::StatusOr<int64_t> count = ir::CheckedElementCount(dims, dtype);
+  if (!count.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", count.status().message()));
+  if (*count > 0 && in.data == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": data is NULL"));
+  return absl::OkStatus();
+}
+
+std::string InputWhere(const OnnxrunTensor& in, size_t index) {
+  return absl::StrCat("input ", index, in.name != nullptr ? absl::StrCat(" '", in.name, "'") : "");
+}
+
+// The caller's device tensor as a buffer the session reads or writes (not owned).
+absl::StatusOr<runtime::NamedDeviceBuffer> ToDeviceBuffer(const OnnxrunTensor& in, const std::string& where) {
+  std::vector<int64_t> dims;
+  absl::Status checked = CheckCTensor(in, where, dims);
+  if (!checked.ok()) return checked;
+  return runtime::NamedDeviceBuffer{in.name != nullptr ? in.name : "",
+                                    {static_cast<ir::DType>(in.dtype), std::move(dims), const_cast<void*>(in.data)}};
+}
+
+absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> ToDeviceBuffers(const OnnxrunTensor* tensors, size_t count,
+                                                                        const char* what) {
+  std::vector<runtime::NamedDeviceBuffer> buffers;
+  if (count > 0 && tensors == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, " is NULL"));
+  for (size_t i = 0; i < count; ++i) {
+    const std::string where =
+        absl::StrCat(what, " ", i, tensors[i].name ? absl::StrCat(" '", tensors[i].name, "'") : "");
+    if (std::string_view(what) == "input" && tensors[i].name == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
+    }
+    absl::StatusOr<runtime::NamedDeviceBuffer> b = ToDeviceBuffer(tensors[i], where);
+    if (!b.ok()) return b.status();
+    buffers.push_back(*std::move(b));
   }
+  return buffers;
+}
+
+// The caller's host tensor, borrowed for the call (not copied); an error for a null pointer, a bad
+// dtype or dims.
+absl::StatusOr<runtime::NamedTensor> ToNamedTensor(const OnnxrunTensor& in, size_t index) {
+  const std::string where = InputWhere(in, index);
+  if (in.name == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
+  std::vector<int64_t> dims;
+  absl::Status checked = CheckCTensor(in, where, dims);
+  if (!checked.ok()) return checked;
+  std::shared_ptr<uint8_t[]> borrowed(static_cast<uint8_t*>(const_cast<void*>(in.data)), [](uint8_t*) {});
+  absl::StatusOr<ir::Tensor> tensor =
+      ir::Tensor::FromBuffer(static_cast<ir::DType>(in.dtype), std::move(dims), std::move(borrowed));
+  if (!tensor.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", tensor.status().message()));
   return runtime::NamedTensor{in.name, *std::move(tensor)};
 }
 
@@ -100,8 +175,33 @@ OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptio
   if (!opts.ok()) return ToC(opts.status());
   absl::StatusOr<std::unique_ptr<runtime::Session>> created = runtime::Session::Create(model_path, *opts);
   if (!created.ok()) return ToC(created.status());
-  *session = new OnnxrunSession{*std::move(created)};
+  auto made = std::make_unique<OnnxrunSession>();
+  made->session = *std::move(created);
+  for (const runtime::TensorInfo& info : made->session->inputs()) made->inputs.push_back(ToCInfo(info));
+  for (const runtime::TensorInfo& info : made->session->outputs()) made->outputs.push_back(ToCInfo(info));
+  made->explain_json = partitioner::ExplainJson(made->session->plan());
+  *session = made.release();
   return nullptr;
+}
+
+OnnxrunStatus* onnxrun_session_input_info(const OnnxrunSession* session, size_t i, OnnxrunTensorInfo* info) {
+  if (session == nullptr || info == nullptr) return ToC(absl::InvalidArgumentError("session or info is NULL"));
+  if (i >= session->inputs.size())
+    return ToC(absl::OutOfRangeError(absl::StrCat("input ", i, " of ", session->inputs.size())));
+  *info = session->inputs[i]->view;
+  return nullptr;
+}
+
+OnnxrunStatus* onnxrun_session_output_info(const OnnxrunSession* session, size_t i, OnnxrunTensorInfo* info) {
+  if (session == nullptr || info == nullptr) return ToC(absl::InvalidArgumentError("session or info is NULL"));
+  if (i >= session->outputs.size())
+    return ToC(absl::OutOfRangeError(absl::StrCat("output ", i, " of ", session->outputs.size())));
+  *info = session->outputs[i]->view;
+  return nullptr;
+}
+
+const char* onnxrun_session_explain_json(const OnnxrunSession* session) {
+  return session == nullptr ? "" : session->explain_json.c_str();
 }
 
 void onnxrun_session_free(OnnxrunSession* session) { delete session; }
@@ -146,12 +246,64 @@ OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunT
   return nullptr;
 }
 
-size_t onnxrun_values_count(const OnnxrunValues* values) { return values == nullptr ? 0 : values->tensors.size(); }
+OnnxrunStatus* onnxrun_session_run_device(const OnnxrunSession* session, const OnnxrunTensor* inputs,
+                                          size_t input_count, void* cuda_stream, OnnxrunValues** outputs) {
+  if (outputs == nullptr) return ToC(absl::InvalidArgumentError("outputs is NULL"));
+  *outputs = nullptr;
+  if (session == nullptr) return ToC(absl::InvalidArgumentError("session is NULL"));
+  absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> named = ToDeviceBuffers(inputs, input_count, "input");
+  if (!named.ok()) return ToC(named.status());
+  auto stream = static_cast<cudaStream_t>(cuda_stream);
+  absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> results = session->session->RunOnDevice(*named, stream);
+  if (!results.ok()) return ToC(results.status());
+  auto values = std::make_unique<OnnxrunValues>();
+  values->on_device = *std::move(results);
+  if (cudaEventCreateWithFlags(&values->written, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventRecord(values->written, stream) != cudaSuccess) {
+    return ToC(absl::InternalError("cannot record the outputs' CUDA event"));
+  }
+  *outputs = values.release();
+  return nullptr;
+}
+
+OnnxrunStatus* onnxrun_session_run_device_into(const OnnxrunSession* session, const OnnxrunTensor* inputs,
+                                               size_t input_count, const OnnxrunTensor* outputs, size_t output_count,
+                                               void* cuda_stream) {
+  if (session == nullptr) return ToC(absl::InvalidArgumentError("session is NULL"));
+  absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> named = ToDeviceBuffers(inputs, input_count, "input");
+  if (!named.ok()) return ToC(named.status());
+  absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> into = ToDeviceBuffers(outputs, output_count, "output");
+  if (!into.ok()) return ToC(into.status());
+  if (into->empty())
+    return ToC(absl::InvalidArgumentError("no output buffers given (onnxrun_session_run_device allocates them)"));
+  return ToC(session->session->RunOnDevice(*named, static_cast<cudaStream_t>(cuda_stream), *std::move(into)).status());
+}
+
+int onnxrun_values_on_device(const OnnxrunValues* values) {
+  return values != nullptr && !values->on_device.empty() ? 1 : 0;
+}
+
+OnnxrunStatus* onnxrun_values_ready_on(const OnnxrunValues* values, void* cuda_stream) {
+  if (values == nullptr) return ToC(absl::InvalidArgumentError("values is NULL"));
+  if (values->written == nullptr) return nullptr;  // host values: ready already
+  const cudaError_t error = cudaStreamWaitEvent(static_cast<cudaStream_t>(cuda_stream), values->written, 0);
+  return error == cudaSuccess ? nullptr : ToC(exec::CudaStatus(error, "cudaStreamWaitEvent"));
+}
+
+size_t onnxrun_values_count(const OnnxrunValues* values) {
+  return values == nullptr ? 0 : values->tensors.size() + values->on_device.size();
+}
 
 OnnxrunStatus* onnxrun_values_get(const OnnxrunValues* values, size_t i, OnnxrunTensor* tensor) {
   if (values == nullptr || tensor == nullptr) return ToC(absl::InvalidArgumentError("values or tensor is NULL"));
-  if (i >= values->tensors.size()) {
-    return ToC(absl::OutOfRangeError(absl::StrCat("output ", i, " of ", values->tensors.size())));
+  if (i >= onnxrun_values_count(values)) {
+    return ToC(absl::OutOfRangeError(absl::StrCat("output ", i, " of ", onnxrun_values_count(values))));
+  }
+  if (!values->on_device.empty()) {
+    const runtime::NamedDeviceBuffer& out = values->on_device[i];
+    *tensor = OnnxrunTensor{out.name.c_str(), static_cast<OnnxrunDType>(out.buffer.dtype), out.buffer.dims.data(),
+                            out.buffer.dims.size(), out.buffer.data};
+    return nullptr;
   }
   const runtime::NamedTensor& out = values->tensors[i];
   if (!out.tensor.is_dense() || out.tensor.dtype() == ir::DType::kString) {

@@ -123,6 +123,26 @@ b.export('$m', '/tmp/bench_$m.onnx')" >/dev/null 2>&1
   { echo "== $m $p batch $b"; cat /tmp/profile.txt; } >>"$out/profiles.txt"
   summary+=("profile $m $p b$b: $(grep -E '^(gpu compute|benchmark)' /tmp/profile.txt | tr '\n' ' ')")
 done
+# STREAMS="resnet50:fp16:256:2 ...": --benchmark with K requests in flight (model:precision:batch:K),
+# inputs in page-locked memory; lines in streams.txt.
+for spec in ${STREAMS:-}; do
+  IFS=: read -r m p b k <<<"$spec"
+  [[ -f /tmp/bench_$m.onnx ]] || python3 -c "import sys; sys.path.insert(0, 'bench'); import bench_vs_torch as b; \
+b.export('$m', '/tmp/bench_$m.onnx')" >/dev/null 2>&1
+  .gpu/run bin/onnxrun --device cuda --precision "$p" --batch "$b" --benchmark "${STREAM_RUNS:-50}" --streams "$k" \
+    --quiet "/tmp/bench_$m.onnx" >/tmp/streams.txt 2>&1
+  { echo "== $m $p batch $b streams $k"; cat /tmp/streams.txt; } >>"$out/streams.txt"
+  summary+=("streams $m $p b$b K=$k: $(grep -E '^(benchmark|gpu compute|streams)' /tmp/streams.txt | sed 's/ (inputs and outputs already on the device)//' | tr '\n' ' ')")
+done
+# PYTHON_GPU=1: the Python module built here against the bundled libonnxrun.so (tools/
+# build_python_module.sh), then tests/python/test_gpu.py (torch DLPack, CuPy, the CLI).
+if [[ -n ${PYTHON_GPU:-} && -f .gpu/bin/libonnxrun.so ]]; then
+  tools/build_python_module.sh .gpu/bin/libonnxrun.so /tmp/pymod >"$out/python_gpu.log" 2>&1
+  libs=$(.gpu/run bash -c 'echo $LD_LIBRARY_PATH')
+  LD_LIBRARY_PATH=$libs PYTHONPATH=/tmp/pymod ONNXRUN_REPO=$repo ONNXRUN_CLI="$repo/.gpu/run bin/onnxrun" \
+    python3 tests/python/test_gpu.py >>"$out/python_gpu.log" 2>&1
+  summary+=("python gpu: rc=$? $(grep -cE '^PASSED' "$out/python_gpu.log") passed; $(grep -E '^(SKIPPED|Traceback|[A-Za-z]*Error)' "$out/python_gpu.log" | head -3 | tr '\n' ' ')")
+fi
 # STEM_BENCH=1: the ways cuDNN can run resnet50's fp16 stem (bin/stem_bench), in stem.md.
 if [[ -n ${STEM_BENCH:-} && -x .gpu/bin/stem_bench ]]; then
   .gpu/run bin/stem_bench ${STEM_BATCHES:-32 256} >"$out/stem.md" 2>&1

@@ -58,6 +58,7 @@ typedef enum {
 typedef struct {
   OnnxrunDevice device;  /* ONNXRUN_DEVICE_AUTO: the GPU when one is usable, else the CPU */
   const char* precision; /* "fp32" (also when NULL), "tf32" or "fp16" */
+  int device_id;         /* which CUDA device (cudaSetDevice numbering; 0 in a zeroed struct) */
 } OnnxrunOptions;
 
 /* A dense, row-major host tensor: inputs the caller owns, or a borrowed view of an output. */
@@ -68,6 +69,17 @@ typedef struct {
   size_t rank;
   const void* data; /* the product of dims elements of dtype */
 } OnnxrunTensor;
+
+/* What a model input or output is. dtype 0 when it is not a dense numeric tensor (a sequence, an
+ * optional, strings); rank -1 when unknown; dims[d] -1 for a dim known only by name (dim_names[d],
+ * "" for fixed or unnamed dims). Borrowed from the session. */
+typedef struct {
+  const char* name;
+  int dtype; /* an OnnxrunDType, or 0 */
+  int64_t rank;
+  const int64_t* dims;
+  const char* const* dim_names;
+} OnnxrunTensorInfo;
 
 /* The status's code (absl's numbering: 3 invalid argument, 12 unimplemented, ...) and message. */
 int onnxrun_status_code(const OnnxrunStatus* status);
@@ -85,10 +97,34 @@ size_t onnxrun_session_output_count(const OnnxrunSession* session);
 const char* onnxrun_session_input_name(const OnnxrunSession* session, size_t i);
 const char* onnxrun_session_output_name(const OnnxrunSession* session, size_t i);
 
-/* Runs the model on `input_count` named inputs (copied); on success *outputs holds every graph
+/* Input (output) i's description; an error for i out of range. */
+OnnxrunStatus* onnxrun_session_input_info(const OnnxrunSession* session, size_t i, OnnxrunTensorInfo* info);
+OnnxrunStatus* onnxrun_session_output_info(const OnnxrunSession* session, size_t i, OnnxrunTensorInfo* info);
+/* The plan as JSON (the schema of `onnxrun --explain=json`): steps, what fused and why not. */
+const char* onnxrun_session_explain_json(const OnnxrunSession* session);
+
+/* Runs the model on `input_count` named inputs (read during the call, not kept); on success *outputs holds every graph
  * output, in the model's order. A missing input, a wrong dtype or shape is an error status. */
 OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunTensor* inputs, size_t input_count,
                                    OnnxrunValues** outputs);
+
+/* GPU sessions: inputs in device memory (each data a device pointer on the session's device),
+ * the work ordered on `cuda_stream` (a cudaStream_t; NULL: the legacy default stream). Returns once
+ * the work is enqueued (the first run for a set of input dims synchronises): the inputs must stay
+ * valid, and the outputs be read, in `cuda_stream` order (or after onnxrun_values_ready_on).
+ * run_device allocates the outputs in device memory (*outputs; freed by onnxrun_values_free, which
+ * synchronises the device); run_device_into writes `output_count` caller buffers in place, one per
+ * model output in the model's order, each with the dtype and dims the run produces. */
+OnnxrunStatus* onnxrun_session_run_device(const OnnxrunSession* session, const OnnxrunTensor* inputs,
+                                          size_t input_count, void* cuda_stream, OnnxrunValues** outputs);
+OnnxrunStatus* onnxrun_session_run_device_into(const OnnxrunSession* session, const OnnxrunTensor* inputs,
+                                               size_t input_count, const OnnxrunTensor* outputs, size_t output_count,
+                                               void* cuda_stream);
+/* 1 when the values' data are device pointers (from onnxrun_session_run_device), else 0. */
+int onnxrun_values_on_device(const OnnxrunValues* values);
+/* Device values: makes `cuda_stream` wait (on the GPU) until they are written. */
+OnnxrunStatus* onnxrun_values_ready_on(const OnnxrunValues* values, void* cuda_stream);
+
 size_t onnxrun_values_count(const OnnxrunValues* values);
 /* A borrowed view of output i; an error for i out of range or an output that is not a dense tensor
  * (a sequence, an empty optional, strings). */

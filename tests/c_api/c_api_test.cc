@@ -1,7 +1,10 @@
 // The C API (include/onnxrun/onnxrun_c.h) on models/tiny_cnn: the same output as the C++ API and as
 // ONNX Runtime's stored output (models/tiny_cnn/test_data_set_0), every element; and its errors
 // (missing file, wrong dtype, missing input, an index out of range) as statuses with messages.
+#include <cuda_runtime_api.h>
+
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -27,7 +30,7 @@ std::string Consume(OnnxrunStatus* status) {
 class CApiTest : public testing::Test {
  protected:
   void SetUp() override {
-    const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32"};
+    const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
     ASSERT_EQ(Consume(onnxrun_session_create(kModel, &options, &session_)), "");
     absl::StatusOr<ir::Tensor> input = importer::ReadTensorProtoFile("models/tiny_cnn/test_data_set_0/input_0.pb");
     ASSERT_TRUE(input.ok()) << input.status();
@@ -104,6 +107,82 @@ TEST_F(CApiTest, ErrorsAreStatusesWithMessages) {
   onnxrun_status_free(nullptr);  // NULL is accepted by every *_free
   onnxrun_session_free(nullptr);
   onnxrun_values_free(nullptr);
+}
+
+TEST_F(CApiTest, InfoAndExplainDescribeTheModel) {
+  OnnxrunTensorInfo info;
+  ASSERT_EQ(Consume(onnxrun_session_input_info(session_, 0, &info)), "");
+  EXPECT_STREQ(info.name, "image");
+  EXPECT_EQ(info.dtype, ONNXRUN_FLOAT32);
+  ASSERT_EQ(info.rank, 4);
+  EXPECT_EQ(info.dims[0], -1);  // the batch dim is named
+  EXPECT_STREQ(info.dim_names[0], "N");
+  EXPECT_EQ(std::vector<int64_t>(info.dims + 1, info.dims + 4), (std::vector<int64_t>{3, 32, 32}));
+  EXPECT_THAT(Consume(onnxrun_session_output_info(session_, 1, &info)), HasSubstr("output 1 of 1"));
+  EXPECT_THAT(std::string(onnxrun_session_explain_json(session_)), HasSubstr("\"steps\""));
+  OnnxrunValues* outputs = nullptr;
+  const OnnxrunTensor input = InputView();
+  EXPECT_THAT(Consume(onnxrun_session_run_device(session_, &input, 1, nullptr, &outputs)),
+              HasSubstr("needs a GPU session"));
+}
+
+// The C API on the GPU: host run, run_device (allocated outputs) and run_device_into (in place) on
+// device memory all match ONNX Runtime's stored output. Skipped without a GPU.
+TEST(CApiGpuTest, DeviceRunsMatchOnnxRuntime) {
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CUDA, "fp32", 0};
+  OnnxrunSession* session = nullptr;
+  OnnxrunStatus* created = onnxrun_session_create(kModel, &options, &session);
+  if (created != nullptr && onnxrun_status_code(created) == static_cast<int>(absl::StatusCode::kUnavailable)) {
+    GTEST_SKIP() << Consume(created);
+  }
+  ASSERT_EQ(Consume(created), "");
+  absl::StatusOr<ir::Tensor> input = importer::ReadTensorProtoFile("models/tiny_cnn/test_data_set_0/input_0.pb");
+  absl::StatusOr<ir::Tensor> stored = importer::ReadTensorProtoFile("models/tiny_cnn/test_data_set_0/output_0.pb");
+  ASSERT_TRUE(input.ok() && stored.ok());
+  auto expect_stored = [&](const void* data, bool on_device, const std::string& what) {
+    std::vector<float> got(stored->num_elements());
+    if (on_device) {
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.data(), data, got.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    } else {
+      std::memcpy(got.data(), data, got.size() * sizeof(float));
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      const float want = stored->data<float>()[i];
+      EXPECT_NEAR(got[i], want, 1e-5 + 1e-4 * std::abs(want)) << what << " " << i;
+    }
+  };
+  void* x = nullptr;
+  void* y = nullptr;
+  ASSERT_EQ(cudaMalloc(&x, input->byte_size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&y, stored->byte_size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(x, input->raw_data(), input->byte_size(), cudaMemcpyHostToDevice), cudaSuccess);
+  const OnnxrunTensor host_in = {"image", ONNXRUN_FLOAT32, input->shape().data(), input->shape().size(),
+                                 input->raw_data()};
+  const OnnxrunTensor device_in = {"image", ONNXRUN_FLOAT32, input->shape().data(), input->shape().size(), x};
+  const OnnxrunTensor device_out = {"probs", ONNXRUN_FLOAT32, stored->shape().data(), stored->shape().size(), y};
+  for (int run = 0; run < 3; ++run) {  // step by step, capture, replay
+    OnnxrunValues* values = nullptr;
+    ASSERT_EQ(Consume(onnxrun_session_run(session, &host_in, 1, &values)), "");
+    OnnxrunTensor out;
+    ASSERT_EQ(Consume(onnxrun_values_get(values, 0, &out)), "");
+    expect_stored(out.data, false, "host run");
+    onnxrun_values_free(values);
+
+    ASSERT_EQ(Consume(onnxrun_session_run_device(session, &device_in, 1, nullptr, &values)), "");
+    EXPECT_EQ(onnxrun_values_on_device(values), 1);
+    ASSERT_EQ(Consume(onnxrun_values_ready_on(values, nullptr)), "");
+    ASSERT_EQ(Consume(onnxrun_values_get(values, 0, &out)), "");
+    expect_stored(out.data, true, "run_device");
+    onnxrun_values_free(values);
+
+    ASSERT_EQ(cudaMemset(y, 0, stored->byte_size()), cudaSuccess);
+    ASSERT_EQ(Consume(onnxrun_session_run_device_into(session, &device_in, 1, &device_out, 1, nullptr)), "");
+    expect_stored(y, true, "run_device_into");
+  }
+  cudaFree(x);
+  cudaFree(y);
+  onnxrun_session_free(session);
 }
 
 }  // namespace

@@ -34,6 +34,28 @@ def test_metadata(session):
     assert [i["name"] for i in session.inputs] == ["image"]
     assert session.inputs[0]["dtype"] == "float32"
     assert [o["name"] for o in session.outputs] == ["probs"]
+    assert session.inputs[0]["shape"] == ["N", 3, 32, 32]  # a named batch dim stays a name
+
+
+def test_torch_cpu_tensor_is_a_host_input(session):
+    torch = pytest.importorskip("torch")
+    x = load("input_0.pb")
+    got = session.run({"image": torch.from_numpy(x.copy())})["probs"]
+    np.testing.assert_array_equal(got, session.run({"image": x})["probs"])
+
+
+class FakeCudaTensor:
+    """Says it lives in CUDA memory (__cuda_array_interface__) without any GPU behind it."""
+
+    def __init__(self, shape):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (4096, False), "version": 3}
+
+
+def test_device_inputs_on_a_cpu_session_are_an_error(session):
+    with pytest.raises(onnxrun.Error, match="GPU session"):
+        session.run({"image": FakeCudaTensor((1, 3, 32, 32))})
+    with pytest.raises(onnxrun.Error, match="all numpy arrays or all CUDA tensors"):
+        session.run({"image": FakeCudaTensor((1, 3, 32, 32)), "other": np.zeros(1, np.float32)})
 
 
 def test_run_matches_stored_outputs(session):
@@ -79,3 +101,7 @@ def test_errors_raise_with_the_status_message(session):
         session.run({"image": load("input_0.pb").astype(np.float64)})
     with pytest.raises(onnxrun.Error, match="device"):
         onnxrun.Session(MODEL, device="tpu")
+    with pytest.raises(onnxrun.Error, match="shape"):
+        session.run({"image": np.zeros((1, 3, 31, 32), np.float32)})
+    with pytest.raises(onnxrun.Error, match="missing input 'image'"):
+        session.run({})
