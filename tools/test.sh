@@ -12,7 +12,9 @@
 #                                                     at most 150,000 runs: repeatable)
 #   5. tools/install.sh + examples/c_api with CMake    the installed library, header, pkg-config file
 #                                                     and Python module work from the install
-#   6. tools/check_format.sh                          every C++/CUDA source clang-formatted
+#   6. examples/serving with Ray Serve from PyPI       one request through a CPU replica (skipped
+#                                                     when Ray does not install)
+#   7. tools/check_format.sh                          every C++/CUDA source clang-formatted
 # Extra arguments go to every bazel test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -94,8 +96,24 @@ if tools/install.sh "$prefix/usr" &&
 else
   failed=$((failed + 1)) rc=1
 fi
-rm -rf "$prefix"
 echo "=== install: $((SECONDS - start)) s"
+
+echo "=== serving: examples/serving/ray_serve_app.py on the CPU, Ray Serve from PyPI, onnxrun from the install"
+start=$SECONDS
+if /usr/bin/python3 -m venv --system-site-packages "$prefix/ray" >/dev/null &&
+   timeout 600 "$prefix/ray/bin/pip" install -q "ray[serve]" >"$prefix/ray.log" 2>&1; then
+  if PYTHONPATH="$prefix/usr/lib/python3/dist-packages" timeout 300 "$prefix/ray/bin/python" \
+       examples/serving/ray_serve_app.py models/tiny_cnn/model.onnx 2>&1 | grep "same as a direct run"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)) rc=1
+  fi
+else
+  echo "Ray did not install from PyPI here (skipped): $(tail -1 "$prefix/ray.log")"
+  skipped=$((skipped + 1))
+fi
+rm -rf "$prefix"
+echo "=== serving: $((SECONDS - start)) s"
 
 echo "=== format: tools/check_format.sh"
 if tools/check_format.sh; then passed=$((passed + 1)); else failed=$((failed + 1)) rc=1; fi
