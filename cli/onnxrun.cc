@@ -164,6 +164,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        "GPU: time the first 4 engine configs of every cuDNN plan on the real\n"
        "shapes and keep the fastest (kept in the plan cache)",
        [&s](const std::string&) { return (s.gpu.autotune_plans = 4, absl::OkStatus()); }},
+      cli::Switch({"--no-measure"},
+                  "GPU: do not time each conv/matmul step's cuDNN graph against its split form\n"
+                  "(legacy conv + own kernels) at the first run; always use the graph",
+                  &s.gpu.measure_choices, false),
       cli::Switch({"--quiet"}, "no progress lines while cuDNN plans build", &o.quiet),
       cli::Switch({"--print-graph"}, "print the plan, one line per step, before running", &o.print_graph),
       cli::Switch({"--list-ops"}, "print the supported ONNX op types, and how each runs on the GPU, and exit",

@@ -48,6 +48,11 @@ void PrintStartup(const runtime::Session& session, double first_run_seconds) {
     if (p.failed > 0) absl::StrAppendFormat(&line, ", %d not built", p.failed);
     if (p.autotuned > 0) absl::StrAppendFormat(&line, ", %d autotuned in %.2f s", p.autotuned, p.autotune_seconds);
     absl::StrAppendFormat(&line, "; %.1f s of build work)", p.step_seconds);
+    const exec::MeasuredChoices m = session.gpu()->measured_choices();
+    if (m.timed + m.from_cache > 0) {
+      absl::StrAppendFormat(&line, ", graph-or-split choices: %d timed in %.2f s, %d from the plan cache, %d split",
+                            m.timed, m.seconds, m.from_cache, m.split);
+    }
     for (const std::string& warning : session.gpu()->cache_warnings()) {
       std::fprintf(stderr, "onnxrun: warning: %s\n", warning.c_str());
     }

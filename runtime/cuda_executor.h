@@ -62,8 +62,18 @@ struct CudaExecutorOptions {
   PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
   bool share_plans = true;     // steps with identical specs share one plan
   int autotune_plans = 0;      // > 1: time up to this many engine configs per plan, keep the fastest
-  int device_id = 0;           // which CUDA device (cudaSetDevice numbering)
-  int max_contexts = 8;        // execution contexts (concurrent runs); more callers wait for one
+  // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
+  // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
+  // in the plan cache (runtime/cuda_measured_choice.cc).
+  bool measure_choices = true;
+  int device_id = 0;     // which CUDA device (cudaSetDevice numbering)
+  int max_contexts = 8;  // execution contexts (concurrent runs); more callers wait for one
+};
+
+// What the measured choice between a step's cuDNN graph and its split form did (for start-up lines).
+struct MeasuredChoices {
+  int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
+  double seconds = 0;                        // time spent timing
 };
 
 // A dense, row-major tensor in device memory: the caller's (data only; onnxrun never frees it), or
@@ -110,6 +120,11 @@ class CudaExecutor {
   PlanBuildSummary last_build() const {
     std::lock_guard<std::mutex> lock(mu_);
     return last_build_;
+  }
+  // The measured choices so far (graph vs split per conv/matmul step).
+  MeasuredChoices measured_choices() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return measured_;
   }
   std::vector<std::string> cache_warnings() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -258,7 +273,16 @@ class CudaExecutor {
     absl::Status status;  // why no plan, when the build failed
     LoweredStep lowered;
     std::shared_ptr<const cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
+    enum class Choice { kUnmeasured, kGraph, kSplit } choice = Choice::kUnmeasured;
+    std::string note;  // the step note once chosen (how it runs, and what was measured)
   };
+  // Runs the built cuDNN graph of a FusedGraph step.
+  absl::Status ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
+  // Sets entry.choice: the cached decision, else the faster of the graph and the split form timed
+  // on `values` (the step's real inputs), else the graph (measuring off, or during a capture).
+  absl::Status ChooseGraphOrSplit(size_t index, FusedEntry& entry, std::vector<DeviceTensor>& values);
+  // Whether the split form's conv/matmul can run on legacy cuDNN (a 4-D conv, or a Gemm).
+  bool SplitRunsOnDevice(size_t index, const std::vector<DeviceTensor>& values) const;
 
   const Plan& plan_;
   const CudaExecutorOptions options_;
@@ -283,6 +307,7 @@ class CudaExecutor {
   std::map<std::vector<std::vector<int64_t>>, FoldedValues> folded_;
   const FoldedValues* current_folded_ = nullptr;  // the running input dims' entry
   PlanBuildSummary last_build_;
+  MeasuredChoices measured_;  // what ChooseGraphOrSplit did
   std::vector<std::string> cache_warnings_;
   cudnnHandle_t cudnn_ = nullptr;
   std::vector<std::map<std::string, FusedEntry>> fused_;    // per step: input-dims key -> plan

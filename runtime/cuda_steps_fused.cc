@@ -52,6 +52,19 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
   }
   FusedEntry& entry = fused_[index].at(key);
   if (!entry.status.ok()) return RunSplit(index, entry.status, values);
+  if (entry.choice == FusedEntry::Choice::kUnmeasured) {
+    absl::Status chosen = ChooseGraphOrSplit(index, entry, values);
+    if (!chosen.ok()) return chosen;
+  }
+  if (!entry.note.empty()) notes_[index] = entry.note;
+  if (entry.choice != FusedEntry::Choice::kSplit) return ExecuteFused(index, entry, values);
+  absl::Status split = RunSplit(index, absl::OkStatus(), values);
+  notes_[index] = entry.note;
+  return split;
+}
+
+absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
   std::map<int64_t, void*> ptrs;
   std::vector<DeviceTensor> keep_alive;
   DeviceTensor output;

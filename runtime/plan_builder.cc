@@ -29,21 +29,6 @@ void AppendTensor(std::string* out, const cudnn::TensorDesc& t) {
                   t.by_value ? absl::StrFormat("=%a", t.value) : "", ";");
 }
 
-// Everything of the spec that the plan depends on, exactly (doubles in hex).
-std::string SpecSignature(const cudnn::FusedGraphSpec& spec) {
-  std::string s = spec.anchor == cudnn::FusedGraphSpec::kConv ? "conv;" : "matmul;";
-  for (const cudnn::TensorDesc* t : {&spec.x, &spec.w, &spec.y}) AppendTensor(&s, *t);
-  const cudnn::ConvParams& c = spec.conv;
-  absl::StrAppend(&s, "pads", absl::StrJoin(c.pads_begin, ","), "/", absl::StrJoin(c.pads_end, ","), ";strides",
-                  absl::StrJoin(c.strides, ","), ";dil", absl::StrJoin(c.dilations, ","), ";");
-  for (const cudnn::TensorDesc& t : spec.extra) AppendTensor(&s, t);
-  for (const cudnn::PointwiseOp& op : spec.epilogue) {
-    absl::StrAppend(&s, op.mode, "(", op.in0, ",", op.in1, "->", op.out, absl::StrFormat(",%a", op.alpha), ");");
-  }
-  absl::StrAppend(&s, spec.allow_tf32 ? "tf32" : "strict");
-  return s;
-}
-
 // The dims of a step's non-constant inputs, from `dims` (false when one is unknown).
 bool StepInputDims(const Plan& plan, const Step& step, const std::vector<std::optional<std::vector<int64_t>>>& dims,
                    std::map<ir::ValueId, std::vector<int64_t>>* out) {
@@ -94,6 +79,20 @@ std::optional<std::string> FusedDimsKey(const Plan& plan, const Step& step,
     absl::StrAppend(&key, in, ":", ir::ShapeToString(*dims), ";");
   }
   return key;
+}
+
+std::string SpecSignature(const cudnn::FusedGraphSpec& spec) {
+  std::string s = spec.anchor == cudnn::FusedGraphSpec::kConv ? "conv;" : "matmul;";
+  for (const cudnn::TensorDesc* t : {&spec.x, &spec.w, &spec.y}) AppendTensor(&s, *t);
+  const cudnn::ConvParams& c = spec.conv;
+  absl::StrAppend(&s, "pads", absl::StrJoin(c.pads_begin, ","), "/", absl::StrJoin(c.pads_end, ","), ";strides",
+                  absl::StrJoin(c.strides, ","), ";dil", absl::StrJoin(c.dilations, ","), ";");
+  for (const cudnn::TensorDesc& t : spec.extra) AppendTensor(&s, t);
+  for (const cudnn::PointwiseOp& op : spec.epilogue) {
+    absl::StrAppend(&s, op.mode, "(", op.in0, ",", op.in1, "->", op.out, absl::StrFormat(",%a", op.alpha), ");");
+  }
+  absl::StrAppend(&s, spec.allow_tf32 ? "tf32" : "strict");
+  return s;
 }
 
 std::string GpuSignature() {

@@ -89,6 +89,8 @@ std::optional<std::string> FusedDimsKey(const Plan& plan, const Step& step,
 // "gpu=<name> sm_<cc> sms=<count> cudnn=<version> driver=<version>": the part of a cache key that
 // ties an entry to this GPU and these libraries.
 std::string GpuSignature();
+// Everything of a fused graph's spec that its plan depends on, exactly (doubles in hex).
+std::string SpecSignature(const cudnn::FusedGraphSpec& spec);
 
 // Builds one step (cache first when `cache` is set). `dims` holds the dims of the step's inputs.
 BuiltFusedStep BuildFusedStep(cudnnHandle_t handle, const Plan& plan, size_t step_index,

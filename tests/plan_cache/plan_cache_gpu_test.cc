@@ -79,6 +79,7 @@ class PlanCacheGpuTest : public ::testing::Test {
     options.device = runtime::Device::kCuda;
     options.precision = "fp16";
     options.gpu.plan_cache_dir = dir_;
+    options.gpu.measure_choices = false;  // engine notes only: no timings in them
     options.gpu.build_threads = threads;
     auto session = runtime::Session::Create(kModel, options);
     EXPECT_TRUE(session.ok()) << session.status();

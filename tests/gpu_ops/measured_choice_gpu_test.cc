@@ -1,0 +1,93 @@
+// The measured choice between a conv step's cuDNN graph and its split form (runtime/
+// cuda_measured_choice.cc): a Conv + bias + Sigmoid·Mul (SiLU) model, fp32 and fp16. Whatever is
+// chosen, the output equals the CPU's run of the same plan through the step-by-step run, the capture
+// and the replays; --explain's note shows both times; a second session on the same plan cache
+// reads the decision instead of timing again. Skipped without a GPU.
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+#include "tests/util/compare.h"
+#include "tests/util/onnx_builder.h"
+
+namespace {
+
+std::string ConvSiluModel() {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {4, 16, 32, 32});
+  *g->add_output() = testing_util::TensorInfo("y", {4, 32, 32, 32});
+  std::vector<float> w(32 * 16), b(32);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 23) / 23.0f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.05f * static_cast<float>(i) - 0.8f;
+  testing_util::AddFloatInitializer(model, "w", {32, 16, 1, 1}, w);
+  testing_util::AddFloatInitializer(model, "b", {32}, b);
+  *g->add_node() = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"c"}, {"s"}, "sigmoid");
+  *g->add_node() = testing_util::MakeNode("Mul", {"c", "s"}, {"y"}, "silu");
+  return model.SerializeAsString();
+}
+
+ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
+  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+// The note of the session's conv step ("" when none mentions a measurement).
+std::string MeasuredNote(const runtime::Session& session) {
+  for (const std::string& note : session.gpu_step_notes()) {
+    if (absl::StrContains(note, "measured")) return note;
+  }
+  return "";
+}
+
+class MeasuredChoiceGpuTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
+  const std::string cache_dir = testing::TempDir() + "/measured_choice_" + GetParam();
+  std::filesystem::remove_all(cache_dir);
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = GetParam();
+  options.gpu.plan_cache_dir = cache_dir;
+  const testing_util::Tolerance tol =
+      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-4, 1e-5};
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({4, 16, 32, 32})}};
+  for (const bool warm : {false, true}) {
+    auto session = runtime::Session::CreateFromBytes(ConvSiluModel(), options);
+    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    for (int run = 0; run < 3; ++run) {  // step by step (timing both forms), captured, replayed
+      auto gpu = (*session)->Run(inputs);
+      ASSERT_TRUE(gpu.ok()) << gpu.status();
+      EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
+    }
+    EXPECT_EQ((*session)->gpu()->graph_status(), "CUDA graph replay");
+    const std::string note = MeasuredNote(**session);
+    EXPECT_TRUE(absl::StrContains(note, "cuDNN graph")) << note;
+    const exec::MeasuredChoices m = (*session)->gpu()->measured_choices();
+    if (warm) {
+      EXPECT_TRUE(absl::StrContains(note, "decision from the plan cache")) << note;
+      EXPECT_EQ(m.timed, 0);
+      EXPECT_GE(m.from_cache, 1);
+    } else {
+      EXPECT_TRUE(absl::StrContains(note, "at the first run")) << note;
+      EXPECT_GE(m.timed, 1);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, MeasuredChoiceGpuTest, testing::Values("fp32", "fp16"));
+
+}  // namespace
