@@ -373,6 +373,7 @@ absl::Status Main(const Options& options) {
 
 int main(int argc, char** argv) {
   cli::ProcessStart();
+  cli::KeepFreedHostMemory();
   if (argc > 1 && std::string(argv[1]) == "test") return cli::TestCommand(argc, argv, 2);
   absl::StatusOr<Options> options = ParseArgs(argc, argv);
   if (!options.ok()) {

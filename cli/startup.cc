@@ -1,6 +1,7 @@
 // Start-up progress and summary lines (see startup.h).
 #include "cli/startup.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,6 +28,12 @@ exec::PlanBuildProgress PlanProgressPrinter() {
     }
     std::fflush(stderr);
   };
+}
+
+void KeepFreedHostMemory() {
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 << 20);
 }
 
 void PrintStartup(const runtime::Session& session, double first_run_seconds) {

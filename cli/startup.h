@@ -13,6 +13,12 @@ namespace cli {
 // The process start, as main() saw it.
 std::chrono::steady_clock::time_point& ProcessStart();
 
+// Makes glibc's malloc keep freed blocks (no mmap/munmap per large tensor, no trimming), so that
+// the CPU backend's per-run tensors reuse memory already faulted in: resnet50 on the CPU runs ~25%
+// faster. For a process that runs models (the CLI); library users can set the same through
+// MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ / MALLOC_TOP_PAD_.
+void KeepFreedHostMemory();
+
 // Prints "[12/53] conv+bias+relu built 0.41 s" to stderr per plan: one updating line on a terminal,
 // one line per plan otherwise.
 exec::PlanBuildProgress PlanProgressPrinter();

@@ -141,7 +141,8 @@ absl::Status ConvTyped(const ConvArgs& a) {
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<T>> col = ScratchBuffer<T>(direct ? 0 : rows, out_size);
+  // Im2Col writes every element (zeros where a tap falls in the padding): no need to zero it first.
+  absl::StatusOr<std::unique_ptr<T[]>> col = UninitializedScratch<T>(direct ? 0 : rows, out_size);
   if (!col.ok()) return col.status();
   const T* x = a.x->data<T>();
   const T* w = a.w->data<T>();
@@ -150,11 +151,11 @@ absl::Status ConvTyped(const ConvArgs& a) {
   for (int64_t n = 0; n < n_batch; ++n) {
     for (int64_t g = 0; g < a.group; ++g) {
       const T* xg = x + (n * channels + g * group_in) * in_size;
-      if (!direct) Im2Col(xg, group_in, *geo, col->data());
+      if (!direct) Im2Col(xg, group_in, *geo, col->get());
       T* yg = y + (n * out_channels + g * group_out) * out_size;
       if (bias != nullptr) FillBias(bias + g * group_out, group_out, out_size, yg);
       absl::Status s = Gemm(false, false, group_out, out_size, rows, T{1}, w + g * group_out * rows,
-                            direct ? xg : col->data(), bias != nullptr ? T{1} : T{0}, yg);
+                            direct ? xg : col->get(), bias != nullptr ? T{1} : T{0}, yg);
       if (!s.ok()) return s;
     }
   }

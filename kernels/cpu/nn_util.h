@@ -4,7 +4,9 @@
 #ifndef ONNXRUN_KERNELS_CPU_NN_UTIL_H_
 #define ONNXRUN_KERNELS_CPU_NN_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -30,6 +32,16 @@ absl::StatusOr<std::vector<T>> ScratchBuffer(int64_t rows, int64_t cols) {
     return absl::ResourceExhaustedError("scratch buffer too large");
   }
   return std::vector<T>(static_cast<size_t>(rows * cols));
+}
+
+// The same, left uninitialized, for a buffer the caller writes in full before reading (im2col).
+template <typename T>
+absl::StatusOr<std::unique_ptr<T[]>> UninitializedScratch(int64_t rows, int64_t cols) {
+  const int64_t limit = ir::kMaxTensorBytes / static_cast<int64_t>(sizeof(T));
+  if (rows < 0 || cols < 0 || (rows > 0 && cols > limit / rows)) {
+    return absl::ResourceExhaustedError("scratch buffer too large");
+  }
+  return std::unique_ptr<T[]>(new T[static_cast<size_t>(std::max<int64_t>(1, rows * cols))]);
 }
 
 // Attributes of a sliding-window op, validated for a given number of spatial dims.
