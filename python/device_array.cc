@@ -127,11 +127,10 @@ py::dict DeviceArray::CudaArrayInterface() const {
 py::tuple DeviceArray::DlpackDevice() const { return py::make_tuple(static_cast<int>(dlpack::kCuda), device_id_); }
 
 py::object DeviceArray::Dlpack(const py::object& stream) const {
-  if (!stream.is_none()) {
-    const int64_t consumer = stream.cast<int64_t>();
-    if (consumer != -1 && consumer != ProtocolStream(stream_)) {
-      Check(onnxrun_values_ready_on(values_.get(), StreamPointer(consumer)));
-    }
+  // None means the legacy default stream (1) in the protocol; -1: the consumer does its own sync.
+  const int64_t consumer = stream.is_none() ? 1 : stream.cast<int64_t>();
+  if (consumer != -1 && consumer != ProtocolStream(stream_)) {
+    Check(onnxrun_values_ready_on(values_.get(), StreamPointer(consumer)));
   }
   const OnnxrunTensor t = View();
   const DTypeEntry& entry = EntryOf(t.dtype);

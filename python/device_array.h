@@ -37,7 +37,7 @@ void ToDeviceInput(const std::string& name, const pybind11::handle& value, int d
 class DeviceArray {
  public:
   DeviceArray(SharedValues values, size_t index, int device_id, int64_t stream, pybind11::object inputs)
-      : values_(std::move(values)), index_(index), device_id_(device_id), stream_(stream), inputs_(std::move(inputs)) {}
+      : inputs_(std::move(inputs)), values_(std::move(values)), index_(index), device_id_(device_id), stream_(stream) {}
   pybind11::tuple shape() const;
   std::string dtype() const;
   pybind11::dict CudaArrayInterface() const;
@@ -48,11 +48,13 @@ class DeviceArray {
 
  private:
   OnnxrunTensor View() const;
+  // The run's inputs, alive while outputs are; declared first so they go last, after values_
+  // (whose free synchronises the device).
+  pybind11::object inputs_;
   SharedValues values_;
   size_t index_;
   int device_id_;
-  int64_t stream_;           // where it was written (0: legacy default)
-  pybind11::object inputs_;  // the run's inputs, alive while outputs are
+  int64_t stream_;  // where it was written (0: legacy default)
 };
 
 }  // namespace onnxrun_py

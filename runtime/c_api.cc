@@ -242,6 +242,14 @@ OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunT
   }
   absl::StatusOr<std::vector<runtime::NamedTensor>> results = session->session->Run(named);
   if (!results.ok()) return ToC(results.status());
+  for (runtime::NamedTensor& out : *results) {  // an output that is an input would borrow the caller's memory
+    for (const runtime::NamedTensor& in : named) {
+      if (out.tensor.is_dense() && in.tensor.byte_size() > 0 && out.tensor.raw_data() == in.tensor.raw_data()) {
+        out.tensor = out.tensor.Clone();
+        break;
+      }
+    }
+  }
   *outputs = new OnnxrunValues{*std::move(results)};
   return nullptr;
 }

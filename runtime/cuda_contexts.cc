@@ -71,6 +71,26 @@ class InFlight {
   std::atomic<int>& now_;
 };
 
+// On an early return from a replay: `done` recorded after whatever was queued (the next holder of
+// the context waits for it) and, for host replays, the stream drained (its staging buffers are
+// reused by the next call). Dismissed on success, where the replay does both itself.
+class ReplayFailureGuard {
+ public:
+  ReplayFailureGuard(cudaEvent_t done, cudaStream_t stream, bool drain) : done_(done), stream_(stream), drain_(drain) {}
+  ~ReplayFailureGuard() {
+    if (dismissed_) return;
+    cudaEventRecord(done_, stream_);
+    if (drain_) cudaStreamSynchronize(stream_);
+  }
+  void Dismiss() { dismissed_ = true; }
+
+ private:
+  cudaEvent_t done_;
+  cudaStream_t stream_;
+  bool drain_;
+  bool dismissed_ = false;
+};
+
 // `outputs` checked against what the run produces (dtype, dims), or allocated when empty.
 absl::Status MatchOutputs(const std::vector<std::pair<ir::DType, std::vector<int64_t>>>& produced,
                           std::vector<DeviceBuffer>& outputs) {
@@ -120,6 +140,7 @@ size_t DeviceBuffer::bytes() const {
 }
 
 CudaExecutor::Context::~Context() {
+  if (done != nullptr) cudaEventSynchronize(done);  // a replay on a caller's stream
   if (stream != nullptr) cudaStreamSynchronize(stream);
   captured.clear();  // its buffers are freed on `stream`: before it goes
   for (cudaEvent_t e : {compute_start, compute_end, done}) {
@@ -173,7 +194,8 @@ absl::Status CudaExecutor::UseContext(Context& context) {
 }
 
 absl::StatusOr<ir::Tensor> CudaExecutor::AllocateHost(ir::DType dtype, std::vector<int64_t> dims) const {
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  DeviceScope device(options_.device_id);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(device.error());
   if (dtype == ir::DType::kString) return ir::Tensor::Create(dtype, std::move(dims));
   absl::StatusOr<int64_t> count = ir::CheckedElementCount(dims, dtype);
   if (!count.ok()) return count.status();
@@ -189,6 +211,7 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::ReplayHost(Context& contex
   const ir::Graph& g = plan_.graph;
   cudaStream_t stream = context.stream;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream, context.done, 0));
+  ReplayFailureGuard on_failure(context.done, stream, /*drain=*/true);
   for (size_t i = 0; i < inputs.size(); ++i) {
     absl::Status copied = CopyToDevice(inputs[i], run.inputs[i], run.staging_in[i], stream);
     if (!copied.ok()) return copied;
@@ -208,6 +231,7 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::ReplayHost(Context& contex
   }
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord(context.done, stream));
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  on_failure.Dismiss();
   std::vector<ir::Tensor> outputs;
   for (size_t o = 0; o < g.outputs().size(); ++o) {
     if (const auto& constant = g.value(g.outputs()[o]).constant) {
@@ -236,6 +260,7 @@ absl::Status CudaExecutor::ReplayDevice(Context& context, CapturedRun& run, cons
   absl::Status matched = MatchOutputs(produced, outputs);
   if (!matched.ok()) return matched;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream, context.done, 0));
+  ReplayFailureGuard on_failure(context.done, stream, /*drain=*/false);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].bytes() == 0) continue;
     ONNXRUN_CUDA_RETURN_IF_ERROR(
@@ -251,12 +276,14 @@ absl::Status CudaExecutor::ReplayDevice(Context& context, CapturedRun& run, cons
     if (!copied.ok()) return copied;
   }
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord(context.done, stream));
+  on_failure.Dismiss();
   return absl::OkStatus();
 }
 
 absl::Status CudaExecutor::RunDevice(const std::vector<DeviceBuffer>& inputs, cudaStream_t stream,
                                      std::vector<DeviceBuffer>& outputs) {
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  DeviceScope device(options_.device_id);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(device.error());
   if (inputs.size() != plan_.graph.inputs().size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", plan_.graph.inputs().size(), " inputs, got ", inputs.size()));

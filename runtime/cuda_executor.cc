@@ -6,6 +6,7 @@
 #include "kernels/cudnn/status.h"
 #include "ops/control_flow.h"
 #include "runtime/cuda_kernel_steps.h"
+#include "runtime/cuda_run_util.h"
 #include "runtime/cuda_step_rules.h"
 #include "runtime/shape_folding.h"
 
@@ -33,7 +34,11 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(const Plan& p
 }
 
 CudaExecutor::~CudaExecutor() {
-  cudaSetDevice(options_.device_id);
+  DeviceScope device(options_.device_id);
+  // Replays on callers' streams may still read constants and captured buffers: wait for them.
+  for (const std::unique_ptr<Context>& context : contexts_) {
+    if (context->done != nullptr) cudaEventSynchronize(context->done);
+  }
   fused_.clear();
   legacy_.clear();
   recurrent_.clear();
@@ -141,7 +146,8 @@ absl::Status CudaExecutor::Init() {
 }
 
 absl::StatusOr<PlanBuildSummary> CudaExecutor::Prepare(const std::vector<std::vector<int64_t>>& input_dims) {
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  DeviceScope device(options_.device_id);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(device.error());
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status = PrepareLocked(input_dims);
   if (!status.ok()) return status;

@@ -195,7 +195,8 @@ absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& cont
 
 absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor> inputs,
                                                           const ValueObserver& observer) {
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  DeviceScope device(options_.device_id);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(device.error());
   if (inputs.size() != plan_.graph.inputs().size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", plan_.graph.inputs().size(), " inputs, got ", inputs.size()));
@@ -230,7 +231,8 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor
 }
 
 absl::StatusOr<std::vector<double>> CudaExecutor::ProfileSteps(std::vector<ir::Tensor> inputs) {
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  DeviceScope device(options_.device_id);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(device.error());
   absl::StatusOr<ContextLease> context = AcquireContext();
   if (!context.ok()) return context.status();
   std::lock_guard<std::mutex> lock(mu_);

@@ -25,16 +25,17 @@ absl::StatusOr<double> TimeMs(const std::function<absl::Status()>& run, cudaStre
   absl::Status warm = run();
   if (!warm.ok()) return warm;
   cudaEvent_t start = nullptr, end = nullptr;
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventCreate(&end));
-  absl::Status status = CudaOk(cudaEventRecord(start, stream), "cudaEventRecord");
+  absl::Status status = CudaOk(cudaEventCreate(&start), "cudaEventCreate");
+  if (status.ok()) status = CudaOk(cudaEventCreate(&end), "cudaEventCreate");
+  if (status.ok()) status = CudaOk(cudaEventRecord(start, stream), "cudaEventRecord");
   for (int i = 0; i < kTimedRuns && status.ok(); ++i) status = run();
   if (status.ok()) status = CudaOk(cudaEventRecord(end, stream), "cudaEventRecord");
   if (status.ok()) status = CudaOk(cudaEventSynchronize(end), "cudaEventSynchronize");
-  const double ms = ElapsedMs(start, end) / kTimedRuns;
-  cudaEventDestroy(start);
-  cudaEventDestroy(end);
+  const double ms = status.ok() ? ElapsedMs(start, end) / kTimedRuns : -1;
+  if (start != nullptr) cudaEventDestroy(start);
+  if (end != nullptr) cudaEventDestroy(end);
   if (!status.ok()) return status;
+  if (ms < 0) return absl::InternalError("the step's GPU time could not be read");
   return ms;
 }
 

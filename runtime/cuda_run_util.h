@@ -36,6 +36,26 @@ inline double ElapsedMs(cudaEvent_t start, cudaEvent_t end) {
   return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? ms : -1.0;
 }
 
+// Makes `device_id` current for its lifetime and restores the caller's device after (a caller on
+// another GPU — torch, CuPy — keeps its device).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device_id) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    error_ = previous_ == device_id ? cudaSuccess : cudaSetDevice(device_id);
+  }
+  ~DeviceScope() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  cudaError_t error() const { return error_; }
+
+ private:
+  int previous_ = -1;
+  cudaError_t error_ = cudaSuccess;
+};
+
 }  // namespace exec
 
 #endif  // ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_

@@ -253,6 +253,12 @@ absl::StatusOr<std::vector<NamedDeviceBuffer>> Session::RunOnDevice(const std::v
   if (cuda_ == nullptr) {
     return absl::FailedPreconditionError("RunOnDevice needs a GPU session (this one runs on the CPU)");
   }
+  for (const TensorInfo& out : outputs_) {
+    if (out.type.kind != ir::ValueKind::kTensor || out.type.optional || out.type.dtype == ir::DType::kString) {
+      return absl::UnimplementedError(absl::StrCat("output '", out.name, "' is ", out.type.ToString(),
+                                                   ": device buffers hold dense numeric tensors only (use Run)"));
+    }
+  }
   absl::StatusOr<std::vector<exec::DeviceBuffer>> ordered = OrderAndCheckDeviceInputs(inputs);
   if (!ordered.ok()) return ordered.status();
   absl::StatusOr<std::vector<exec::DeviceBuffer>> written = OrderDeviceOutputs(std::move(outputs));
