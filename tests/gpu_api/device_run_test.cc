@@ -2,11 +2,12 @@
 // stream, outputs allocated or written in place; the result must match ONNX Runtime's stored
 // output (test_data_set_0, fp32 rtol 1e-4) and Session::Run's, through the step-by-step run, the
 // capture and the replays. Also: page-locked inputs (AllocateHostTensor), bad buffers as errors,
-// device_id out of range. Skipped without a GPU (except the CPU-session error).
+// device_id out of range, a Session per GPU. Skipped without a GPU (except the CPU-session error).
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -137,6 +138,37 @@ TEST(DeviceRunOptionsTest, DeviceIdOutOfRangeIsAnError) {
   }
   ASSERT_FALSE(session.ok());
   EXPECT_THAT(session.status().message(), HasSubstr("device_id 1000 does not exist"));
+}
+
+// Several GPUs in one process: a Session per device (device_id), run from two threads at once,
+// each matching ONNX Runtime's stored output. Skipped with fewer than two GPUs.
+TEST(DeviceRunOptionsTest, OneSessionPerGpuFromTwoThreads) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) GTEST_SKIP() << "fewer than two CUDA devices";
+  const ir::Tensor input = ReadData("input_0.pb"), want = ReadData("output_0.pb");
+  std::vector<std::unique_ptr<runtime::Session>> sessions;
+  for (int id : {0, 1}) {
+    runtime::SessionOptions options;
+    options.device = runtime::Device::kCuda;
+    options.gpu.device_id = id;
+    auto session = runtime::Session::Create(kModel, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    EXPECT_THAT((*session)->gpu()->device_name(), HasSubstr("device " + std::to_string(id)));
+    sessions.push_back(*std::move(session));
+  }
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int id : {0, 1}) {
+    threads.emplace_back([&, id] {
+      for (int run = 0; run < 3 && errors[id].empty(); ++run) {
+        auto out = sessions[id]->Run({{"image", input}});
+        errors[id] = out.ok() ? testing_util::CompareTensors((*out)[0].tensor, want, kFp32) : out.status().ToString();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
 }
 
 TEST(DeviceRunOptionsTest, CpuSessionsRefuseDeviceBuffers) {
