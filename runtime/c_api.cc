@@ -104,8 +104,9 @@ absl::Status CheckCTensor(const OnnxrunTensor& in, const std::string& where, std
   return absl::OkStatus();
 }
 
-std::string InputWhere(const OnnxrunTensor& in, size_t index) {
-  return absl::StrCat("input ", index, in.name != nullptr ? absl::StrCat(" '", in.name, "'") : "");
+// "input 0 'image'": a C tensor in error messages (`what` is "input" or "output").
+std::string TensorWhere(const char* what, const OnnxrunTensor& in, size_t index) {
+  return absl::StrCat(what, " ", index, in.name != nullptr ? absl::StrCat(" '", in.name, "'") : "");
 }
 
 // The caller's device tensor as a buffer the session reads or writes (not owned).
@@ -122,8 +123,7 @@ absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> ToDeviceBuffers(const On
   std::vector<runtime::NamedDeviceBuffer> buffers;
   if (count > 0 && tensors == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, " is NULL"));
   for (size_t i = 0; i < count; ++i) {
-    const std::string where =
-        absl::StrCat(what, " ", i, tensors[i].name ? absl::StrCat(" '", tensors[i].name, "'") : "");
+    const std::string where = TensorWhere(what, tensors[i], i);
     if (std::string_view(what) == "input" && tensors[i].name == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
     }
@@ -137,7 +137,7 @@ absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> ToDeviceBuffers(const On
 // The caller's host tensor, borrowed for the call (not copied); an error for a null pointer, a bad
 // dtype or dims.
 absl::StatusOr<runtime::NamedTensor> ToNamedTensor(const OnnxrunTensor& in, size_t index) {
-  const std::string where = InputWhere(in, index);
+  const std::string where = TensorWhere("input", in, index);
   if (in.name == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
   std::vector<int64_t> dims;
   absl::Status checked = CheckCTensor(in, where, dims);
@@ -147,6 +147,14 @@ absl::StatusOr<runtime::NamedTensor> ToNamedTensor(const OnnxrunTensor& in, size
       ir::Tensor::FromBuffer(static_cast<ir::DType>(in.dtype), std::move(dims), std::move(borrowed));
   if (!tensor.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", tensor.status().message()));
   return runtime::NamedTensor{in.name, *std::move(tensor)};
+}
+
+// Info i of `infos` ("input"/"output" in the out-of-range error).
+OnnxrunStatus* InfoAt(const std::vector<std::unique_ptr<CTensorInfo>>& infos, const char* what, size_t i,
+                      OnnxrunTensorInfo* info) {
+  if (i >= infos.size()) return ToC(absl::OutOfRangeError(absl::StrCat(what, " ", i, " of ", infos.size())));
+  *info = infos[i]->view;
+  return nullptr;
 }
 
 const runtime::TensorInfo* InfoAt(const std::vector<runtime::TensorInfo>& infos, size_t i) {
@@ -186,18 +194,12 @@ OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptio
 
 OnnxrunStatus* onnxrun_session_input_info(const OnnxrunSession* session, size_t i, OnnxrunTensorInfo* info) {
   if (session == nullptr || info == nullptr) return ToC(absl::InvalidArgumentError("session or info is NULL"));
-  if (i >= session->inputs.size())
-    return ToC(absl::OutOfRangeError(absl::StrCat("input ", i, " of ", session->inputs.size())));
-  *info = session->inputs[i]->view;
-  return nullptr;
+  return InfoAt(session->inputs, "input", i, info);
 }
 
 OnnxrunStatus* onnxrun_session_output_info(const OnnxrunSession* session, size_t i, OnnxrunTensorInfo* info) {
   if (session == nullptr || info == nullptr) return ToC(absl::InvalidArgumentError("session or info is NULL"));
-  if (i >= session->outputs.size())
-    return ToC(absl::OutOfRangeError(absl::StrCat("output ", i, " of ", session->outputs.size())));
-  *info = session->outputs[i]->view;
-  return nullptr;
+  return InfoAt(session->outputs, "output", i, info);
 }
 
 const char* onnxrun_session_explain_json(const OnnxrunSession* session) {

@@ -22,12 +22,8 @@ absl::StatusOr<std::shared_ptr<uint8_t[]>> AllocatePageLocked(size_t bytes) {
 }
 
 bool IsPageLocked(const void* ptr) {
-  cudaPointerAttributes attributes;
-  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeHost;
+  const std::optional<cudaPointerAttributes> attributes = PointerAttributes(ptr);
+  return attributes && attributes->type == cudaMemoryTypeHost;
 }
 
 // Host -> device into a captured input buffer. Page-locked memory is copied directly; pageable
@@ -299,6 +295,8 @@ absl::Status CudaExecutor::RunDevice(const std::vector<DeviceBuffer>& inputs, cu
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
+  absl::Status used = UseContext(context);
+  if (!used.ok()) return used;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));  // the caller's inputs are written
   std::vector<DeviceTensor> device_inputs;
   for (const DeviceBuffer& in : inputs) {

@@ -84,10 +84,12 @@ absl::Status CudaExecutor::Init() {
                                                    count == 1 ? "" : "s"));
   }
   if (options_.max_contexts < 1) return absl::InvalidArgumentError("max_contexts must be at least 1");
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device_id));
+  DeviceScope device(options_.device_id);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(device.error());
   cudaDeviceProp prop;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, options_.device_id));
   device_name_ = absl::StrCat(prop.name, " (sm_", prop.major, prop.minor, ", device ", options_.device_id, ")");
+  gpu_signature_ = GpuSignature();
   absl::StatusOr<std::unique_ptr<Context>> first = MakeContext();
   if (!first.ok()) return first.status();
   contexts_.push_back(*std::move(first));

@@ -191,8 +191,14 @@ class CudaExecutor {
   static absl::StatusOr<std::unique_ptr<Context>> MakeContext();
   // Makes `context` the one the step functions use (stream_, the cuDNN handle's stream); mu_ held.
   absl::Status UseContext(Context& context);
-  // The first runs for a key, under mu_: plans, a step-by-step run or a capture into `context`.
-  // Returns the captured run to replay, or null when `eager_outputs` holds the step-by-step result.
+  // Host inputs on the device (logical layout) on stream_; mu_ held.
+  absl::StatusOr<std::vector<DeviceTensor>> UploadInputs(const std::vector<ir::Tensor>& inputs);
+  // Builds the plans and folds the shape computations for the inputs' dims, and makes them the
+  // running ones (current_folded_); mu_ held.
+  absl::Status PrepareForInputs(const std::vector<DeviceTensor>& inputs);
+  // The first runs for a key, under mu_ with `context` in use (UseContext): plans, a step-by-step
+  // run or a capture into `context`. Returns the captured run to replay, or null when
+  // `eager_outputs` holds the step-by-step result.
   absl::StatusOr<CapturedRun*> RunLocked(Context& context, const std::string& key,
                                          const std::vector<DeviceTensor>& inputs, const ValueObserver& observer,
                                          std::vector<DeviceTensor>& eager_outputs);
@@ -318,6 +324,7 @@ class CudaExecutor {
   std::vector<DeviceTensor> constants_;                     // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::string device_name_;
+  std::string gpu_signature_;  // GpuSignature() of this device, for plan-cache keys
   mutable std::mutex mu_;
 };
 

@@ -158,17 +158,31 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   return run;
 }
 
-absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& context, const std::string& key,
-                                                                   const std::vector<DeviceTensor>& inputs,
-                                                                   const ValueObserver& observer,
-                                                                   std::vector<DeviceTensor>& eager_outputs) {
-  absl::Status used = UseContext(context);
-  if (!used.ok()) return used;
+absl::StatusOr<std::vector<DeviceTensor>> CudaExecutor::UploadInputs(const std::vector<ir::Tensor>& inputs) {
+  std::vector<DeviceTensor> device_inputs;
+  for (const ir::Tensor& t : inputs) {
+    absl::StatusOr<DeviceTensor> d = Upload(t, false, stream_);
+    if (!d.ok()) return d.status();
+    device_inputs.push_back(*std::move(d));
+  }
+  return device_inputs;
+}
+
+absl::Status CudaExecutor::PrepareForInputs(const std::vector<DeviceTensor>& inputs) {
   std::vector<std::vector<int64_t>> input_dims;
   for (const DeviceTensor& t : inputs) input_dims.push_back(t.host_value ? t.host_value->shape() : t.dims);
   absl::Status prepared = PrepareLocked(input_dims);
   if (!prepared.ok()) return prepared;
   current_folded_ = &folded_.at(input_dims);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& context, const std::string& key,
+                                                                   const std::vector<DeviceTensor>& inputs,
+                                                                   const ValueObserver& observer,
+                                                                   std::vector<DeviceTensor>& eager_outputs) {
+  absl::Status prepared = PrepareForInputs(inputs);
+  if (!prepared.ok()) return prepared;
   auto eager = [&](const char* why) -> absl::StatusOr<CapturedRun*> {
     if (why != nullptr) graph_status_ = why;
     absl::StatusOr<std::vector<DeviceTensor>> outputs = RunEager(context, key, inputs, observer, nullptr);
@@ -211,14 +225,10 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status used = UseContext(ctx);
   if (!used.ok()) return used;
-  std::vector<DeviceTensor> device_inputs;
-  for (const ir::Tensor& t : inputs) {
-    absl::StatusOr<DeviceTensor> d = Upload(t, false, stream_);
-    if (!d.ok()) return d.status();
-    device_inputs.push_back(*std::move(d));
-  }
+  absl::StatusOr<std::vector<DeviceTensor>> device_inputs = UploadInputs(inputs);
+  if (!device_inputs.ok()) return device_inputs.status();
   std::vector<DeviceTensor> eager_outputs;
-  absl::StatusOr<CapturedRun*> captured = RunLocked(ctx, key, device_inputs, observer, eager_outputs);
+  absl::StatusOr<CapturedRun*> captured = RunLocked(ctx, key, *device_inputs, observer, eager_outputs);
   if (!captured.ok()) return captured.status();
   if (*captured != nullptr) return ReplayHost(ctx, **captured, inputs);
   std::vector<ir::Tensor> outputs;
@@ -238,20 +248,13 @@ absl::StatusOr<std::vector<double>> CudaExecutor::ProfileSteps(std::vector<ir::T
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status used = UseContext(**context);
   if (!used.ok()) return used;
-  std::vector<double> step_ms;
-  std::vector<std::vector<int64_t>> input_dims;
-  std::vector<DeviceTensor> device_inputs;
-  for (const ir::Tensor& t : inputs) {
-    input_dims.push_back(t.shape());
-    absl::StatusOr<DeviceTensor> d = Upload(t, false, stream_);
-    if (!d.ok()) return d.status();
-    device_inputs.push_back(*std::move(d));
-  }
-  absl::Status prepared = PrepareLocked(input_dims);
+  absl::StatusOr<std::vector<DeviceTensor>> device_inputs = UploadInputs(inputs);
+  if (!device_inputs.ok()) return device_inputs.status();
+  absl::Status prepared = PrepareForInputs(*device_inputs);
   if (!prepared.ok()) return prepared;
-  current_folded_ = &folded_.at(input_dims);
+  std::vector<double> step_ms;
   absl::StatusOr<std::vector<DeviceTensor>> outputs =
-      RunEager(**context, InputKey(inputs), std::move(device_inputs), nullptr, &step_ms);
+      RunEager(**context, InputKey(inputs), *std::move(device_inputs), nullptr, &step_ms);
   if (!outputs.ok()) return outputs.status();
   return step_ms;
 }

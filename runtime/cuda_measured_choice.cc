@@ -4,7 +4,6 @@
 // (the graph unless the split is at least 5% faster), and the decision is stored in the plan cache
 // next to the plans, so a warm start does not time again. --explain shows both times.
 #include <chrono>
-#include <functional>
 #include <optional>
 
 #include "absl/strings/numbers.h"
@@ -19,25 +18,6 @@ namespace {
 
 constexpr int kTimedRuns = 3;
 constexpr double kSplitMargin = 0.95;  // the split must take under 95% of the graph's time
-
-// Mean GPU time of kTimedRuns calls of `run` on `stream` after one untimed call.
-absl::StatusOr<double> TimeMs(const std::function<absl::Status()>& run, cudaStream_t stream) {
-  absl::Status warm = run();
-  if (!warm.ok()) return warm;
-  cudaEvent_t start = nullptr, end = nullptr;
-  absl::Status status = CudaOk(cudaEventCreate(&start), "cudaEventCreate");
-  if (status.ok()) status = CudaOk(cudaEventCreate(&end), "cudaEventCreate");
-  if (status.ok()) status = CudaOk(cudaEventRecord(start, stream), "cudaEventRecord");
-  for (int i = 0; i < kTimedRuns && status.ok(); ++i) status = run();
-  if (status.ok()) status = CudaOk(cudaEventRecord(end, stream), "cudaEventRecord");
-  if (status.ok()) status = CudaOk(cudaEventSynchronize(end), "cudaEventSynchronize");
-  const double ms = status.ok() ? ElapsedMs(start, end) / kTimedRuns : -1;
-  if (start != nullptr) cudaEventDestroy(start);
-  if (end != nullptr) cudaEventDestroy(end);
-  if (!status.ok()) return status;
-  if (ms < 0) return absl::InternalError("the step's GPU time could not be read");
-  return ms;
-}
 
 // "graph 0.123 0.456" / "split 0.123 0.456" (graph ms, split ms; -1 when the split failed).
 struct Decision {
@@ -78,7 +58,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   if (!options_.measure_choices || Capturing() || !SplitRunsOnDevice(index, values)) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =
-      absl::StrCat("onnxrun measured choice v1\n", GpuSignature(), "\n", SpecSignature(entry.lowered.spec));
+      absl::StrCat("onnxrun measured choice v1\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {
@@ -89,14 +69,16 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   const bool from_cache = decision.has_value();
   if (!from_cache) {
     const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<double> graph_ms = TimeMs([&] { return ExecuteFused(index, entry, values); }, stream_);
+    absl::StatusOr<double> graph_ms =
+        TimeGpuMs([&] { return ExecuteFused(index, entry, values); }, stream_, kTimedRuns);
     if (!graph_ms.ok()) return graph_ms.status();
     const bool host_before = ran_on_host_;
     ran_on_host_ = false;
     const absl::Status first_split = RunSplit(index, absl::OkStatus(), values);  // untimed: where does it run?
     const bool split_on_device = first_split.ok() && !ran_on_host_;
     absl::StatusOr<double> split_ms = absl::UnavailableError("the split form does not stay on the device");
-    if (split_on_device) split_ms = TimeMs([&] { return RunSplit(index, absl::OkStatus(), values); }, stream_);
+    if (split_on_device)
+      split_ms = TimeGpuMs([&] { return RunSplit(index, absl::OkStatus(), values); }, stream_, kTimedRuns);
     ran_on_host_ = host_before;
     decision = Decision{split_ms.ok() && split_on_device && *split_ms < kSplitMargin * *graph_ms, *graph_ms,
                         split_ms.ok() && split_on_device ? *split_ms : -1.0};

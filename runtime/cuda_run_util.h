@@ -1,14 +1,17 @@
 // Small helpers shared by the CUDA run loop (cuda_executor_run.cc) and the execution contexts
-// (cuda_contexts.cc): the key that names a set of input dims, CUDA errors as Status, event timing.
+// (cuda_contexts.cc) and plan timing (plan_builder.cc, cuda_measured_choice.cc): the key that names
+// a set of input dims, CUDA errors as Status, event timing, the current device.
 #ifndef ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
 #define ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "ir/tensor.h"
 #include "runtime/device_tensor.h"
@@ -34,6 +37,26 @@ inline absl::Status CudaOk(cudaError_t error, const char* call) {
 inline double ElapsedMs(cudaEvent_t start, cudaEvent_t end) {
   float ms = 0;
   return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? ms : -1.0;
+}
+
+// Mean GPU time in ms of `runs` calls of `run` on `stream`, after one untimed call; the first
+// failing call's status, or Internal when the time cannot be read.
+inline absl::StatusOr<double> TimeGpuMs(const std::function<absl::Status()>& run, cudaStream_t stream, int runs) {
+  absl::Status status = run();
+  if (!status.ok()) return status;
+  cudaEvent_t start = nullptr, end = nullptr;
+  status = CudaOk(cudaEventCreate(&start), "cudaEventCreate");
+  if (status.ok()) status = CudaOk(cudaEventCreate(&end), "cudaEventCreate");
+  if (status.ok()) status = CudaOk(cudaEventRecord(start, stream), "cudaEventRecord");
+  for (int i = 0; i < runs && status.ok(); ++i) status = run();
+  if (status.ok()) status = CudaOk(cudaEventRecord(end, stream), "cudaEventRecord");
+  if (status.ok()) status = CudaOk(cudaEventSynchronize(end), "cudaEventSynchronize");
+  const double ms = status.ok() ? ElapsedMs(start, end) / runs : -1;
+  if (start != nullptr) cudaEventDestroy(start);
+  if (end != nullptr) cudaEventDestroy(end);
+  if (!status.ok()) return status;
+  if (ms < 0) return absl::InternalError("the GPU time could not be read");
+  return ms;
 }
 
 // Makes `device_id` current for its lifetime and restores the caller's device after (a caller on

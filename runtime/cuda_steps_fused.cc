@@ -48,7 +48,7 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
   }
   const std::string key = *FusedDimsKey(plan_, step, [&](ir::ValueId id) { return &dims.at(id); });
   if (!fused_[index].count(key)) {
-    InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, GpuSignature()));
+    InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, gpu_signature_));
   }
   FusedEntry& entry = fused_[index].at(key);
   if (!entry.status.ok()) return RunSplit(index, entry.status, values);

@@ -12,19 +12,25 @@ absl::Status CudaStatus(cudaError_t error, const char* call) {
   return absl::Status(code, absl::StrCat(call, ": ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")"));
 }
 
-absl::Status CheckDevicePointer(const void* ptr, int device_id, const std::string& what) {
+std::optional<cudaPointerAttributes> PointerAttributes(const void* ptr) {
   cudaPointerAttributes attributes;
-  if (ptr == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, " is a null pointer"));
   if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
     cudaGetLastError();
-    return absl::InvalidArgumentError(absl::StrCat(what, " is not a pointer CUDA knows"));
+    return std::nullopt;
   }
-  if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged) {
+  return attributes;
+}
+
+absl::Status CheckDevicePointer(const void* ptr, int device_id, const std::string& what) {
+  if (ptr == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, " is a null pointer"));
+  const std::optional<cudaPointerAttributes> attributes = PointerAttributes(ptr);
+  if (!attributes) return absl::InvalidArgumentError(absl::StrCat(what, " is not a pointer CUDA knows"));
+  if (attributes->type != cudaMemoryTypeDevice && attributes->type != cudaMemoryTypeManaged) {
     return absl::InvalidArgumentError(absl::StrCat(what, " is host memory, not device memory"));
   }
-  if (attributes.device != device_id) {
+  if (attributes->device != device_id) {
     return absl::InvalidArgumentError(
-        absl::StrCat(what, " is on CUDA device ", attributes.device, ", the session runs on device ", device_id));
+        absl::StrCat(what, " is on CUDA device ", attributes->device, ", the session runs on device ", device_id));
   }
   return absl::OkStatus();
 }

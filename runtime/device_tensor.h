@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct DeviceTensor {
                                                cudaStream_t stream);
 };
 
+// What CUDA knows of `ptr` (memory type, device), or nullopt when the call fails (its error cleared).
+std::optional<cudaPointerAttributes> PointerAttributes(const void* ptr);
 // OK when `ptr` is device (or managed) memory of CUDA device `device_id`; else InvalidArgument
 // naming `what`.
 absl::Status CheckDevicePointer(const void* ptr, int device_id, const std::string& what);

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "ops/infer_graph.h"
+#include "runtime/cuda_run_util.h"
 
 namespace exec {
 namespace {
@@ -177,19 +178,8 @@ void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string
 // execution fails.
 double TimePlan(cudnnHandle_t handle, cudaStream_t stream, const cudnn::FusedGraphPlan& plan,
                 const std::map<int64_t, void*>& ptrs, void* workspace, int runs) {
-  if (!plan.Execute(handle, ptrs, workspace).ok()) return -1;
-  cudaEvent_t begin, end;
-  cudaEventCreate(&begin);
-  cudaEventCreate(&end);
-  cudaEventRecord(begin, stream);
-  bool ok = true;
-  for (int r = 0; r < runs && ok; ++r) ok = plan.Execute(handle, ptrs, workspace).ok();
-  cudaEventRecord(end, stream);
-  float ms = -1;
-  if (cudaEventSynchronize(end) != cudaSuccess || cudaEventElapsedTime(&ms, begin, end) != cudaSuccess) ok = false;
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
-  return ok ? ms / runs : -1;
+  absl::StatusOr<double> ms = TimeGpuMs([&] { return plan.Execute(handle, ptrs, workspace); }, stream, runs);
+  return ms.ok() ? *ms : -1;
 }
 
 // Bytes a tensor of the spec spans (dims and strides in elements).

@@ -59,6 +59,38 @@ absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::m
   return CheckDims(info, tensor.shape(), symbols);
 }
 
+// `given` (items with a name) in the order of `infos`, each checked by `check(info, value, symbols)`
+// (symbols: the values of named dims so far); `check_given(item)` runs on every given item first.
+// Errors for an input given twice, missing, or unknown to the model.
+template <typename Value, typename Item, typename ValueOf, typename CheckGiven, typename Check>
+absl::StatusOr<std::vector<Value>> OrderByInputName(const std::vector<Item>& given,
+                                                    const std::vector<TensorInfo>& infos, ValueOf value_of,
+                                                    CheckGiven check_given, Check check) {
+  std::map<std::string, const Value*> by_name;
+  for (const Item& in : given) {
+    if (absl::Status s = check_given(in); !s.ok()) return s;
+    if (!by_name.emplace(in.name, value_of(in)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is given twice"));
+    }
+  }
+  std::vector<Value> ordered;
+  std::map<std::string, int64_t> symbols;
+  for (const TensorInfo& info : infos) {
+    auto it = by_name.find(info.name);
+    if (it == by_name.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("missing input '", info.name, "' (", info.type.ToString(), ")"));
+    }
+    if (absl::Status s = check(info, *it->second, symbols); !s.ok()) return s;
+    ordered.push_back(*it->second);
+    by_name.erase(it);
+  }
+  if (!by_name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown input '", by_name.begin()->first, "': the model has no input of that name"));
+  }
+  return ordered;
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -157,68 +189,35 @@ std::vector<std::string> Session::gpu_step_notes() const {
 }
 
 absl::StatusOr<std::vector<ir::Tensor>> Session::OrderAndCheckInputs(const std::vector<NamedTensor>& inputs) const {
-  std::map<std::string, const ir::Tensor*> by_name;
-  for (const NamedTensor& in : inputs) {
-    if (!in.tensor.valid()) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is an empty tensor"));
-    }
-    if (!by_name.emplace(in.name, &in.tensor).second) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is given twice"));
-    }
-  }
-  std::vector<ir::Tensor> ordered;
-  std::map<std::string, int64_t> symbols;
-  for (const TensorInfo& info : inputs_) {
-    auto it = by_name.find(info.name);
-    if (it == by_name.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("missing input '", info.name, "' (", info.type.ToString(), ")"));
-    }
-    absl::Status status = CheckShape(info, *it->second, symbols);
-    if (!status.ok()) return status;
-    ordered.push_back(*it->second);
-    by_name.erase(it);
-  }
-  if (!by_name.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown input '", by_name.begin()->first, "': the model has no input of that name"));
-  }
-  return ordered;
+  return OrderByInputName<ir::Tensor>(
+      inputs, inputs_, [](const NamedTensor& in) { return &in.tensor; },
+      [](const NamedTensor& in) {
+        return in.tensor.valid() ? absl::OkStatus()
+                                 : absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is an empty tensor"));
+      },
+      [](const TensorInfo& info, const ir::Tensor& tensor, std::map<std::string, int64_t>& symbols) {
+        return CheckShape(info, tensor, symbols);
+      });
 }
 
 absl::StatusOr<std::vector<exec::DeviceBuffer>> Session::OrderAndCheckDeviceInputs(
     const std::vector<NamedDeviceBuffer>& inputs) const {
-  std::map<std::string, const exec::DeviceBuffer*> by_name;
-  for (const NamedDeviceBuffer& in : inputs) {
-    if (!by_name.emplace(in.name, &in.buffer).second) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' is given twice"));
-    }
-  }
-  std::vector<exec::DeviceBuffer> ordered;
-  std::map<std::string, int64_t> symbols;
-  for (const TensorInfo& info : inputs_) {
-    auto it = by_name.find(info.name);
-    if (it == by_name.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("missing input '", info.name, "' (", info.type.ToString(), ")"));
-    }
-    const exec::DeviceBuffer& buffer = *it->second;
-    if (info.type.kind != ir::ValueKind::kTensor || info.type.dtype == ir::DType::kString) {
-      return absl::UnimplementedError(absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
-                                                   ": device buffers hold dense numeric tensors only (use Run)"));
-    }
-    absl::Status status = CheckDType(info, buffer.dtype);
-    if (status.ok()) status = CheckDims(info, buffer.dims, symbols);
-    if (status.ok() && buffer.bytes() > 0) {
-      status = exec::CheckDevicePointer(buffer.data, cuda_->device_id(), absl::StrCat("input '", info.name, "'"));
-    }
-    if (!status.ok()) return status;
-    ordered.push_back(buffer);
-    by_name.erase(it);
-  }
-  if (!by_name.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown input '", by_name.begin()->first, "': the model has no input of that name"));
-  }
-  return ordered;
+  const int device_id = cuda_->device_id();
+  return OrderByInputName<exec::DeviceBuffer>(
+      inputs, inputs_, [](const NamedDeviceBuffer& in) { return &in.buffer; },
+      [](const NamedDeviceBuffer&) { return absl::OkStatus(); },
+      [device_id](const TensorInfo& info, const exec::DeviceBuffer& buffer, std::map<std::string, int64_t>& symbols) {
+        if (info.type.kind != ir::ValueKind::kTensor || info.type.dtype == ir::DType::kString) {
+          return absl::UnimplementedError(absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
+                                                       ": device buffers hold dense numeric tensors only (use Run)"));
+        }
+        absl::Status status = CheckDType(info, buffer.dtype);
+        if (status.ok()) status = CheckDims(info, buffer.dims, symbols);
+        if (status.ok() && buffer.bytes() > 0) {
+          status = exec::CheckDevicePointer(buffer.data, device_id, absl::StrCat("input '", info.name, "'"));
+        }
+        return status;
+      });
 }
 
 absl::StatusOr<std::vector<exec::DeviceBuffer>> Session::OrderDeviceOutputs(
