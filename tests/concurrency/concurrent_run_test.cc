@@ -3,6 +3,7 @@
 // the output of a single-threaded Run of the same input. Runs under
 // --config=tsan in CI (tools/test.sh).
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <thread>
 #include <vector>
@@ -68,19 +69,28 @@ TEST(ConcurrentRunTest, EightThreadsMatchSingleThreadedRuns) {
   for (size_t i = 0; i < errors.size(); ++i) EXPECT_EQ(errors[i], "") << "input " << i;
 }
 
+// models/tiny_cnn on the GPU; the tests using it skip where no GPU is usable.
+class ConcurrentRunGpuTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    runtime::SessionOptions options;
+    options.device = runtime::Device::kCuda;
+    auto session = runtime::Session::Create("models/tiny_cnn/model.onnx", options);
+    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_TRUE(session.ok()) << session.status();
+    session_ = *std::move(session);
+  }
+  std::unique_ptr<runtime::Session> session_;
+};
+
 // The GPU backend under the same load: runs with dims seen before are captured
 // into CUDA graphs and replayed, from several threads, with batch sizes 1-3
 // (three graphs); every output must match the CPU backend's (fp32, rtol 1e-4).
 // Skipped without a GPU.
-TEST(ConcurrentRunTest, GpuCudaGraphReplaysMatchTheCpuFromEightThreads) {
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  auto session = runtime::Session::Create("models/tiny_cnn/model.onnx", options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << session.status().message();
-  }
-  ASSERT_TRUE(session.ok()) << session.status();
-  const runtime::Session& s = **session;
+TEST_F(ConcurrentRunGpuTest, CudaGraphReplaysMatchTheCpuFromEightThreads) {
+  const runtime::Session& s = *session_;
   const std::string input_name = s.inputs().at(0).name;
   std::vector<ir::Tensor> inputs, expected;
   for (int i = 0; i < kThreads * kRunsPerThread; ++i) {
@@ -105,15 +115,8 @@ TEST(ConcurrentRunTest, GpuCudaGraphReplaysMatchTheCpuFromEightThreads) {
 // captured graph) and replays without a lock, so the executor sees graph replays in flight at
 // the same time. 8 threads x 50 replays of batch 1 (correct outputs checked too). Skipped without
 // a GPU.
-TEST(ConcurrentRunTest, GpuRunsFromThreadsOverlapOnTheirOwnContexts) {
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  auto session = runtime::Session::Create("models/tiny_cnn/model.onnx", options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << session.status().message();
-  }
-  ASSERT_TRUE(session.ok()) << session.status();
-  const runtime::Session& s = **session;
+TEST_F(ConcurrentRunGpuTest, RunsFromThreadsOverlapOnTheirOwnContexts) {
+  const runtime::Session& s = *session_;
   const std::string input_name = s.inputs().at(0).name;
   const ir::Tensor input = MakeImage(1, 7);
   auto want = s.RunOn(runtime::Device::kCpu, {{input_name, input}}, nullptr);
