@@ -39,6 +39,7 @@ struct PassStats {
   int constants_folded = 0;
   int nodes_removed = 0;
   int channels_padded = 0;     // convs whose input channels were zero-padded for alignment
+  int attention_fused = 0;     // attention patterns rewritten to one Attention node
   std::string precision_note;  // why a requested fp16 left the graph in float32 ("" when it did not)
   std::vector<std::pair<std::string, double>> pass_seconds;  // each pass's run time, in order (+ "cover")
 };

@@ -102,6 +102,7 @@ std::string ExplainSummary(const exec::Plan& plan) {
                       "fused pointwise ops: ", s.fused_pointwise_total,
                       pointwise.empty() ? "" : absl::StrCat(" (", absl::StrJoin(pointwise, ", "), ")"), "\n",
                       "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
+                      "attention patterns fused: ", plan.stats.attention_fused, "\n",
                       "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
 
@@ -162,7 +163,7 @@ std::string ExplainJson(const exec::Plan& plan) {
                       ",\n  \"steps\": [\n", absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {",
                       absl::StrJoin(step_counts, ", "), "}, \"nodes\": {", absl::StrJoin(node_counts, ", "),
                       "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
-                      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"bns_left\": ", s.bns_left,
+                      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused, ", \"bns_left\": ", s.bns_left,
                       ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 

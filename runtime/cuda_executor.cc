@@ -103,6 +103,7 @@ absl::Status CudaExecutor::Init() {
   fused_.resize(plan_.steps.size());
   legacy_.resize(plan_.steps.size());
   recurrent_.resize(plan_.steps.size());
+  attention_.resize(plan_.steps.size());
   float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {
@@ -134,6 +135,10 @@ absl::Status CudaExecutor::Init() {
       note = "own CUDA kernel: cast, NHWC layout and channel padding in one pass";
     } else if (step.nodes.size() == 1 && ops::IsControlFlowOp(first.op_type)) {
       note = "control flow on the host: the body runs node by node with the CPU reference kernels";
+    } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && first.op_type == "Attention") {
+      const std::string why_not = AttentionDeviceRejection(g, first);
+      note = why_not.empty() ? "attention: cuDNN fused attention or the own kernel (chosen at first run for the input dims)"
+                             : "host reference kernel (" + why_not + ")";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
                (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first) || CudaKernelSupports(g, first))) {
       note = "own CUDA kernel";
@@ -209,6 +214,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (IsCastPadStep(g, step)) return RunCastPad(step, values);
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
     const ir::Node& node = g.node(step.nodes[0]);
+    if (node.op_type == "Attention") return RunAttention(index, step, values);
     if (RunsOnDevicePointwise(g, node)) return RunPointwise(step, values);
     if (RunsOnDeviceCopy(g, node)) return node.op_type == "Concat" ? RunConcat(step, values) : RunPad(step, values);
     if (CudaKernelSupports(g, node)) return RunKernel(step, values);

@@ -39,6 +39,7 @@
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
+#include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
@@ -246,6 +247,9 @@ class CudaExecutor {
   // A Legacy LSTM/GRU/RNN step through cuDNN's RNN API (cuda_steps_rnn.cc): weights packed at the
   // first run, descriptors per X dims; forms cuDNN does not compute as ONNX does run on the host.
   absl::Status RunRecurrent(size_t index, const Step& step, std::vector<DeviceTensor>& values);
+  // An Attention step (cuda_steps_attention.cc): cuDNN's fused attention, the own kernel, or the
+  // host, decided per input dims at the first run.
+  absl::Status RunAttention(size_t index, const Step& step, std::vector<DeviceTensor>& values);
   // The device int32 [N] sequence lengths of a recurrent step's run into `lengths`; false when this
   // run needs the host kernel (an empty sequence or a bad length computed at run time).
   absl::StatusOr<bool> RecurrentLengths(const ir::Node& node, RecurrentStep& state, RecurrentShape& shape,
@@ -321,6 +325,7 @@ class CudaExecutor {
   std::vector<DeviceTensor> float_constants_;               // float32 copies, by value id
   std::vector<std::map<std::string, LegacyEntry>> legacy_;  // per step: input-dims key -> calls
   std::vector<std::unique_ptr<RecurrentStep>> recurrent_;   // per step: LSTM/GRU/RNN on cuDNN
+  std::vector<std::map<std::string, AttentionShape>> attention_;  // per step: input-dims key -> how
   std::vector<DeviceTensor> constants_;                     // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::string device_name_;

@@ -32,6 +32,7 @@ constexpr ModeName kModes[] = {
     {"ERF", CUDNN_POINTWISE_ERF},
     {"RELU_FWD", CUDNN_POINTWISE_RELU_FWD},
     {"IDENTITY", CUDNN_POINTWISE_IDENTITY},
+    {"EXP", CUDNN_POINTWISE_EXP},
 };
 
 absl::Status CheckTensor(const TensorDesc& t, const char* role) {
@@ -95,19 +96,6 @@ absl::Status CheckEpilogue(const FusedGraphSpec& spec, std::set<int64_t> defined
   return absl::OkStatus();
 }
 
-absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t) {
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor d, BackendDescriptor::Create(CUDNN_BACKEND_TENSOR_DESCRIPTOR));
-  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_DATA_TYPE, ToCudnnDataType(t.type)));
-  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_DIMENSIONS, t.dims));
-  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_STRIDES, t.strides));
-  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_UNIQUE_ID, t.uid));
-  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, kByteAlignment));
-  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, t.is_virtual));
-  if (t.by_value) CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, true));
-  CUDNN_RETURN_IF_NOT_OK(d.Finalize());
-  return d;
-}
-
 absl::StatusOr<BackendDescriptor> MakeConvOp(const FusedGraphSpec& spec, std::map<int64_t, BackendDescriptor*>& tensors,
                                              std::vector<BackendDescriptor>& parts) {
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor conv, BackendDescriptor::Create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
@@ -137,18 +125,46 @@ absl::StatusOr<BackendDescriptor> MakeConvOp(const FusedGraphSpec& spec, std::ma
 absl::StatusOr<BackendDescriptor> MakeMatMulOp(const FusedGraphSpec& spec,
                                                std::map<int64_t, BackendDescriptor*>& tensors,
                                                std::vector<BackendDescriptor>& parts) {
+  return MakeMatMulOperation(*tensors[spec.x.uid], *tensors[spec.w.uid], *tensors[spec.y.uid], parts);
+}
+
+std::vector<const TensorDesc*> AllTensors(const FusedGraphSpec& spec) {
+  std::vector<const TensorDesc*> all = {&spec.x, &spec.w, &spec.y};
+  for (const TensorDesc& t : spec.extra) all.push_back(&t);
+  return all;
+}
+
+}  // namespace
+
+absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t) {
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor d, BackendDescriptor::Create(CUDNN_BACKEND_TENSOR_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_DATA_TYPE, ToCudnnDataType(t.type)));
+  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_DIMENSIONS, t.dims));
+  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_STRIDES, t.strides));
+  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_UNIQUE_ID, t.uid));
+  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, kByteAlignment));
+  CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, t.is_virtual));
+  if (t.by_value) CUDNN_RETURN_IF_NOT_OK(d.Set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, true));
+  CUDNN_RETURN_IF_NOT_OK(d.Finalize());
+  return d;
+}
+
+absl::StatusOr<BackendDescriptor> MakeMatMulOperation(const BackendDescriptor& a, const BackendDescriptor& b,
+                                                      const BackendDescriptor& c, std::vector<BackendDescriptor>& parts) {
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor mm, BackendDescriptor::Create(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(mm.Set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT));
   CUDNN_RETURN_IF_NOT_OK(mm.Finalize());
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op, BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
-  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_ADESC, *tensors[spec.x.uid]));
-  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_BDESC, *tensors[spec.w.uid]));
-  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_CDESC, *tensors[spec.y.uid]));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_BDESC, b));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_CDESC, c));
   CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_MATMUL_DESC, mm));
   CUDNN_RETURN_IF_NOT_OK(op.Finalize());
   parts.push_back(std::move(mm));
   return op;
 }
+
+namespace {
 
 absl::StatusOr<BackendDescriptor> MakePointwiseDesc(const PointwiseOp& p) {
   CUDNN_ASSIGN_OR_RETURN(cudnnPointwiseMode_t mode, PointwiseModeFromName(p.mode));
@@ -165,6 +181,8 @@ absl::StatusOr<BackendDescriptor> MakePointwiseDesc(const PointwiseOp& p) {
   return pw;
 }
 
+}  // namespace
+
 absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p, std::map<int64_t, BackendDescriptor*>& tensors,
                                                   std::vector<BackendDescriptor>& parts) {
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pw, MakePointwiseDesc(p));
@@ -179,14 +197,6 @@ absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p, std::map
   parts.push_back(std::move(pw));
   return op;
 }
-
-std::vector<const TensorDesc*> AllTensors(const FusedGraphSpec& spec) {
-  std::vector<const TensorDesc*> all = {&spec.x, &spec.w, &spec.y};
-  for (const TensorDesc& t : spec.extra) all.push_back(&t);
-  return all;
-}
-
-}  // namespace
 
 cudnnDataType_t ToCudnnDataType(IoType type) { return type == IoType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT; }
 

@@ -5,6 +5,7 @@
 
 #include <cudnn.h>
 
+#include <map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -32,6 +33,15 @@ absl::StatusOr<cudnnPointwiseMode_t> PointwiseModeFromName(const std::string& na
 bool IsBinaryPointwise(cudnnPointwiseMode_t mode);
 
 cudnnDataType_t ToCudnnDataType(IoType type);
+
+// The pieces the graph builders share (also kernels/cudnn/sdpa.cc): a finalized tensor
+// descriptor; a matmul operation C = A B (float compute; its matmul descriptor goes to `parts`); a
+// pointwise operation reading and writing the tensors named by UID in `tensors`.
+absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t);
+absl::StatusOr<BackendDescriptor> MakeMatMulOperation(const BackendDescriptor& a, const BackendDescriptor& b,
+                                                      const BackendDescriptor& c, std::vector<BackendDescriptor>& parts);
+absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p, std::map<int64_t, BackendDescriptor*>& tensors,
+                                                  std::vector<BackendDescriptor>& parts);
 
 }  // namespace cudnn
 

@@ -1,0 +1,203 @@
+// kernels/cudnn/sdpa.cc: the fused-attention operation graph (see sdpa.h), its plan and execution.
+#include "kernels/cudnn/sdpa.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cudnn/engine.h"
+#include "kernels/cudnn/operation_graph.h"
+#include "kernels/cudnn/status.h"
+
+namespace cudnn {
+
+struct SdpaPlan::State {
+  OperationGraph graph;
+  BackendDescriptor device_props, config, plan;
+  int64_t workspace = 0;
+  std::string engine;
+  bool has_bias = false;
+  float scale = 1;  // by value: the variant pack points at it
+};
+
+namespace {
+
+// Tensor UIDs of the graph.
+enum Uid : int64_t { kQ = 1, kKt, kV, kO, kBias, kScale, kScores, kScaled, kBiased, kMax, kCentred, kExp, kSum, kProbs };
+
+constexpr int64_t kMaxHeadSize = 256;
+
+TensorDesc Real(int64_t uid, const Strided4& t, IoType type) {
+  return {uid, {t.dims.begin(), t.dims.end()}, {t.strides.begin(), t.strides.end()}, type};
+}
+
+// A virtual row-major [d0, d1, d2, d3] intermediate.
+TensorDesc Virtual(int64_t uid, std::array<int64_t, 4> d, IoType type = IoType::kFloat) {
+  return {uid, {d.begin(), d.end()}, {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1}, type, /*is_virtual=*/true};
+}
+
+// Every tensor of the graph, in UID order of use.
+std::vector<TensorDesc> GraphTensors(const SdpaSpec& spec) {
+  const auto& q = spec.q.dims;
+  const int64_t l = spec.k.dims[2];
+  const std::array<int64_t, 4> scores = {q[0], q[1], q[2], l}, rows = {q[0], q[1], q[2], 1};
+  Strided4 kt = spec.k;  // K^T: K's dims and strides with the last two swapped
+  std::swap(kt.dims[2], kt.dims[3]);
+  std::swap(kt.strides[2], kt.strides[3]);
+  std::vector<TensorDesc> t = {Real(kQ, spec.q, spec.type), Real(kKt, kt, spec.type), Real(kV, spec.v, spec.type),
+                               Real(kO, spec.o, spec.type)};
+  if (spec.bias) t.push_back(Real(kBias, *spec.bias, spec.type));
+  TensorDesc scale{kScale, {1, 1, 1, 1}, {1, 1, 1, 1}, IoType::kFloat};
+  scale.by_value = true;
+  scale.value = spec.scale;
+  t.push_back(scale);
+  for (int64_t uid : {kScores, kScaled, kBiased, kCentred, kExp}) t.push_back(Virtual(uid, scores));
+  for (int64_t uid : {kMax, kSum}) t.push_back(Virtual(uid, rows));
+  t.push_back(Virtual(kProbs, scores, spec.type));  // the second matmul reads P in the I/O type
+  return t;
+}
+
+absl::StatusOr<BackendDescriptor> MakeReduction(cudnnReduceTensorOp_t mode, const BackendDescriptor& x,
+                                                const BackendDescriptor& y, std::vector<BackendDescriptor>& parts) {
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor reduce, BackendDescriptor::Create(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(reduce.SetRaw(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode));
+  CUDNN_RETURN_IF_NOT_OK(reduce.Set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_DATA_FLOAT));
+  CUDNN_RETURN_IF_NOT_OK(reduce.Finalize());
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op, BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y));
+  CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(CUDNN_ATTR_OPERATION_REDUCTION_DESC, reduce));
+  CUDNN_RETURN_IF_NOT_OK(op.Finalize());
+  parts.push_back(std::move(reduce));
+  return op;
+}
+
+absl::StatusOr<OperationGraph> BuildGraph(cudnnHandle_t handle, const SdpaSpec& spec) {
+  OperationGraph out;
+  const std::vector<TensorDesc> all = GraphTensors(spec);
+  out.parts.reserve(all.size() * 2 + 16);  // no reallocation: `tensors` points into it
+  std::map<int64_t, BackendDescriptor*> tensors;
+  for (const TensorDesc& t : all) {
+    CUDNN_ASSIGN_OR_RETURN(BackendDescriptor d, MakeTensor(t));
+    out.parts.push_back(std::move(d));
+    tensors[t.uid] = &out.parts.back();
+  }
+  const int64_t softmax_in = spec.bias ? kBiased : kScaled;
+  std::vector<BackendDescriptor> ops;
+  auto add = [&](absl::StatusOr<BackendDescriptor> op) -> absl::Status {
+    if (!op.ok()) return op.status();
+    ops.push_back(*std::move(op));
+    return absl::OkStatus();
+  };
+  auto pointwise = [&](const char* mode, int64_t in0, int64_t in1, int64_t y) {
+    return add(MakePointwiseOp(PointwiseOp{mode, in0, in1, y}, tensors, out.parts));
+  };
+  CUDNN_RETURN_IF_NOT_OK(add(MakeMatMulOperation(*tensors[kQ], *tensors[kKt], *tensors[kScores], out.parts)));
+  CUDNN_RETURN_IF_NOT_OK(pointwise("MUL", kScores, kScale, kScaled));
+  if (spec.bias) CUDNN_RETURN_IF_NOT_OK(pointwise("ADD", kScaled, kBias, kBiased));
+  CUDNN_RETURN_IF_NOT_OK(add(MakeReduction(CUDNN_REDUCE_TENSOR_MAX, *tensors[softmax_in], *tensors[kMax], out.parts)));
+  CUDNN_RETURN_IF_NOT_OK(pointwise("SUB", softmax_in, kMax, kCentred));
+  CUDNN_RETURN_IF_NOT_OK(pointwise("EXP", kCentred, -1, kExp));
+  CUDNN_RETURN_IF_NOT_OK(add(MakeReduction(CUDNN_REDUCE_TENSOR_ADD, *tensors[kExp], *tensors[kSum], out.parts)));
+  CUDNN_RETURN_IF_NOT_OK(pointwise("DIV", kExp, kSum, kProbs));
+  CUDNN_RETURN_IF_NOT_OK(add(MakeMatMulOperation(*tensors[kProbs], *tensors[kV], *tensors[kO], out.parts)));
+  std::vector<const BackendDescriptor*> op_ptrs;
+  for (const BackendDescriptor& op : ops) op_ptrs.push_back(&op);
+  CUDNN_ASSIGN_OR_RETURN(out.graph, BackendDescriptor::Create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(out.graph.SetDescriptors(CUDNN_ATTR_OPERATIONGRAPH_OPS, op_ptrs));
+  if (handle != nullptr) CUDNN_RETURN_IF_NOT_OK(out.graph.Set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, handle));
+  CUDNN_RETURN_IF_NOT_OK(out.graph.Finalize());
+  for (BackendDescriptor& op : ops) out.parts.push_back(std::move(op));
+  return out;
+}
+
+// Tries the configs of heuristics mode A, then the fallback list; keeps the first that finalizes.
+absl::Status ChooseEngine(SdpaPlan::State& state) {
+  std::string rejections;
+  for (int rung : {0, 2}) {
+    absl::StatusOr<std::vector<BackendDescriptor>> configs =
+        QueryHeuristics(state.graph.graph, kHeuristicRungs[rung], state.device_props);
+    if (!configs.ok()) {
+      absl::StrAppend(&rejections, RungName(rung), ": ", configs.status().message(), "\n");
+      continue;
+    }
+    for (BackendDescriptor& config : *configs) {
+      absl::StatusOr<EngineCandidate> candidate = DescribeConfig(config, rung);
+      absl::StatusOr<BackendDescriptor> plan = FinalizePlan(config, state.device_props);
+      if (!candidate.ok() || !plan.ok()) {
+        absl::StrAppend(&rejections, candidate.ok() ? candidate->ToString() : "config", ": ",
+                        (plan.ok() ? candidate.status() : plan.status()).message(), "\n");
+        continue;
+      }
+      CUDNN_ASSIGN_OR_RETURN(state.workspace, plan->Get<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
+      state.engine = candidate->ToString();
+      state.plan = *std::move(plan);
+      state.config = std::move(config);
+      return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("no fused-attention engine finalized: ",
+                                          rejections.empty() ? "heuristics offered none" : rejections));
+}
+
+bool ElementStrideOne(const Strided4& t) { return t.strides[3] == 1; }
+
+}  // namespace
+
+std::string SdpaRejection(const SdpaSpec& spec) {
+  if (spec.type != IoType::kHalf) return "fused attention needs float16 (fp16 precision)";
+  const int64_t d = spec.q.dims[3], dv = spec.v.dims[3];
+  if (d % 8 != 0 || dv % 8 != 0 || d > kMaxHeadSize || dv > kMaxHeadSize) {
+    return absl::StrCat("head sizes ", d, "/", dv, ": multiples of 8 up to ", kMaxHeadSize, " only");
+  }
+  if (!ElementStrideOne(spec.q) || !ElementStrideOne(spec.k) || !ElementStrideOne(spec.v) ||
+      !ElementStrideOne(spec.o)) {
+    return "head elements not contiguous";
+  }
+  if (spec.k.dims[1] == 0 || spec.q.dims[1] % spec.k.dims[1] != 0) return "key heads do not divide query heads";
+  if (spec.q.dims[2] == 1 && spec.k.dims[2] == 1) return "one query and one key (a known cuDNN issue)";
+  if (spec.bias && spec.bias->strides[3] != 1) return "bias rows not contiguous";
+  return "";
+}
+
+SdpaPlan::SdpaPlan(std::unique_ptr<State> state) : state_(std::move(state)) {}
+SdpaPlan::SdpaPlan(SdpaPlan&&) noexcept = default;
+SdpaPlan& SdpaPlan::operator=(SdpaPlan&&) noexcept = default;
+SdpaPlan::~SdpaPlan() = default;
+
+absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& spec) {
+  if (std::string why = SdpaRejection(spec); !why.empty()) return absl::InvalidArgumentError(why);
+  auto state = std::make_unique<State>();
+  state->has_bias = spec.bias.has_value();
+  state->scale = spec.scale;
+  CUDNN_ASSIGN_OR_RETURN(state->graph, BuildGraph(handle, spec));
+  if (handle != nullptr) {
+    CUDNN_ASSIGN_OR_RETURN(state->device_props, DevicePropertiesFromHandle(handle));
+  }
+  CUDNN_RETURN_IF_NOT_OK(ChooseEngine(*state));
+  return SdpaPlan(std::move(state));
+}
+
+absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias,
+                               void* o, void* workspace) const {
+  std::vector<int64_t> uids = {kQ, kKt, kV, kO, kScale};
+  std::vector<void*> ptrs = {const_cast<void*>(q), const_cast<void*>(k), const_cast<void*>(v), o, &state_->scale};
+  if (state_->has_bias) {
+    uids.push_back(kBias);
+    ptrs.push_back(const_cast<void*>(bias));
+  }
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));
+  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, ptrs));
+  void* ws[] = {workspace};
+  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, ws));
+  CUDNN_RETURN_IF_NOT_OK(pack.Finalize());
+  CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, state_->plan.get(), pack.get()));
+  return absl::OkStatus();
+}
+
+size_t SdpaPlan::workspace_bytes() const { return static_cast<size_t>(state_->workspace); }
+std::string SdpaPlan::engine_description() const { return state_->engine; }
+
+}  // namespace cudnn

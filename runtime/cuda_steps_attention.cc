@@ -1,0 +1,180 @@
+// Attention steps on the GPU (see cuda_steps_attention.h): per input dims, cuDNN's fused attention
+// plan or the own kernel's arguments, made at the first run and reused by captures.
+#include "runtime/cuda_steps_attention.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cudnn/status.h"
+#include "ops/attention.h"
+#include "runtime/cuda_executor.h"
+#include "runtime/device_runner.h"
+
+namespace exec {
+namespace {
+
+using kernels::cuda::AttentionArgs;
+using kernels::cuda::AttentionMask;
+
+// (batch, head, position, element) strides of a dense 4-D [B, H, S, E] or 3-D [B, S, H*E] tensor.
+void HeadStrides(const std::vector<int64_t>& dims, int64_t heads, int64_t* out) {
+  if (dims.size() == 4) {
+    const int64_t s[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+    std::copy(s, s + 4, out);
+    return;
+  }
+  const int64_t e = dims[2] / heads;
+  const int64_t s[4] = {dims[1] * dims[2], e, dims[2], 1};
+  std::copy(s, s + 4, out);
+}
+
+cudnn::Strided4 ToStrided(int64_t b, int64_t h, int64_t s, int64_t e, const int64_t* strides) {
+  cudnn::Strided4 t;
+  t.dims = {b, h, s, e};
+  std::copy(strides, strides + 4, t.strides.begin());
+  return t;
+}
+
+// The kernel arguments for these inputs (pointers left null), or why they run on the host.
+absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const DeviceTensor& q, const DeviceTensor& k,
+                                      const DeviceTensor& v, const DeviceTensor* mask,
+                                      std::vector<int64_t>& y_dims) {
+  CUDNN_ASSIGN_OR_RETURN(ops::AttentionAttrs attrs, ops::ParseAttentionAttrs(node));
+  CUDNN_ASSIGN_OR_RETURN(ops::AttentionDims d, ops::AttentionDimsOf(attrs, q.dims, k.dims, v.dims, {}));
+  AttentionArgs a;
+  a.batch = d.batch, a.q_heads = d.q_heads, a.kv_heads = d.kv_heads, a.q_seq = d.q_seq, a.kv_seq = d.kv_seq;
+  a.head_size = d.head_size, a.v_head_size = d.v_head_size;
+  a.scale = static_cast<float>(attrs.scale.value_or(1.0 / std::sqrt(static_cast<double>(d.head_size))));
+  a.causal = attrs.is_causal;
+  HeadStrides(q.dims, d.q_heads, a.q_strides);
+  HeadStrides(k.dims, d.kv_heads, a.k_strides);
+  HeadStrides(v.dims, d.kv_heads, a.v_strides);
+  y_dims = d.three_d ? std::vector<int64_t>{d.batch, d.q_seq, d.q_heads * d.v_head_size}
+                     : std::vector<int64_t>{d.batch, d.q_heads, d.q_seq, d.v_head_size};
+  HeadStrides(y_dims, d.q_heads, a.y_strides);
+  if (d.kv_seq > kernels::cuda::MaxAttentionKeys()) return absl::UnimplementedError("more keys than the kernel holds");
+  if (mask == nullptr) return a;
+  if (mask->dims.empty() || mask->dims.size() > 4 || mask->dims.back() != d.kv_seq) {
+    return absl::UnimplementedError("a mask that is not [..., keys]");
+  }
+  const std::vector<int64_t> scores = {d.batch, d.q_heads, d.q_seq, d.kv_seq};
+  for (size_t i = 0; i < mask->dims.size(); ++i) {
+    const int64_t want = scores[4 - mask->dims.size() + i];
+    if (mask->dims[i] != 1 && mask->dims[i] != want) return absl::UnimplementedError("a mask that does not broadcast");
+  }
+  const std::vector<int64_t> strides = mask->BroadcastStrides(scores);
+  std::copy(strides.begin(), strides.end(), a.mask_strides);
+  a.mask_kind = mask->dtype == ir::DType::kBool ? AttentionMask::kBoolean : AttentionMask::kAdditive;
+  return a;
+}
+
+// cuDNN's fused attention for these arguments, or why not.
+absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, ir::DType dtype,
+                                                         const AttentionArgs& a, AttentionShape& shape) {
+  if (dtype != ir::DType::kFloat16) return absl::UnimplementedError("cuDNN fused attention needs fp16 precision");
+  if (a.causal) return absl::UnimplementedError("is_causal is not lowered to cuDNN yet");
+  if (a.mask_kind == AttentionMask::kBoolean) return absl::UnimplementedError("boolean masks are not lowered to cuDNN");
+  cudnn::SdpaSpec spec;
+  spec.q = ToStrided(a.batch, a.q_heads, a.q_seq, a.head_size, a.q_strides);
+  spec.k = ToStrided(a.batch, a.kv_heads, a.kv_seq, a.head_size, a.k_strides);
+  spec.v = ToStrided(a.batch, a.kv_heads, a.kv_seq, a.v_head_size, a.v_strides);
+  spec.o = ToStrided(a.batch, a.q_heads, a.q_seq, a.v_head_size, a.y_strides);
+  spec.scale = a.scale;
+  if (a.mask_kind == AttentionMask::kAdditive) {
+    // cuDNN reads the bias as [B|1, H|1, S, L], rows dense: a mask broadcast along the queries (or
+    // strided otherwise) is expanded into that shape at each run.
+    const int64_t b = a.mask_strides[0] == 0 ? 1 : a.batch, h = a.mask_strides[1] == 0 ? 1 : a.q_heads;
+    shape.bias_dims = {b, h, a.q_seq, a.kv_seq};
+    const int64_t dense[4] = {h * a.q_seq * a.kv_seq, a.q_seq * a.kv_seq, a.kv_seq, 1};
+    shape.expand_bias = false;
+    for (int i = 0; i < 4; ++i) {
+      if (shape.bias_dims[i] > 1 && a.mask_strides[i] != dense[i]) shape.expand_bias = true;
+    }
+    spec.bias = ToStrided(b, h, a.q_seq, a.kv_seq, dense);
+  }
+  if (std::string why = cudnn::SdpaRejection(spec); !why.empty()) return absl::UnimplementedError(why);
+  CUDNN_ASSIGN_OR_RETURN(cudnn::SdpaPlan plan, cudnn::SdpaPlan::Build(handle, spec));
+  return std::make_unique<cudnn::SdpaPlan>(std::move(plan));
+}
+
+std::string ShapeKey(const std::vector<DeviceTensor>& in) {
+  std::string key;
+  for (const DeviceTensor& t : in) absl::StrAppend(&key, ir::ShapeToString(t.dims), ir::DTypeName(t.dtype), ";");
+  return key;
+}
+
+}  // namespace
+
+std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& node) {
+  for (size_t i = 4; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] != ir::kNoValue) return "past keys/values or nonpad_kv_seqlen";
+  }
+  for (size_t i = 1; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] != ir::kNoValue) return "present keys/values or the QK output are read";
+  }
+  absl::StatusOr<ops::AttentionAttrs> attrs = ops::ParseAttentionAttrs(node);
+  if (!attrs.ok()) return std::string(attrs.status().message());
+  if (attrs->softcap != 0) return "softcap";
+  const ir::DType dtype = graph.value(node.inputs[0]).type.dtype;
+  if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat16) return "dtype is not float32/float16";
+  return "";
+}
+
+absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Node& node = plan_.graph.node(step.nodes[0]);
+  if (!AttentionDeviceRejection(plan_.graph, node).empty()) return RunOnHost(step, values);
+  std::vector<DeviceTensor> in;
+  for (size_t i = 0; i < 4 && i < node.inputs.size(); ++i) {
+    if (node.inputs[i] == ir::kNoValue) continue;
+    CUDNN_ASSIGN_OR_RETURN(DeviceTensor given, Input(node.inputs[i], values));
+    CUDNN_ASSIGN_OR_RETURN(DeviceTensor logical, ToLayout(given, false, stream_));
+    in.push_back(std::move(logical));
+  }
+  const std::string key = ShapeKey(in);
+  auto [it, inserted] = attention_[index].try_emplace(key);
+  AttentionShape& shape = it->second;
+  if (inserted) {
+    if (Capturing()) return absl::FailedPreconditionError("attention step prepared inside a CUDA graph");
+    const DeviceTensor* mask = in.size() > 3 ? &in[3] : nullptr;
+    absl::StatusOr<AttentionArgs> args = ArgsFor(node, in[0], in[1], in[2], mask, shape.y_dims);
+    shape.status = args.status();
+    if (args.ok()) {
+      shape.args = *args;
+      absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> sdpa = SdpaFor(cudnn_, in[0].dtype, *args, shape);
+      if (sdpa.ok()) shape.sdpa = *std::move(sdpa);
+      shape.note = sdpa.ok() ? absl::StrCat("cuDNN fused attention (one SDPA graph): ", shape.sdpa->engine_description())
+                             : absl::StrCat("own CUDA attention kernel (cuDNN fused attention not used: ",
+                                            sdpa.status().message(), ")");
+    } else {
+      shape.note = absl::StrCat("host reference kernel (", args.status().message(), ")");
+    }
+    notes_[index] = shape.note;
+  }
+  if (!shape.status.ok()) return RunOnHost(step, values);
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor y, DeviceTensor::Allocate(in[0].dtype, shape.y_dims, false, stream_));
+  AttentionArgs a = shape.args;
+  a.q = in[0].data(), a.k = in[1].data(), a.v = in[2].data(), a.y = y.data();
+  a.mask = in.size() > 3 ? in[3].data() : nullptr;
+  if (shape.sdpa) {
+    DeviceTensor bias, workspace;
+    if (shape.expand_bias) {
+      CUDNN_ASSIGN_OR_RETURN(bias, DeviceTensor::Allocate(in[3].dtype, shape.bias_dims, false, stream_));
+      const std::vector<int64_t> from(a.mask_strides, a.mask_strides + 4);
+      CUDNN_RETURN_IF_NOT_OK(CopyView(a.mask, shape.bias_dims, from, bias, stream_));
+      a.mask = bias.data();
+    }
+    if (shape.sdpa->workspace_bytes() > 0) {
+      CUDNN_ASSIGN_OR_RETURN(workspace, DeviceTensor::Allocate(ir::DType::kUint8,
+                                                               {static_cast<int64_t>(shape.sdpa->workspace_bytes())},
+                                                               false, stream_));
+    }
+    CUDNN_RETURN_IF_NOT_OK(shape.sdpa->Execute(cudnn_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
+  } else {
+    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Attention(ToFloatType(in[0].dtype), a, stream_));
+  }
+  const ir::ValueId out = node.outputs[0];
+  CUDNN_ASSIGN_OR_RETURN(values[out], ToLayout(y, WantsNhwc(out), stream_));
+  return absl::OkStatus();
+}
+
+}  // namespace exec

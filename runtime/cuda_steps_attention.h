@@ -1,0 +1,37 @@
+// Attention nodes (ONNX's Attention, and the attention pattern partitioner/attention_fusion.cc
+// rewrites to it) as one GPU step: cuDNN's fused attention graph (kernels/cudnn/sdpa.h) where cuDNN
+// supports the form (float16, head sizes multiples of 8 up to 256, no causal flag, an additive or
+// no mask), else the own attention kernel (kernels/cuda/attention.h), else (past keys/values,
+// softcap, extra outputs, a mask shorter than the keys) the host reference kernel. The runner is
+// CudaExecutor::RunAttention (cuda_steps_attention.cc); what ran and why is the step's note.
+#ifndef ONNXRUN_RUNTIME_CUDA_STEPS_ATTENTION_H_
+#define ONNXRUN_RUNTIME_CUDA_STEPS_ATTENTION_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "ir/graph.h"
+#include "kernels/cuda/attention.h"
+#include "kernels/cudnn/sdpa.h"
+
+namespace exec {
+
+// "" when the node's form runs on the device (cuDNN or the own kernel), else why it runs on the
+// host: past keys/values, nonpad_kv_seqlen, softcap or outputs beyond Y.
+std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& node);
+
+// What an Attention step keeps for one set of input dims.
+struct AttentionShape {
+  absl::Status status;                  // why these dims run on the host
+  kernels::cuda::AttentionArgs args;    // dims, strides, mask kind, scale (pointers set per run)
+  std::unique_ptr<cudnn::SdpaPlan> sdpa;  // null: the own kernel
+  bool expand_bias = false;             // the mask is expanded to [B|1, H|1, S, L] for cuDNN
+  std::vector<int64_t> bias_dims;       // that expansion's dims
+  std::vector<int64_t> y_dims;
+  std::string note;
+};
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_CUDA_STEPS_ATTENTION_H_
