@@ -79,9 +79,9 @@ def time_torch(model, batch, precision, runs, compile_too):
     return eager, graphed, peak, compiled, compiled_peak
 
 
-def time_onnxrun(path, batch, precision, runs):
+def time_onnxrun(path, batch, precision, runs, extra=()):
     cmd = [".gpu/run", "bin/onnxrun", "--device", "cuda", "--precision", precision, "--batch", str(batch),
-           "--benchmark", str(runs), os.path.abspath(path)]
+           "--benchmark", str(runs), *extra, os.path.abspath(path)]
     start = time.time()
     out = subprocess.run(cmd, capture_output=True, text=True)
     text = out.stdout + out.stderr

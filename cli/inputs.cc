@@ -9,7 +9,8 @@
 
 namespace cli {
 
-absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed) {
+absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed,
+                                         const std::map<std::string, int64_t>& named_dims) {
   if (!info.type.is_tensor()) {
     return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
                                                    ": give it with --input-dir (a SequenceProto or OptionalProto)"));
@@ -20,7 +21,12 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
   std::vector<int64_t> dims;
   for (size_t i = 0; i < info.type.shape->size(); ++i) {
     const ir::Dim& d = (*info.type.shape)[i];
-    dims.push_back(d.known() ? d.value : (i == 0 ? batch : 1));
+    auto named = named_dims.find(d.symbol);
+    if (!d.known() && !d.symbol.empty() && named != named_dims.end()) {
+      dims.push_back(named->second);
+    } else {
+      dims.push_back(d.known() ? d.value : (i == 0 ? batch : 1));
+    }
   }
   absl::StatusOr<ir::Tensor> t = ir::Tensor::Create(info.type.dtype, dims);
   if (!t.ok()) return t.status();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> input_files;
   std::string input_dir, output_dir;
   int64_t batch = 1;
+  std::map<std::string, int64_t> named_dims;  // --dim NAME=N
   uint64_t seed = 0;
   bool print_graph = false;
   std::string explain;  // "", "text", "json", "dot"
@@ -104,6 +106,19 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        [&o](const std::string& v) { return (o.output_dir = v, absl::OkStatus()); }},
       cli::IntFlag<int64_t>("--batch", "N", "size of symbolic batch dims of generated inputs (default 1)", &o.batch, 1,
                             std::numeric_limits<int64_t>::max(), "--batch needs N >= 1"),
+      {{"--dim"},
+       FlagArity::kValue,
+       "NAME=N",
+       "size of the symbolic dim NAME of generated inputs (e.g. --dim S=128); repeatable",
+       [&o](const std::string& v) {
+         const size_t sep = v.find('=');
+         int64_t n = 0;
+         if (sep == std::string::npos || sep == 0 || !absl::SimpleAtoi(v.substr(sep + 1), &n) || n < 1) {
+           return absl::InvalidArgumentError(absl::StrCat("--dim needs NAME=N with N >= 1, not '", v, "'"));
+         }
+         o.named_dims[v.substr(0, sep)] = n;
+         return absl::OkStatus();
+       }},
       cli::IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.seed, 0,
                              std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
       cli::ChoiceFlag("--precision", {"fp32", "tf32", "fp16"},
@@ -228,7 +243,7 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
   }
   for (size_t i = 0; i < infos.size(); ++i) {
     if (given(infos[i].name)) continue;
-    absl::StatusOr<ir::Tensor> t = cli::GenerateInput(infos[i], options.batch, options.seed + i);
+    absl::StatusOr<ir::Tensor> t = cli::GenerateInput(infos[i], options.batch, options.seed + i, options.named_dims);
     if (!t.ok()) return t.status();
     if (verbose) {
       std::printf("input  '%s': generated %s%s\n", infos[i].name.c_str(), ir::DTypeName(t->dtype()).c_str(),
@@ -329,6 +344,7 @@ void PrintOpList() {
     if (kind == "Alias") gpu = "no work (same device bytes)";
     if (op == "Dropout") gpu = absl::StrCat(gpu, "; training mode or mask used: ", host);
     if (ops::IsControlFlowOp(op)) gpu = "host: the body runs on the CPU interpreter";
+    if (op == "Attention") gpu = "cuDNN fused attention (SDPA graph, fp16), else own CUDA kernel";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
     std::printf("%-*s%-17s%s\n", width, op.c_str(), std::string(kind).c_str(), gpu.c_str());
   }

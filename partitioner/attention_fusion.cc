@@ -38,6 +38,7 @@ struct Match {
   NodeId kt_transpose = -1;    // the Transpose that made Kt (absorbed), or -1
   std::vector<int64_t> k_perm;  // K = Transpose(k_source, k_perm); empty: K = k_source
   ValueId k_source = kNoValue;
+  ValueId k_scale = kNoValue;  // a scalar computed at run time that scaled Kt: K is scaled by it
   double scale = 1;
 };
 
@@ -195,10 +196,34 @@ class Matcher {
     return true;
   }
 
-  // K from Kt: through the Transpose that made Kt, or a new Transpose of Kt.
+  // A value of one element whose value is known only at run time (torch's exported scale
+  // 1/sqrt(head size) computed from the query's shape).
+  bool RuntimeScalar(ValueId id) const {
+    const ir::TensorType& t = g_.value(id).type;
+    if (g_.value(id).constant || !t.shape) return false;
+    for (const ir::Dim& d : *t.shape) {
+      if (!d.known() || d.value != 1) return false;
+    }
+    return true;
+  }
+
+  // K from Kt: through the Transpose that made Kt (under a Mul by a run-time scalar, which then
+  // scales K), or a new Transpose of Kt.
   bool MatchKeys(Match& m) const {
     const int64_t rank = g_.value(m.kt).type.rank();
     const ir::Node* t = SoleReaderProducer(m.kt);
+    if (t != nullptr && t->op_type == "Mul") {
+      for (int i : {0, 1}) {
+        const ir::Node* under = SoleReaderProducer(t->inputs[1 - i]);
+        if (RuntimeScalar(t->inputs[i]) && under != nullptr && under->op_type == "Transpose") {
+          m.absorbed.push_back(g_.value(m.kt).producer);
+          m.k_scale = t->inputs[i];
+          m.kt = t->inputs[1 - i];
+          t = under;
+          break;
+        }
+      }
+    }
     if (t != nullptr && t->op_type == "Transpose") {
       std::vector<int64_t> perm = t->attrs.GetInts("perm");
       if (perm.empty()) {
@@ -267,6 +292,11 @@ absl::StatusOr<std::vector<NodeId>> MakeAttention(ir::Graph& graph, const Match&
     absl::StatusOr<ValueId> t = make.Add("Transpose", {k}, perm);
     if (!t.ok()) return t.status();
     k = *t;
+  }
+  if (m.k_scale != kNoValue) {
+    absl::StatusOr<ValueId> scaled = make.Add("Mul", {k, m.k_scale});
+    if (!scaled.ok()) return scaled.status();
+    k = *scaled;
   }
   std::vector<ValueId> inputs;
   for (ValueId x : {m.q, k, m.v}) {

@@ -111,6 +111,28 @@ TEST(AttentionFusionTest, MaskedFillBooleanMaskBecomesNegatedMask) {
   EXPECT_THAT(text, HasSubstr("scale=1"));  // no scale in the pattern: 1, not Attention's 1/sqrt(D)
 }
 
+// torch 2's export of scaled_dot_product_attention: the scale 1/sqrt(D) computed from Q's shape at
+// run time, its square root multiplying Q and the transposed K.
+TEST(AttentionFusionTest, RunTimeScaleOfTorchExportScalesQueryAndKeys) {
+  GraphBuilder b(17);
+  ir::ValueId q = b.Input("q", {2, 3, 5, 16}), k = b.Input("k", {2, 3, 7, 16}), v = b.Input("v", {2, 3, 7, 16});
+  ir::ValueId last = b.Op("d", "Slice", {b.Op("shape", "Shape", {q}), b.Constant("start", ir::Tensor::FromInt64s({-1})),
+                                         b.Constant("end", ir::Tensor::FromInt64s({100}))});
+  ir::ValueId d = b.Op("d_float", "Cast", {last}, Attrs({{"to", int64_t{1}}}));
+  ir::ValueId scale = b.Op("scale", "Div", {Scalar(b, "one", 1.0f), b.Op("sqrt_d", "Sqrt", {d})});
+  ir::ValueId root = b.Op("root", "Sqrt", {scale});
+  ir::ValueId kt = b.Op("kt", "Transpose", {k}, Perm({0, 1, 3, 2}));
+  ir::ValueId s = b.Op("qk", "MatMul", {b.Op("qs", "Mul", {q, root}), b.Op("ks", "Mul", {kt, root})});
+  ir::ValueId p = b.Op("softmax", "Softmax", {s}, Attrs({{"axis", int64_t{-1}}}));
+  b.Output(b.Op("pv", "MatMul", {p, v}));
+  ir::Graph graph = b.Build().value();
+  EXPECT_EQ(FuseAndCompare(graph), 1);
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("Mul(%k, %root)"));
+  EXPECT_THAT(text, Not(HasSubstr("Transpose")));
+  EXPECT_THAT(text, Not(HasSubstr("Softmax")));
+}
+
 // The plain pattern, with one thing changed by `variant`.
 ir::Graph AlmostAttention(int variant) {
   GraphBuilder b(17);

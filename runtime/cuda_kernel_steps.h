@@ -1,5 +1,5 @@
 // Single nodes run by onnxrun's own CUDA kernels (kernels/cuda) instead of the host reference:
-// data movement (Transpose, Slice, Gather, Expand, Tile, Where), reductions (ReduceMean, ReduceSum,
+// data movement (Transpose, Slice, Split, Gather, Expand, Tile, Where), reductions (ReduceMean, ReduceSum,
 // ReduceMax, ReduceMin, ReduceProd, ReduceL2), Softmax/LogSoftmax, LayerNormalization,
 // InstanceNormalization, Resize, CumSum, the comparisons (Equal, Greater, GreaterOrEqual, Less,
 // LessOrEqual), And/Or/Xor/Not, IsNaN, IsInf and Mod. The executor asks CudaKernelSupports once

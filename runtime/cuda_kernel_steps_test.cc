@@ -63,6 +63,21 @@ TEST_F(CudaKernelStepsTest, Transpose) {
   Check(e);
 }
 
+TEST_F(CudaKernelStepsTest, Split) {
+  Case a("Split", 18);
+  a.In(Random(DType::kFloat32, {3, 2, 4, 5}, 1)).Attr("num_outputs", int64_t{3}).Outs({true, true, true});
+  a.Label("fp32 QKV split on axis 0");
+  Check(a);
+  Case b("Split", 13);
+  b.In(Random(DType::kFloat16, {2, 3, 8, 8}, 2), /*nhwc=*/true).Const(Ints({1, 2})).Attr("axis", int64_t{1});
+  b.Outs({true, true}).Label("fp16 NHWC input, sizes 1 and 2 on the channels");
+  Check(b);
+  Case c("Split", 13);
+  c.In(Random(DType::kInt64, {4, 7}, 3)).Const(Ints({2, 0, 5})).Attr("axis", int64_t{-1});
+  c.Outs({true, true, true}).Label("int64 with an empty part, negative axis");
+  Check(c);
+}
+
 TEST_F(CudaKernelStepsTest, Slice) {
   Case a("Slice");
   a.In(Random(DType::kFloat32, {5, 6, 7}, 1))

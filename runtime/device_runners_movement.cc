@@ -84,6 +84,34 @@ Outputs RunSlice(const Call& c) {
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 
+bool SupportsSplit(const ir::Graph& g, const ir::Node& n) { return SupportsMove(g, n) && ConstantOrAbsent(g, n, 1); }
+
+// Split: output i is the strided view of X from the end of output i-1 along the axis (the sizes
+// come from the op's inference on the concrete dims).
+Outputs RunSplit(const Call& c) {
+  const DeviceTensor& x = c.in(0);
+  const int64_t rank = static_cast<int64_t>(x.dims.size());
+  int64_t axis = c.node.attrs.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return c.Unsupported("axis out of range");
+  const std::vector<int64_t> strides = x.strides();
+  std::vector<DeviceTensor> outs;
+  int64_t start = 0;
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    if (!c.outputs[i].present) return c.Unsupported("an output of Split is not read");
+    absl::StatusOr<DeviceTensor> out = c.Allocate(i);
+    if (!out.ok()) return out.status();
+    if (out->dims.size() == x.dims.size() && out->num_elements() > 0) {
+      const char* src = static_cast<const char*>(x.data()) + start * strides[axis] * ElementBytes(x.dtype);
+      if (absl::Status st = CopyView(src, out->dims, strides, *out, c.stream); !st.ok()) return st;
+    }
+    start += c.outputs[i].dims[axis];
+    outs.push_back(*std::move(out));
+  }
+  if (start > x.dims[axis]) return c.Unsupported("split sizes past the input");
+  return outs;
+}
+
 bool SupportsGather(const ir::Graph& g, const ir::Node& n) {
   const DType i = InputDType(g, n, 1);
   return SupportsMove(g, n) && (i == DType::kInt32 || i == DType::kInt64);
@@ -176,6 +204,7 @@ std::vector<DeviceRunnerDef> MovementRunners() {
       {"Transpose", SupportsMove, RunTranspose}, {"Slice", SupportsSlice, RunSlice},
       {"Gather", SupportsGather, RunGather},     {"Expand", SupportsExpand, RunExpand},
       {"Tile", SupportsTile, RunTile},           {"Where", SupportsWhere, RunWhere},
+      {"Split", SupportsSplit, RunSplit},
   };
 }
 

@@ -50,6 +50,7 @@ class Lowerer {
   LoweredStep out_;
   std::map<ir::ValueId, int64_t> region_uid_;  // values computed inside the step
   std::vector<int64_t> y_dims_;                // anchor output dims as cuDNN sees them
+  std::vector<int64_t> matmul_out_dims_;       // a matmul's logical output dims ([..., M, N])
   bool conv_ = true;
   bool relu_fwd_ = false;  // Relu as RELU_FWD (see UsesConvBiasActivation), else MAX(x, 0)
   IoType io_ = IoType::kFloat;
@@ -126,6 +127,14 @@ absl::StatusOr<int64_t> Lowerer::Operand(ir::ValueId id) {
   if (elements == 1 && v.constant) return Scalar(v.constant->GetAsDouble(0));
   std::vector<int64_t> aligned(y_dims_.size() - std::min(y_dims_.size(), d->size()), 1);
   aligned.insert(aligned.end(), d->begin(), d->end());
+  if (!conv_ && matmul_out_dims_.size() > 2) {
+    // The matmul's leading dims are folded into M: a full-size operand is read the same way; else
+    // only operands constant along everything but the last dim ([N], [1, 1, N], scalars) fit.
+    const bool full = *d == matmul_out_dims_;
+    const bool row = std::all_of(d->begin(), d->end() - (d->empty() ? 0 : 1), [](int64_t x) { return x == 1; });
+    if (!full && !row) return absl::UnimplementedError("operand broadcast over some leading dims of an N-D matmul");
+    aligned = full ? y_dims_ : std::vector<int64_t>{1, 1, d->empty() ? 1 : d->back()};
+  }
   if (aligned.size() != y_dims_.size()) return absl::UnimplementedError("operand rank above the output's");
   absl::StatusOr<IoType> type = IoTypeOf(v.type.dtype);
   if (!type.ok()) return type.status();
@@ -183,10 +192,18 @@ absl::Status Lowerer::LowerMatMul(const ir::Node& node) {
   absl::StatusOr<std::vector<int64_t>> a = DimsOf(node.inputs[0]), b = DimsOf(node.inputs[1]);
   if (!a.ok()) return a.status();
   if (!b.ok()) return b.status();
-  if (a->size() != 2 || b->size() != 2) return absl::UnimplementedError("only 2-D matmuls are lowered");
   const bool gemm = node.op_type == "Gemm";
+  if (a->size() < 2 || b->size() != 2 || (gemm && a->size() != 2)) {
+    return absl::UnimplementedError("only matmuls of a 2-D or N-D input by a 2-D weight are lowered");
+  }
   const bool ta = gemm && node.attrs.GetInt("transA", 0), tb = gemm && node.attrs.GetInt("transB", 0);
-  const int64_t m = ta ? (*a)[1] : (*a)[0], k = ta ? (*a)[0] : (*a)[1], n = tb ? (*b)[0] : (*b)[1];
+  // A [..., M, K] (row-major) is the same bytes as [prod(...) * M, K]: the leading dims fold into M.
+  int64_t lead = 1;
+  for (size_t i = 0; i + 2 < a->size(); ++i) lead *= (*a)[i];
+  const size_t r = a->size();
+  const int64_t m = lead * (ta ? (*a)[1] : (*a)[r - 2]), k = ta ? (*a)[0] : (*a)[r - 1], n = tb ? (*b)[0] : (*b)[1];
+  matmul_out_dims_.assign(a->begin(), a->end() - 2);
+  matmul_out_dims_.insert(matmul_out_dims_.end(), {ta ? (*a)[1] : (*a)[r - 2], n});
   y_dims_ = {1, m, n};
   cudnn::FusedGraphSpec& spec = out_.spec;
   spec.anchor = cudnn::FusedGraphSpec::kMatMul;
@@ -293,7 +310,7 @@ absl::StatusOr<LoweredStep> Lowerer::Lower(bool allow_tf32) {
   }
   // The step's output: the anchor's y when there is no epilogue, else a new non-virtual tensor that
   // the last op (written with the placeholder UID 0) stores.
-  out_.output_dims = conv_ ? y_dims_ : std::vector<int64_t>(y_dims_.begin() + 1, y_dims_.end());
+  out_.output_dims = conv_ ? y_dims_ : matmul_out_dims_;
   if (out_.spec.epilogue.empty()) {
     out_.output_uid = out_.spec.y.uid;
   } else {

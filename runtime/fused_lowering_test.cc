@@ -33,8 +33,8 @@ onnx::ModelProto ConvRelu(bool residual) {
   return m;
 }
 
-// The pointwise modes of the lowered first step.
-std::vector<std::string> EpilogueModes(const onnx::ModelProto& model) {
+// The lowered first step.
+absl::StatusOr<LoweredStep> LowerFirstStep(const onnx::ModelProto& model) {
   absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
   EXPECT_TRUE(graph.ok()) << graph.status();
   Plan plan;
@@ -50,7 +50,12 @@ std::vector<std::string> EpilogueModes(const onnx::ModelProto& model) {
       if (std::optional<std::vector<int64_t>> d = ir::ShapeToInts(*t.shape)) dims[id] = *d;
     }
   }
-  absl::StatusOr<LoweredStep> lowered = LowerFusedStep(plan, plan.steps[0], dims, /*allow_tf32=*/false);
+  return LowerFusedStep(plan, plan.steps[0], dims, /*allow_tf32=*/false);
+}
+
+// The pointwise modes of the lowered first step.
+std::vector<std::string> EpilogueModes(const onnx::ModelProto& model) {
+  absl::StatusOr<LoweredStep> lowered = LowerFirstStep(model);
   EXPECT_TRUE(lowered.ok()) << lowered.status();
   std::vector<std::string> modes;
   if (lowered.ok()) {
@@ -65,6 +70,31 @@ TEST(FusedLoweringTest, ConvBiasReluWritesReluFwd) {
 
 TEST(FusedLoweringTest, ReluAfterResidualAddKeepsMax) {
   EXPECT_THAT(EpilogueModes(ConvRelu(/*residual=*/true)), testing::ElementsAre("ADD", "ADD", "MAX"));
+}
+
+// A transformer's projection: x[2,5,16] MatMul w[16,8] + b[8] + residual r[2,5,8] is one matmul
+// graph over the same bytes viewed as [1,10,16] x [1,16,8], the residual full-size, the bias a row.
+TEST(FusedLoweringTest, MatMulOfThreeDimInputFoldsLeadingDims) {
+  onnx::ModelProto m = testing_util::MakeModel(13);
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("x", {2, 5, 16});
+  *g->add_input() = TensorInfo("r", {2, 5, 8});
+  testing_util::AddInitializer(m, "w", {16, 8});
+  testing_util::AddInitializer(m, "b", {8});
+  *g->add_node() = MakeNode("MatMul", {"x", "w"}, {"p"}, "proj");
+  *g->add_node() = MakeNode("Add", {"p", "b"}, {"pb"}, "bias");
+  *g->add_node() = MakeNode("Add", {"pb", "r"}, {"y"}, "residual");
+  *g->add_output() = TensorInfo("y", {2, 5, 8});
+  absl::StatusOr<LoweredStep> lowered = LowerFirstStep(m);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_EQ(lowered->spec.x.dims, (std::vector<int64_t>{1, 10, 16}));
+  EXPECT_EQ(lowered->spec.y.dims, (std::vector<int64_t>{1, 10, 8}));
+  EXPECT_EQ(lowered->output_dims, (std::vector<int64_t>{2, 5, 8}));
+  ASSERT_EQ(lowered->spec.epilogue.size(), 2u);
+  std::map<int64_t, std::vector<int64_t>> dims_of;
+  for (const cudnn::TensorDesc& t : lowered->spec.extra) dims_of[t.uid] = t.dims;
+  EXPECT_EQ(dims_of[lowered->spec.epilogue[0].in1], (std::vector<int64_t>{1, 1, 8}));
+  EXPECT_EQ(dims_of[lowered->spec.epilogue[1].in1], (std::vector<int64_t>{1, 10, 8}));
 }
 
 }  // namespace

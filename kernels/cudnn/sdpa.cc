@@ -73,7 +73,36 @@ absl::StatusOr<BackendDescriptor> MakeReduction(cudnnReduceTensorOp_t mode, cons
   return op;
 }
 
-absl::StatusOr<OperationGraph> BuildGraph(cudnnHandle_t handle, const SdpaSpec& spec) {
+// The graph of cuDNN's single SDPA_FWD operation (cuDNN >= 9.13; on 9.19 without a bias): K is
+// given untransposed.
+absl::StatusOr<OperationGraph> BuildUnifiedGraph(cudnnHandle_t handle, const SdpaSpec& spec) {
+  OperationGraph out;
+  TensorDesc scale{kScale, {1, 1, 1, 1}, {1, 1, 1, 1}, IoType::kFloat};
+  scale.by_value = true;
+  const std::vector<TensorDesc> all = {Real(kQ, spec.q, spec.type), Real(kKt, spec.k, spec.type),
+                                       Real(kV, spec.v, spec.type), Real(kO, spec.o, spec.type), scale};
+  out.parts.reserve(all.size() + 1);
+  for (const TensorDesc& t : all) {
+    CUDNN_ASSIGN_OR_RETURN(BackendDescriptor d, MakeTensor(t));
+    out.parts.push_back(std::move(d));
+  }
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor op, BackendDescriptor::Create(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR));
+  const cudnnBackendAttributeName_t ports[] = {CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC,
+                                               CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC,
+                                               CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC};
+  for (size_t i = 0; i < all.size(); ++i) CUDNN_RETURN_IF_NOT_OK(op.SetDescriptor(ports[i], out.parts[i]));
+  CUDNN_RETURN_IF_NOT_OK(op.Finalize());
+  CUDNN_ASSIGN_OR_RETURN(out.graph, BackendDescriptor::Create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR));
+  const BackendDescriptor* ops[] = {&op};
+  CUDNN_RETURN_IF_NOT_OK(out.graph.SetDescriptors(CUDNN_ATTR_OPERATIONGRAPH_OPS, ops));
+  if (handle != nullptr) CUDNN_RETURN_IF_NOT_OK(out.graph.Set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, handle));
+  CUDNN_RETURN_IF_NOT_OK(out.graph.Finalize());
+  out.parts.push_back(std::move(op));
+  return out;
+}
+
+// The composite graph (see sdpa.h).
+absl::StatusOr<OperationGraph> BuildCompositeGraph(cudnnHandle_t handle, const SdpaSpec& spec) {
   OperationGraph out;
   const std::vector<TensorDesc> all = GraphTensors(spec);
   out.parts.reserve(all.size() * 2 + 16);  // no reallocation: `tensors` points into it
@@ -113,8 +142,8 @@ absl::StatusOr<OperationGraph> BuildGraph(cudnnHandle_t handle, const SdpaSpec& 
 }
 
 // Tries the configs of heuristics mode A, then the fallback list; keeps the first that finalizes.
-absl::Status ChooseEngine(SdpaPlan::State& state) {
-  std::string rejections;
+// Rejections are appended to `rejections`.
+absl::Status ChooseEngine(SdpaPlan::State& state, std::string& rejections) {
   for (int rung : {0, 2}) {
     absl::StatusOr<std::vector<BackendDescriptor>> configs =
         QueryHeuristics(state.graph.graph, kHeuristicRungs[rung], state.device_props);
@@ -137,8 +166,8 @@ absl::Status ChooseEngine(SdpaPlan::State& state) {
       return absl::OkStatus();
     }
   }
-  return absl::NotFoundError(absl::StrCat("no fused-attention engine finalized: ",
-                                          rejections.empty() ? "heuristics offered none" : rejections));
+  if (rejections.empty()) rejections = "heuristics offered none";
+  return absl::NotFoundError(rejections);
 }
 
 bool ElementStrideOne(const Strided4& t) { return t.strides[3] == 1; }
@@ -171,12 +200,28 @@ absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& s
   auto state = std::make_unique<State>();
   state->has_bias = spec.bias.has_value();
   state->scale = spec.scale;
-  CUDNN_ASSIGN_OR_RETURN(state->graph, BuildGraph(handle, spec));
   if (handle != nullptr) {
     CUDNN_ASSIGN_OR_RETURN(state->device_props, DevicePropertiesFromHandle(handle));
   }
-  CUDNN_RETURN_IF_NOT_OK(ChooseEngine(*state));
-  return SdpaPlan(std::move(state));
+  // The single SDPA operation first (no bias on cuDNN 9.19), then the composite graph.
+  std::string log;
+  for (bool unified : {true, false}) {
+    if (unified && spec.bias) continue;
+    const char* form = unified ? "SDPA_FWD operation" : "composite graph";
+    absl::StatusOr<OperationGraph> graph = unified ? BuildUnifiedGraph(handle, spec) : BuildCompositeGraph(handle, spec);
+    if (!graph.ok()) {
+      absl::StrAppend(&log, form, ": ", graph.status().message(), "; ");
+      continue;
+    }
+    state->graph = *std::move(graph);
+    std::string rejections;
+    if (ChooseEngine(*state, rejections).ok()) {
+      state->engine = absl::StrCat(form, ", ", state->engine);
+      return SdpaPlan(std::move(state));
+    }
+    absl::StrAppend(&log, form, ": ", rejections, "; ");
+  }
+  return absl::NotFoundError(absl::StrCat("no fused-attention engine finalized: ", log));
 }
 
 absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias,
