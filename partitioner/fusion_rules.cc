@@ -63,6 +63,7 @@ std::string MatMulRejection(const FusionRules& rules, const ir::Graph& graph, co
       return "Gemm alpha or beta != 1 (cuDNN matmul fusion needs alpha = 1)";
     }
     const ir::Dim* k = DimOf(graph, a, node.attrs.GetInt("transA", 0) ? 0 : 1);
+    if (k != nullptr && !k->known()) return "";  // decided when the plan is built for the concrete dims
     return AlignmentRejection(rules, "inner dim K", k, ElementBits(graph, a));
   }
   // K unknown until run time (dynamic exports reshape through computed shapes): the plan built

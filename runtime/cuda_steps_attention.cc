@@ -2,6 +2,7 @@
 // plan or the own kernel's arguments, made at the first run and reused by captures.
 #include "runtime/cuda_steps_attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -52,7 +53,9 @@ absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const DeviceTensor& 
   y_dims = d.three_d ? std::vector<int64_t>{d.batch, d.q_seq, d.q_heads * d.v_head_size}
                      : std::vector<int64_t>{d.batch, d.q_heads, d.q_seq, d.v_head_size};
   HeadStrides(y_dims, d.q_heads, a.y_strides);
-  if (d.kv_seq > kernels::cuda::MaxAttentionKeys()) return absl::UnimplementedError("more keys than the kernel holds");
+  if (std::max(d.head_size, d.v_head_size) > kernels::cuda::MaxAttentionHeadSize()) {
+    return absl::UnimplementedError("a head larger than the own kernel takes");
+  }
   if (mask == nullptr) return a;
   if (mask->dims.empty() || mask->dims.size() > 4 || mask->dims.back() != d.kv_seq) {
     return absl::UnimplementedError("a mask that is not [..., keys]");

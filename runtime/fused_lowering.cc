@@ -196,6 +196,11 @@ absl::Status Lowerer::LowerMatMul(const ir::Node& node) {
   if (a->size() < 2 || b->size() != 2 || (gemm && a->size() != 2)) {
     return absl::UnimplementedError("only matmuls of a 2-D or N-D input by a 2-D weight are lowered");
   }
+  if (a->size() > 2 && !out_.spec.allow_tf32) {
+    // Measured on the H200: cuDNN's matmul engine (cuBLASLt, no numerical note) computes these in
+    // TF32 (3e-4 relative on vit_b_16), so strict fp32 keeps them off cuDNN.
+    return absl::UnimplementedError("strict fp32: cuDNN computes an N-D matmul in TF32");
+  }
   const bool ta = gemm && node.attrs.GetInt("transA", 0), tb = gemm && node.attrs.GetInt("transB", 0);
   // A [..., M, K] (row-major) is the same bytes as [prod(...) * M, K]: the leading dims fold into M.
   int64_t lead = 1;

@@ -1,7 +1,8 @@
-// FoldShapeComputations: the plan's graph specialised to concrete input dims (types inferred
-// node by node), then every node whose inputs are all known on the host — constants, values folded
-// before it, and for Shape and Size the concrete dims of their input — run by its CPU kernel
-// (shape_folding.h).
+// FoldShapeComputations: the plan's graph specialised to concrete input dims, node by node in
+// order: its types inferred (with the values folded so far read as constants, so a Reshape to a
+// computed shape gets concrete dims and a later Shape of it folds too), then, when all its inputs
+// are known on the host — constants, values folded before it, and for Shape and Size the concrete
+// dims of their input — run by its CPU kernel (shape_folding.h).
 #include "runtime/shape_folding.h"
 
 #include "kernels/cpu/run_node.h"
@@ -14,20 +15,22 @@ namespace {
 
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
-// The graph with the inputs' dims set and every value's type inferred for them.
-ir::Graph Specialised(const Plan& plan, const std::vector<std::vector<int64_t>>& input_dims) {
+// The graph with the inputs' dims set (node types are inferred as the fold goes).
+ir::Graph WithInputDims(const Plan& plan, const std::vector<std::vector<int64_t>>& input_dims) {
   ir::Graph graph = plan.graph;  // constants share their buffers
   for (size_t i = 0; i < graph.inputs().size() && i < input_dims.size(); ++i) {
     ir::Value& input = graph.value(graph.inputs()[i]);
     if (input.type.is_tensor()) input.type.shape = ir::ShapeFromInts(input_dims[i]);
   }
-  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
-    if (ops::InferNodeTypes(graph, id).ok()) continue;
-    for (ir::ValueId out : graph.node(id).outputs) {
-      if (out != ir::kNoValue) graph.value(out).type.shape.reset();
-    }
-  }
   return graph;
+}
+
+// Infers node `id`'s output types for the dims known so far (unknown shapes where it cannot).
+void InferForDims(ir::Graph& graph, ir::NodeId id) {
+  if (ops::InferNodeTypes(graph, id).ok()) return;
+  for (ir::ValueId out : graph.node(id).outputs) {
+    if (out != ir::kNoValue) graph.value(out).type.shape.reset();
+  }
 }
 
 // Shape or Size of a value whose dims are concrete (its bytes are never read).
@@ -64,12 +67,15 @@ std::optional<std::vector<const ir::Tensor*>> KnownInputs(const ir::Graph& graph
 
 std::map<ir::ValueId, ir::Tensor> FoldShapeComputations(const Plan& plan,
                                                         const std::vector<std::vector<int64_t>>& input_dims) {
-  const ir::Graph graph = Specialised(plan, input_dims);
+  ir::Graph graph = WithInputDims(plan, input_dims);
   std::map<ir::ValueId, ir::Tensor> folded;
-  for (const ir::Node& node : graph.nodes()) {
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
+    InferForDims(graph, id);
+    const ir::Node& node = graph.node(id);
     if (ReadsOnlyDims(graph, node)) {  // Shape and Size need only the concrete dims
       const ir::TensorType& type = graph.value(node.inputs[0]).type;
       folded[node.outputs[0]] = ops::ShapeOrSizeOf(node, *ir::ShapeToInts(*type.shape));
+      graph.value(node.outputs[0]).constant = folded[node.outputs[0]];
       continue;
     }
     if (ops::DrawsUnseeded(graph, node)) continue;  // a fresh draw on every run
@@ -81,6 +87,7 @@ std::map<ir::ValueId, ir::Tensor> FoldShapeComputations(const Plan& plan,
       const ir::Tensor& out = (*outputs)[o];
       if (node.outputs[o] == ir::kNoValue || !out.is_dense() || out.num_elements() > kMaxFoldedElements) continue;
       folded[node.outputs[o]] = out;
+      graph.value(node.outputs[o]).constant = out;  // later inference reads it (a Reshape's shape)
     }
   }
   return folded;

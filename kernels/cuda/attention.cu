@@ -1,5 +1,7 @@
-// The attention kernel: one block per (query row, head, batch); the row's scores live in shared
-// memory; keys are read one row per thread, values one element per thread.
+// The attention kernel, flash-style: a block takes kWarps query rows of one (batch, head), one row
+// per warp; keys and values stream through shared memory in tiles of 32 (read once per block,
+// coalesced), each lane scores one key of the tile, and the softmax is kept online (running max
+// and sum), so no row of scores is ever stored whole and any number of keys fits.
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -10,80 +12,116 @@
 namespace kernels::cuda {
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int64_t kMaxSharedBytes = 200 * 1024;  // below the H100's 227 KiB per block
-constexpr int64_t kMaxHeadSize = 1024;
+constexpr int kWarps = 4;     // query rows per block
+constexpr int kTile = 32;     // keys per tile: one per lane
+constexpr int kMaxHeadSize = 256;
+constexpr int kMaxPerLane = kMaxHeadSize / 32;  // output elements each lane accumulates
 
+__device__ float WarpMax(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ float WarpSum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// The score of key j for query row i (scaled query in `query`, key tile row `key`), or -inf.
+template <typename T>
+__device__ float Score(const AttentionArgs& a, const float* query, const float* key, int64_t b, int64_t h,
+                       int64_t i, int64_t j) {
+  if (j >= a.kv_seq || (a.causal && j > i)) return -INFINITY;
+  const int64_t m = b * a.mask_strides[0] + h * a.mask_strides[1] + i * a.mask_strides[2] + j * a.mask_strides[3];
+  if (a.mask_kind == AttentionMask::kBoolean && static_cast<const uint8_t*>(a.mask)[m] == 0) return -INFINITY;
+  float dot = 0;
+  for (int64_t e = 0; e < a.head_size; ++e) dot += query[e] * key[e];
+  if (a.mask_kind == AttentionMask::kAdditive) dot += ToFloat(static_cast<const T*>(a.mask)[m]);
+  return dot;
+}
 
 template <typename T>
-__global__ void AttentionRow(AttentionArgs a) {
+__global__ void AttentionTiled(AttentionArgs a) {
   extern __shared__ float shared[];
-  float* query = shared;                   // head_size
-  float* scores = shared + a.head_size;    // kv_seq
-  float* reduce = scores + a.kv_seq;       // kThreads
-  const int64_t i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+  const int key_row = static_cast<int>(a.head_size) + 1;  // padded: lanes read different banks
+  float* keys = shared;                                    // kTile x key_row
+  float* values = keys + kTile * key_row;                  // kTile x v_head_size
+  float* queries = values + kTile * a.v_head_size;         // kWarps x head_size
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t h = blockIdx.y, b = blockIdx.z, i = blockIdx.x * kWarps + warp;
   const int64_t kv_h = h / (a.q_heads / a.kv_heads);
-  const T* q = static_cast<const T*>(a.q) + b * a.q_strides[0] + h * a.q_strides[1] + i * a.q_strides[2];
-  for (int64_t e = threadIdx.x; e < a.head_size; e += blockDim.x) query[e] = ToFloat(q[e * a.q_strides[3]]) * a.scale;
-  __syncthreads();
+  const bool row = i < a.q_seq;
+  float* query = queries + warp * a.head_size;
+  if (row) {
+    const T* q = static_cast<const T*>(a.q) + b * a.q_strides[0] + h * a.q_strides[1] + i * a.q_strides[2];
+    for (int64_t e = lane; e < a.head_size; e += 32) query[e] = ToFloat(q[e * a.q_strides[3]]) * a.scale;
+  }
   const T* k = static_cast<const T*>(a.k) + b * a.k_strides[0] + kv_h * a.k_strides[1];
-  float max = -INFINITY;
-  for (int64_t j = threadIdx.x; j < a.kv_seq; j += blockDim.x) {
-    float s = -INFINITY;
-    const int64_t m = b * a.mask_strides[0] + h * a.mask_strides[1] + i * a.mask_strides[2] + j * a.mask_strides[3];
-    const bool visible = (!a.causal || j <= i) &&
-                         (a.mask_kind != AttentionMask::kBoolean || static_cast<const uint8_t*>(a.mask)[m] != 0);
-    if (visible) {
-      float dot = 0;
-      const T* key = k + j * a.k_strides[2];
-      for (int64_t e = 0; e < a.head_size; ++e) dot += query[e] * ToFloat(key[e * a.k_strides[3]]);
-      s = dot;
-      if (a.mask_kind == AttentionMask::kAdditive) s += ToFloat(static_cast<const T*>(a.mask)[m]);
-    }
-    scores[j] = s;
-    max = fmaxf(max, s);
-  }
-  max = BlockReduce(max, [](float x, float y) { return fmaxf(x, y); }, reduce);
-  float sum = 0;
-  for (int64_t j = threadIdx.x; j < a.kv_seq; j += blockDim.x) {
-    const float p = max == -INFINITY ? 0.0f : __expf(scores[j] - max);
-    scores[j] = p;
-    sum += p;
-  }
-  sum = BlockReduce(sum, [](float x, float y) { return x + y; }, reduce);
-  const float inv = sum > 0 ? 1.0f / sum : 0.0f;
   const T* v = static_cast<const T*>(a.v) + b * a.v_strides[0] + kv_h * a.v_strides[1];
+  float acc[kMaxPerLane] = {};
+  float running_max = -INFINITY, running_sum = 0;
+  for (int64_t start = 0; start < a.kv_seq; start += kTile) {
+    __syncthreads();  // the previous tile is no longer read (and the queries are written)
+    for (int64_t t = threadIdx.x; t < kTile * a.head_size; t += blockDim.x) {
+      const int64_t j = start + t / a.head_size, e = t % a.head_size;
+      keys[(t / a.head_size) * key_row + e] = j < a.kv_seq ? ToFloat(k[j * a.k_strides[2] + e * a.k_strides[3]]) : 0;
+    }
+    for (int64_t t = threadIdx.x; t < kTile * a.v_head_size; t += blockDim.x) {
+      const int64_t j = start + t / a.v_head_size, e = t % a.v_head_size;
+      values[t] = j < a.kv_seq ? ToFloat(v[j * a.v_strides[2] + e * a.v_strides[3]]) : 0;
+    }
+    __syncthreads();
+    if (!row) continue;
+    const float s = Score<T>(a, query, keys + lane * key_row, b, h, i, start + lane);
+    const float new_max = fmaxf(running_max, WarpMax(s));
+    if (new_max == -INFINITY) continue;  // every key so far masked
+    const float correction = running_max == -INFINITY ? 0.0f : __expf(running_max - new_max);
+    const float p = s == -INFINITY ? 0.0f : __expf(s - new_max);
+    running_sum = running_sum * correction + WarpSum(p);
+    running_max = new_max;
+    for (int c = 0; c < kMaxPerLane; ++c) acc[c] *= correction;
+    for (int j = 0; j < kTile; ++j) {
+      const float pj = __shfl_sync(0xffffffffu, p, j);
+      for (int c = 0; c < kMaxPerLane; ++c) {
+        const int64_t e = lane + 32 * c;
+        if (e < a.v_head_size) acc[c] += pj * values[j * a.v_head_size + e];
+      }
+    }
+  }
+  if (!row) return;
+  const float inv = running_sum > 0 ? 1.0f / running_sum : 0.0f;  // all keys masked: zeros
   T* y = static_cast<T*>(a.y) + b * a.y_strides[0] + h * a.y_strides[1] + i * a.y_strides[2];
-  for (int64_t e = threadIdx.x; e < a.v_head_size; e += blockDim.x) {
-    float acc = 0;
-    for (int64_t j = 0; j < a.kv_seq; ++j) acc += scores[j] * ToFloat(v[j * a.v_strides[2] + e * a.v_strides[3]]);
-    y[e * a.y_strides[3]] = FromFloat<T>(acc * inv);
+  for (int c = 0; c < kMaxPerLane; ++c) {
+    const int64_t e = lane + 32 * c;
+    if (e < a.v_head_size) y[e * a.y_strides[3]] = FromFloat<T>(acc[c] * inv);
   }
 }
 
-int64_t SharedBytes(int64_t head_size, int64_t kv_seq) { return (head_size + kv_seq + kThreads) * 4; }
+int64_t SharedBytes(const AttentionArgs& a) {
+  return (kTile * (a.head_size + 1) + kTile * a.v_head_size + kWarps * a.head_size) * 4;
+}
 
 template <typename T>
 cudaError_t Launch(const AttentionArgs& a, cudaStream_t stream) {
-  const int64_t shared = SharedBytes(a.head_size, a.kv_seq);
+  const int64_t shared = SharedBytes(a);
   if (shared > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(AttentionRow<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    cudaError_t e = cudaFuncSetAttribute(AttentionTiled<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(shared));
     if (e != cudaSuccess) return e;
   }
-  const dim3 grid(static_cast<unsigned>(a.q_seq), static_cast<unsigned>(a.q_heads), static_cast<unsigned>(a.batch));
-  AttentionRow<T><<<grid, kThreads, shared, stream>>>(a);
+  const dim3 grid(static_cast<unsigned>((a.q_seq + kWarps - 1) / kWarps), static_cast<unsigned>(a.q_heads),
+                  static_cast<unsigned>(a.batch));
+  AttentionTiled<T><<<grid, kWarps * 32, shared, stream>>>(a);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-int64_t MaxAttentionKeys() { return kMaxSharedBytes / 4 - kMaxHeadSize - kThreads; }
+int64_t MaxAttentionHeadSize() { return kMaxHeadSize; }
 
 cudaError_t Attention(FloatType type, const AttentionArgs& a, cudaStream_t stream) {
   if (a.batch < 0 || a.q_heads <= 0 || a.kv_heads <= 0 || a.q_heads % a.kv_heads != 0 || a.q_seq < 0 ||
       a.kv_seq < 0 || a.head_size <= 0 || a.head_size > kMaxHeadSize || a.v_head_size < 0 ||
-      a.kv_seq > MaxAttentionKeys() || a.q_seq > 2147483647 || a.q_heads > 65535 || a.batch > 65535) {
+      a.v_head_size > kMaxHeadSize || a.q_seq / kWarps >= 2147483647 || a.q_heads > 65535 || a.batch > 65535) {
     return cudaErrorInvalidValue;
   }
   if (a.batch == 0 || a.q_seq == 0 || a.v_head_size == 0) return cudaSuccess;

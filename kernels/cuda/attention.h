@@ -1,4 +1,4 @@
-// Own CUDA kernel: scaled-dot-product attention of one query row per block, the fallback rung of
+// Own CUDA kernel: scaled-dot-product attention (flash-style tiles, online softmax), the fallback rung of
 // Attention steps on the GPU (the first rung is cuDNN's fused attention graph, see
 // runtime/cuda_steps_attention.cc). Inputs are float32 or float16, addressed through strides, so
 // 4-D [B, H, S, D] tensors and 3-D [B, S, H*D] ones are read where they are; grouped-query
@@ -30,11 +30,11 @@ struct AttentionArgs {
   bool causal = false;  // key j is seen by query i when j <= i
 };
 
-// The longest key sequence the kernel takes (its scores row lives in shared memory).
-int64_t MaxAttentionKeys();
+// The largest head size (of Q/K and of V) the kernel takes (each lane keeps head/32 sums).
+int64_t MaxAttentionHeadSize();
 
-// Y = softmax(scale * Q K^T + mask) V. cudaErrorInvalidValue for bad sizes or more keys than
-// MaxAttentionKeys().
+// Y = softmax(scale * Q K^T + mask) V. cudaErrorInvalidValue for bad sizes or a head larger than
+// MaxAttentionHeadSize().
 cudaError_t Attention(FloatType type, const AttentionArgs& args, cudaStream_t stream);
 
 }  // namespace kernels::cuda

@@ -2,7 +2,7 @@
 // Attention node by the partitioner) and ONNX's Attention op, compared element by element with the
 // reference plan (no passes: MatMul, Softmax, ... node by node on the CPU reference kernels) and
 // with the CPU running the same fused plan, on the step-by-step run, the capture and a replay.
-// fp16 forms cuDNN supports must run as one cuDNN fused-attention (SDPA) graph; the others (fp32,
+// fp16 forms without a mask must run as one cuDNN fused-attention (SDPA) graph; the others (fp32, masks,
 // causal, boolean masks, grouped-query) on the own attention kernel; each must say which.
 // Without a usable GPU only the CPU runs are checked, then the case skips.
 #include <cmath>
@@ -171,11 +171,14 @@ TEST_P(AttentionGpuTest, MatchesReferencePlanAndSaysHowItRan) {
 
 constexpr char kCudnn[] = "cuDNN fused attention (one SDPA graph)";
 constexpr char kOwn[] = "own CUDA attention kernel";
+// cuDNN 9.19 offers engines for the single SDPA operation (no mask) only; the composite graph that
+// carries a bias gets none on the H200 (measured), so a masked fp16 attention says so and runs here.
+constexpr char kOwnWithMask[] = "own CUDA attention kernel (cuDNN fused attention not used: ";
 
 std::vector<AttentionCase> Cases() {
   return {
       {.label = "pattern4d_mask_fp16", .form = "pattern4d", .q = {2, 4, 40, 64}, .k = {2, 4, 56, 64},
-       .v = {2, 4, 56, 64}, .mask = {2, 1, 1, 56}, .expect = kCudnn},
+       .v = {2, 4, 56, 64}, .mask = {2, 1, 1, 56}, .expect = kOwnWithMask},
       {.label = "pattern4d_nomask_fp16", .form = "pattern4d", .q = {1, 2, 128, 32}, .k = {1, 2, 128, 32},
        .v = {1, 2, 128, 32}, .expect = kCudnn},
       {.label = "pattern3d_mha_fp16", .form = "pattern3d", .q = {6, 17, 64}, .k = {6, 17, 64}, .v = {6, 17, 64},
