@@ -34,8 +34,8 @@ struct Match {
   NodeId output_matmul = -1;     // MatMul(P, V): the Attention node takes its place
   std::vector<NodeId> absorbed;  // every node replaced, output_matmul included
   ValueId q = kNoValue, kt = kNoValue, v = kNoValue, mask = kNoValue;
-  bool negate_mask = false;    // the boolean mask is Where's condition negated
-  NodeId kt_transpose = -1;    // the Transpose that made Kt (absorbed), or -1
+  bool negate_mask = false;     // the boolean mask is Where's condition negated
+  NodeId kt_transpose = -1;     // the Transpose that made Kt (absorbed), or -1
   std::vector<int64_t> k_perm;  // K = Transpose(k_source, k_perm); empty: K = k_source
   ValueId k_source = kNoValue;
   ValueId k_scale = kNoValue;  // a scalar computed at run time that scaled Kt: K is scaled by it
@@ -312,8 +312,7 @@ absl::StatusOr<std::vector<NodeId>> MakeAttention(ir::Graph& graph, const Match&
   }
   ir::Attributes attrs;
   attrs.Set("scale", static_cast<float>(m.scale));
-  absl::StatusOr<ValueId> y =
-      make.Add("Attention", inputs, attrs, three_d ? kNoValue : output, /*opset=*/23);
+  absl::StatusOr<ValueId> y = make.Add("Attention", inputs, attrs, three_d ? kNoValue : output, /*opset=*/23);
   if (y.ok() && three_d) y = make.Add("Squeeze", {*y, make.Axes(1)}, {}, output);
   if (!y.ok()) return y.status();
   return make.made();

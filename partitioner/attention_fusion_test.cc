@@ -82,7 +82,7 @@ TEST(AttentionFusionTest, MultiheadAttention3DWithScaledQueryAndMaskFirst) {
 TEST(AttentionFusionTest, HeadSplitTransposeOfKeysIsKeptWithoutTheLastSwap) {
   GraphBuilder b(17);
   ir::ValueId q = b.Input("q", {2, 3, 5, 8}), v = b.Input("v", {2, 3, 7, 8});
-  ir::ValueId k_rows = b.Input("k_rows", {2, 7, 3, 8});                   // [B, L, H, D]
+  ir::ValueId k_rows = b.Input("k_rows", {2, 7, 3, 8});                    // [B, L, H, D]
   ir::ValueId kt = b.Op("kt", "Transpose", {k_rows}, Perm({0, 2, 3, 1}));  // [B, H, D, L]
   ir::ValueId half_scale = Scalar(b, "root_scale", std::pow(8.0f, -0.25f));
   ir::ValueId s = b.Op("qk", "MatMul", {b.Op("qm", "Mul", {q, half_scale}), b.Op("km", "Mul", {kt, half_scale})});
@@ -116,8 +116,9 @@ TEST(AttentionFusionTest, MaskedFillBooleanMaskBecomesNegatedMask) {
 TEST(AttentionFusionTest, RunTimeScaleOfTorchExportScalesQueryAndKeys) {
   GraphBuilder b(17);
   ir::ValueId q = b.Input("q", {2, 3, 5, 16}), k = b.Input("k", {2, 3, 7, 16}), v = b.Input("v", {2, 3, 7, 16});
-  ir::ValueId last = b.Op("d", "Slice", {b.Op("shape", "Shape", {q}), b.Constant("start", ir::Tensor::FromInt64s({-1})),
-                                         b.Constant("end", ir::Tensor::FromInt64s({100}))});
+  ir::ValueId last = b.Op("d", "Slice",
+                          {b.Op("shape", "Shape", {q}), b.Constant("start", ir::Tensor::FromInt64s({-1})),
+                           b.Constant("end", ir::Tensor::FromInt64s({100}))});
   ir::ValueId d = b.Op("d_float", "Cast", {last}, Attrs({{"to", int64_t{1}}}));
   ir::ValueId scale = b.Op("scale", "Div", {Scalar(b, "one", 1.0f), b.Op("sqrt_d", "Sqrt", {d})});
   ir::ValueId root = b.Op("root", "Sqrt", {scale});

@@ -32,6 +32,8 @@ class Coverer {
   // The index of the single-Cast Kernel step that the channel Pad `pad` joins (one pass that casts,
   // changes the layout and pads on the GPU), or -1.
   int CastStepToJoin(NodeId pad, const std::vector<exec::Step>& steps) const;
+  bool SameShapeAsAnchor(const ir::Node& node, const ir::Shape& out, const ir::Shape& anchor,
+                         const std::set<ValueId>& region_values) const;
   // "" when `candidate` may join the region grown from `anchor`.
   std::string CandidateRejection(NodeId anchor, NodeId candidate, const std::set<ValueId>& region_values,
                                  const std::set<NodeId>& downstream) const;
@@ -102,6 +104,27 @@ bool Coverer::IsSingleReaderOf(ValueId value, NodeId reader) const {
   return consumers_[value].size() == 1 && consumers_[value][0] == reader && !graph_.IsGraphOutput(value);
 }
 
+// The node's output has the anchor's shape: equal dims, or dims unknown in both (dynamic exports)
+// where no other operand of the node can widen them (it has 1 there, or lacks the dim).
+bool Coverer::SameShapeAsAnchor(const ir::Node& node, const ir::Shape& out, const ir::Shape& anchor,
+                                const std::set<ValueId>& region_values) const {
+  if (out.size() != anchor.size()) return false;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == anchor[d]) continue;
+    const bool both_unknown =
+        !out[d].known() && out[d].symbol.empty() && !anchor[d].known() && anchor[d].symbol.empty();
+    if (!both_unknown) return false;
+    for (ValueId in : node.inputs) {
+      if (in == ir::kNoValue || region_values.count(in)) continue;
+      const ir::TensorType& t = graph_.value(in).type;
+      if (!t.shape) return false;
+      const int64_t at = static_cast<int64_t>(d) - static_cast<int64_t>(out.size() - t.shape->size());
+      if (at >= 0 && !((*t.shape)[at].known() && (*t.shape)[at].value == 1)) return false;
+    }
+  }
+  return true;
+}
+
 std::string Coverer::CandidateRejection(NodeId anchor, NodeId candidate, const std::set<ValueId>& region_values,
                                         const std::set<NodeId>& downstream) const {
   const ir::Node& node = graph_.node(candidate);
@@ -110,7 +133,7 @@ std::string Coverer::CandidateRejection(NodeId anchor, NodeId candidate, const s
   const ir::TensorType& anchor_out = graph_.value(graph_.node(anchor).outputs[0]).type;
   const ir::TensorType& out = graph_.value(node.outputs[0]).type;
   if (node.outputs.size() != 1 || out.dtype != anchor_out.dtype || !out.shape || !anchor_out.shape ||
-      *out.shape != *anchor_out.shape) {
+      !SameShapeAsAnchor(node, *out.shape, *anchor_out.shape, region_values)) {
     return absl::StrCat(node.op_type, " output ", out.ToString(), " differs from the anchor's ", anchor_out.ToString());
   }
   const EpilogueOpRule* rule = FindEpilogueRule(rules_, node.op_type);

@@ -159,12 +159,12 @@ std::string ExplainJson(const exec::Plan& plan) {
         absl::StrCat(JsonString(exec::StepKindName(kind)), ": ", s.nodes.count(kind) ? s.nodes.at(kind) : 0));
   }
   for (const auto& [op, count] : s.fused_pointwise) pointwise.push_back(absl::StrCat(JsonString(op), ": ", count));
-  return absl::StrCat("{\n  \"schema_version\": 1,\n  \"precision\": ", JsonString(plan.precision),
-                      ",\n  \"steps\": [\n", absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {",
-                      absl::StrJoin(step_counts, ", "), "}, \"nodes\": {", absl::StrJoin(node_counts, ", "),
-                      "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
-                      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused, ", \"bns_left\": ", s.bns_left,
-                      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
+  return absl::StrCat(
+      "{\n  \"schema_version\": 1,\n  \"precision\": ", JsonString(plan.precision), ",\n  \"steps\": [\n",
+      absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {", absl::StrJoin(step_counts, ", "),
+      "}, \"nodes\": {", absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
+      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused,
+      ", \"bns_left\": ", s.bns_left, ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 
 std::string ExplainDot(const exec::Plan& plan) {

@@ -137,8 +137,9 @@ absl::Status CudaExecutor::Init() {
       note = "control flow on the host: the body runs node by node with the CPU reference kernels";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && first.op_type == "Attention") {
       const std::string why_not = AttentionDeviceRejection(g, first);
-      note = why_not.empty() ? "attention: cuDNN fused attention or the own kernel (chosen at first run for the input dims)"
-                             : "host reference kernel (" + why_not + ")";
+      note = why_not.empty()
+                 ? "attention: cuDNN fused attention or the own kernel (chosen at first run for the input dims)"
+                 : "host reference kernel (" + why_not + ")";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
                (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first) || CudaKernelSupports(g, first))) {
       note = "own CUDA kernel";

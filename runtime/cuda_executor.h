@@ -320,13 +320,13 @@ class CudaExecutor {
   MeasuredChoices measured_;  // what ChooseGraphOrSplit did
   std::vector<std::string> cache_warnings_;
   cudnnHandle_t cudnn_ = nullptr;
-  std::vector<std::map<std::string, FusedEntry>> fused_;    // per step: input-dims key -> plan
-  std::vector<DeviceTensor> channels_last_constants_;       // KRSC / NHWC copies, by value id
-  std::vector<DeviceTensor> float_constants_;               // float32 copies, by value id
-  std::vector<std::map<std::string, LegacyEntry>> legacy_;  // per step: input-dims key -> calls
-  std::vector<std::unique_ptr<RecurrentStep>> recurrent_;   // per step: LSTM/GRU/RNN on cuDNN
+  std::vector<std::map<std::string, FusedEntry>> fused_;          // per step: input-dims key -> plan
+  std::vector<DeviceTensor> channels_last_constants_;             // KRSC / NHWC copies, by value id
+  std::vector<DeviceTensor> float_constants_;                     // float32 copies, by value id
+  std::vector<std::map<std::string, LegacyEntry>> legacy_;        // per step: input-dims key -> calls
+  std::vector<std::unique_ptr<RecurrentStep>> recurrent_;         // per step: LSTM/GRU/RNN on cuDNN
   std::vector<std::map<std::string, AttentionShape>> attention_;  // per step: input-dims key -> how
-  std::vector<DeviceTensor> constants_;                     // device copies, indexed by value id
+  std::vector<DeviceTensor> constants_;                           // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::string device_name_;
   std::string gpu_signature_;  // GpuSignature() of this device, for plan-cache keys

@@ -38,8 +38,7 @@ cudnn::Strided4 ToStrided(int64_t b, int64_t h, int64_t s, int64_t e, const int6
 
 // The kernel arguments for these inputs (pointers left null), or why they run on the host.
 absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const DeviceTensor& q, const DeviceTensor& k,
-                                      const DeviceTensor& v, const DeviceTensor* mask,
-                                      std::vector<int64_t>& y_dims) {
+                                      const DeviceTensor& v, const DeviceTensor* mask, std::vector<int64_t>& y_dims) {
   CUDNN_ASSIGN_OR_RETURN(ops::AttentionAttrs attrs, ops::ParseAttentionAttrs(node));
   CUDNN_ASSIGN_OR_RETURN(ops::AttentionDims d, ops::AttentionDimsOf(attrs, q.dims, k.dims, v.dims, {}));
   AttentionArgs a;
@@ -72,8 +71,8 @@ absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const DeviceTensor& 
 }
 
 // cuDNN's fused attention for these arguments, or why not.
-absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, ir::DType dtype,
-                                                         const AttentionArgs& a, AttentionShape& shape) {
+absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, ir::DType dtype, const AttentionArgs& a,
+                                                         AttentionShape& shape) {
   if (dtype != ir::DType::kFloat16) return absl::UnimplementedError("cuDNN fused attention needs fp16 precision");
   if (a.causal) return absl::UnimplementedError("is_causal is not lowered to cuDNN yet");
   if (a.mask_kind == AttentionMask::kBoolean) return absl::UnimplementedError("boolean masks are not lowered to cuDNN");
@@ -145,9 +144,10 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
       shape.args = *args;
       absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> sdpa = SdpaFor(cudnn_, in[0].dtype, *args, shape);
       if (sdpa.ok()) shape.sdpa = *std::move(sdpa);
-      shape.note = sdpa.ok() ? absl::StrCat("cuDNN fused attention (one SDPA graph): ", shape.sdpa->engine_description())
-                             : absl::StrCat("own CUDA attention kernel (cuDNN fused attention not used: ",
-                                            sdpa.status().message(), ")");
+      shape.note =
+          sdpa.ok() ? absl::StrCat("cuDNN fused attention (one SDPA graph): ", shape.sdpa->engine_description())
+                    : absl::StrCat(
+                          "own CUDA attention kernel (cuDNN fused attention not used: ", sdpa.status().message(), ")");
     } else {
       shape.note = absl::StrCat("host reference kernel (", args.status().message(), ")");
     }
@@ -167,9 +167,9 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
       a.mask = bias.data();
     }
     if (shape.sdpa->workspace_bytes() > 0) {
-      CUDNN_ASSIGN_OR_RETURN(workspace, DeviceTensor::Allocate(ir::DType::kUint8,
-                                                               {static_cast<int64_t>(shape.sdpa->workspace_bytes())},
-                                                               false, stream_));
+      CUDNN_ASSIGN_OR_RETURN(
+          workspace, DeviceTensor::Allocate(ir::DType::kUint8, {static_cast<int64_t>(shape.sdpa->workspace_bytes())},
+                                            false, stream_));
     }
     CUDNN_RETURN_IF_NOT_OK(shape.sdpa->Execute(cudnn_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
   } else {

@@ -23,11 +23,11 @@ std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& nod
 
 // What an Attention step keeps for one set of input dims.
 struct AttentionShape {
-  absl::Status status;                  // why these dims run on the host
-  kernels::cuda::AttentionArgs args;    // dims, strides, mask kind, scale (pointers set per run)
+  absl::Status status;                    // why these dims run on the host
+  kernels::cuda::AttentionArgs args;      // dims, strides, mask kind, scale (pointers set per run)
   std::unique_ptr<cudnn::SdpaPlan> sdpa;  // null: the own kernel
-  bool expand_bias = false;             // the mask is expanded to [B|1, H|1, S, L] for cuDNN
-  std::vector<int64_t> bias_dims;       // that expansion's dims
+  bool expand_bias = false;               // the mask is expanded to [B|1, H|1, S, L] for cuDNN
+  std::vector<int64_t> bias_dims;         // that expansion's dims
   std::vector<int64_t> y_dims;
   std::string note;
 };

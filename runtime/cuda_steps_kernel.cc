@@ -93,8 +93,8 @@ kernels::cuda::CopyShape CopyOf(const DeviceTensor& src, const std::vector<int64
 
 bool HasOwnCudaKernel(std::string_view op_type) {
   const std::string op(op_type);
-  return UnaryOps().count(op) > 0 || BinaryOps().count(op) > 0 || op == "Gelu" || op == "Clip" || op == "Cast" || op == "Attention" ||
-         op == "Concat" || op == "Pad" || HasDeviceRunner(op_type);
+  return UnaryOps().count(op) > 0 || BinaryOps().count(op) > 0 || op == "Gelu" || op == "Clip" || op == "Cast" ||
+         op == "Attention" || op == "Concat" || op == "Pad" || HasDeviceRunner(op_type);
 }
 
 // Pointwise ops this executor runs with its own kernels: unary/binary float ops

@@ -16,11 +16,12 @@ TEST(ShapeFoldingTest, ShapeAfterReshapeToComputedShapeFolds) {
   GraphBuilder b(17);
   ir::ValueId x = b.SymbolicInput("x", {ir::Dim::Symbol("N"), 6});
   ir::ValueId n = b.Op("n", "Gather", {b.Op("shape", "Shape", {x}), b.Constant("zero", ir::Tensor::FromInt64s({0}))});
-  ir::ValueId target = b.Op("target", "Concat", {n, b.Constant("heads", ir::Tensor::FromInt64s({2, 3}))},
-                            Attrs({{"axis", int64_t{0}}}));
+  ir::ValueId target =
+      b.Op("target", "Concat", {n, b.Constant("heads", ir::Tensor::FromInt64s({2, 3}))}, Attrs({{"axis", int64_t{0}}}));
   ir::ValueId y = b.Op("y", "Reshape", {x, target});
-  ir::ValueId last = b.Op("last", "Slice", {b.Op("y_shape", "Shape", {y}), b.Constant("start", ir::Tensor::FromInt64s({-1})),
-                                            b.Constant("end", ir::Tensor::FromInt64s({100}))});
+  ir::ValueId last = b.Op("last", "Slice",
+                          {b.Op("y_shape", "Shape", {y}), b.Constant("start", ir::Tensor::FromInt64s({-1})),
+                           b.Constant("end", ir::Tensor::FromInt64s({100}))});
   ir::ValueId d = b.Op("d", "Cast", {last}, Attrs({{"to", int64_t{1}}}));
   ir::ValueId data = b.Op("data_sum", "ReduceSum", {y});
   b.Output(b.Op("scaled", "Mul", {data, d}));

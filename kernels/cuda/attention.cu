@@ -12,8 +12,8 @@
 namespace kernels::cuda {
 namespace {
 
-constexpr int kWarps = 4;     // query rows per block
-constexpr int kTile = 32;     // keys per tile: one per lane
+constexpr int kWarps = 4;  // query rows per block
+constexpr int kTile = 32;  // keys per tile: one per lane
 constexpr int kMaxHeadSize = 256;
 constexpr int kMaxPerLane = kMaxHeadSize / 32;  // output elements each lane accumulates
 
@@ -28,8 +28,8 @@ __device__ float WarpSum(float v) {
 
 // The score of key j for query row i (scaled query in `query`, key tile row `key`), or -inf.
 template <typename T>
-__device__ float Score(const AttentionArgs& a, const float* query, const float* key, int64_t b, int64_t h,
-                       int64_t i, int64_t j) {
+__device__ float Score(const AttentionArgs& a, const float* query, const float* key, int64_t b, int64_t h, int64_t i,
+                       int64_t j) {
   if (j >= a.kv_seq || (a.causal && j > i)) return -INFINITY;
   const int64_t m = b * a.mask_strides[0] + h * a.mask_strides[1] + i * a.mask_strides[2] + j * a.mask_strides[3];
   if (a.mask_kind == AttentionMask::kBoolean && static_cast<const uint8_t*>(a.mask)[m] == 0) return -INFINITY;
@@ -43,9 +43,9 @@ template <typename T>
 __global__ void AttentionTiled(AttentionArgs a) {
   extern __shared__ float shared[];
   const int key_row = static_cast<int>(a.head_size) + 1;  // padded: lanes read different banks
-  float* keys = shared;                                    // kTile x key_row
-  float* values = keys + kTile * key_row;                  // kTile x v_head_size
-  float* queries = values + kTile * a.v_head_size;         // kWarps x head_size
+  float* keys = shared;                                   // kTile x key_row
+  float* values = keys + kTile * key_row;                 // kTile x v_head_size
+  float* queries = values + kTile * a.v_head_size;        // kWarps x head_size
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t h = blockIdx.y, b = blockIdx.z, i = blockIdx.x * kWarps + warp;
   const int64_t kv_h = h / (a.q_heads / a.kv_heads);
@@ -104,8 +104,8 @@ template <typename T>
 cudaError_t Launch(const AttentionArgs& a, cudaStream_t stream) {
   const int64_t shared = SharedBytes(a);
   if (shared > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(AttentionTiled<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared));
+    cudaError_t e =
+        cudaFuncSetAttribute(AttentionTiled<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
     if (e != cudaSuccess) return e;
   }
   const dim3 grid(static_cast<unsigned>((a.q_seq + kWarps - 1) / kWarps), static_cast<unsigned>(a.q_heads),
@@ -119,9 +119,9 @@ cudaError_t Launch(const AttentionArgs& a, cudaStream_t stream) {
 int64_t MaxAttentionHeadSize() { return kMaxHeadSize; }
 
 cudaError_t Attention(FloatType type, const AttentionArgs& a, cudaStream_t stream) {
-  if (a.batch < 0 || a.q_heads <= 0 || a.kv_heads <= 0 || a.q_heads % a.kv_heads != 0 || a.q_seq < 0 ||
-      a.kv_seq < 0 || a.head_size <= 0 || a.head_size > kMaxHeadSize || a.v_head_size < 0 ||
-      a.v_head_size > kMaxHeadSize || a.q_seq / kWarps >= 2147483647 || a.q_heads > 65535 || a.batch > 65535) {
+  if (a.batch < 0 || a.q_heads <= 0 || a.kv_heads <= 0 || a.q_heads % a.kv_heads != 0 || a.q_seq < 0 || a.kv_seq < 0 ||
+      a.head_size <= 0 || a.head_size > kMaxHeadSize || a.v_head_size < 0 || a.v_head_size > kMaxHeadSize ||
+      a.q_seq / kWarps >= 2147483647 || a.q_heads > 65535 || a.batch > 65535) {
     return cudaErrorInvalidValue;
   }
   if (a.batch == 0 || a.q_seq == 0 || a.v_head_size == 0) return cudaSuccess;

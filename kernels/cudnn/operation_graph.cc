@@ -150,7 +150,8 @@ absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t) {
 }
 
 absl::StatusOr<BackendDescriptor> MakeMatMulOperation(const BackendDescriptor& a, const BackendDescriptor& b,
-                                                      const BackendDescriptor& c, std::vector<BackendDescriptor>& parts) {
+                                                      const BackendDescriptor& c,
+                                                      std::vector<BackendDescriptor>& parts) {
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor mm, BackendDescriptor::Create(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(mm.Set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT));
   CUDNN_RETURN_IF_NOT_OK(mm.Finalize());

@@ -39,7 +39,8 @@ cudnnDataType_t ToCudnnDataType(IoType type);
 // pointwise operation reading and writing the tensors named by UID in `tensors`.
 absl::StatusOr<BackendDescriptor> MakeTensor(const TensorDesc& t);
 absl::StatusOr<BackendDescriptor> MakeMatMulOperation(const BackendDescriptor& a, const BackendDescriptor& b,
-                                                      const BackendDescriptor& c, std::vector<BackendDescriptor>& parts);
+                                                      const BackendDescriptor& c,
+                                                      std::vector<BackendDescriptor>& parts);
 absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p, std::map<int64_t, BackendDescriptor*>& tensors,
                                                   std::vector<BackendDescriptor>& parts);
 

@@ -24,7 +24,22 @@ struct SdpaPlan::State {
 namespace {
 
 // Tensor UIDs of the graph.
-enum Uid : int64_t { kQ = 1, kKt, kV, kO, kBias, kScale, kScores, kScaled, kBiased, kMax, kCentred, kExp, kSum, kProbs };
+enum Uid : int64_t {
+  kQ = 1,
+  kKt,
+  kV,
+  kO,
+  kBias,
+  kScale,
+  kScores,
+  kScaled,
+  kBiased,
+  kMax,
+  kCentred,
+  kExp,
+  kSum,
+  kProbs
+};
 
 constexpr int64_t kMaxHeadSize = 256;
 
@@ -208,7 +223,8 @@ absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& s
   for (bool unified : {true, false}) {
     if (unified && spec.bias) continue;
     const char* form = unified ? "SDPA_FWD operation" : "composite graph";
-    absl::StatusOr<OperationGraph> graph = unified ? BuildUnifiedGraph(handle, spec) : BuildCompositeGraph(handle, spec);
+    absl::StatusOr<OperationGraph> graph =
+        unified ? BuildUnifiedGraph(handle, spec) : BuildCompositeGraph(handle, spec);
     if (!graph.ok()) {
       absl::StrAppend(&log, form, ": ", graph.status().message(), "; ");
       continue;

@@ -30,7 +30,7 @@ struct Strided4 {
 
 struct SdpaSpec {
   IoType type = IoType::kHalf;
-  Strided4 q, k, v, o;            // q, o: [B,H,S,D|Dv]; k, v: [B,Hk,L,D|Dv]
+  Strided4 q, k, v, o;           // q, o: [B,H,S,D|Dv]; k, v: [B,Hk,L,D|Dv]
   std::optional<Strided4> bias;  // [B|1, H|1, S, L]
   float scale = 1;
 };

@@ -23,7 +23,7 @@ using Dims = std::vector<int64_t>;
 
 struct AttentionCase {
   std::string label;
-  std::string form;  // "pattern4d", "pattern3d" (torch MultiheadAttention) or "op" (ONNX Attention)
+  std::string form;    // "pattern4d", "pattern3d" (torch MultiheadAttention) or "op" (ONNX Attention)
   Dims q, k, v, mask;  // mask empty: none
   bool bool_mask = false, causal = false;
   int64_t q_heads = 0, kv_heads = 0;  // "op" with 3-D inputs
@@ -84,8 +84,8 @@ std::string Model(const AttentionCase& c) {
   *g->add_input() = testing_util::TensorInfo("k", Info(c.k));
   *g->add_input() = testing_util::TensorInfo("v", Info(c.v));
   if (!c.mask.empty()) {
-    *g->add_input() =
-        testing_util::TensorInfo("mask", Info(c.mask), c.bool_mask ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT);
+    *g->add_input() = testing_util::TensorInfo("mask", Info(c.mask),
+                                               c.bool_mask ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT);
   }
   if (c.form == "op") {
     AddAttentionOp(c, model);
@@ -177,22 +177,63 @@ constexpr char kOwnWithMask[] = "own CUDA attention kernel (cuDNN fused attentio
 
 std::vector<AttentionCase> Cases() {
   return {
-      {.label = "pattern4d_mask_fp16", .form = "pattern4d", .q = {2, 4, 40, 64}, .k = {2, 4, 56, 64},
-       .v = {2, 4, 56, 64}, .mask = {2, 1, 1, 56}, .expect = kOwnWithMask},
-      {.label = "pattern4d_nomask_fp16", .form = "pattern4d", .q = {1, 2, 128, 32}, .k = {1, 2, 128, 32},
-       .v = {1, 2, 128, 32}, .expect = kCudnn},
-      {.label = "pattern3d_mha_fp16", .form = "pattern3d", .q = {6, 17, 64}, .k = {6, 17, 64}, .v = {6, 17, 64},
+      {.label = "pattern4d_mask_fp16",
+       .form = "pattern4d",
+       .q = {2, 4, 40, 64},
+       .k = {2, 4, 56, 64},
+       .v = {2, 4, 56, 64},
+       .mask = {2, 1, 1, 56},
+       .expect = kOwnWithMask},
+      {.label = "pattern4d_nomask_fp16",
+       .form = "pattern4d",
+       .q = {1, 2, 128, 32},
+       .k = {1, 2, 128, 32},
+       .v = {1, 2, 128, 32},
        .expect = kCudnn},
-      {.label = "pattern4d_mask_fp32", .form = "pattern4d", .q = {2, 4, 40, 64}, .k = {2, 4, 56, 64},
-       .v = {2, 4, 56, 64}, .mask = {2, 1, 1, 56}, .precision = "fp32", .expect = kOwn},
-      {.label = "pattern4d_odd_head_fp16", .form = "pattern4d", .q = {1, 3, 9, 12}, .k = {1, 3, 11, 12},
-       .v = {1, 3, 11, 12}, .expect = kOwn},
-      {.label = "op_causal_fp32", .form = "op", .q = {2, 3, 7, 16}, .k = {2, 3, 7, 16}, .v = {2, 3, 7, 8},
-       .causal = true, .precision = "fp32", .expect = kOwn},
-      {.label = "op_bool_mask_gqa_fp16", .form = "op", .q = {2, 4, 5, 16}, .k = {2, 2, 9, 16}, .v = {2, 2, 9, 16},
-       .mask = {5, 9}, .bool_mask = true, .expect = kOwn},
-      {.label = "op_3d_heads_fp16", .form = "op", .q = {2, 6, 4 * 16}, .k = {2, 10, 4 * 16}, .v = {2, 10, 4 * 8},
-       .q_heads = 4, .kv_heads = 4, .expect = kCudnn},
+      {.label = "pattern3d_mha_fp16",
+       .form = "pattern3d",
+       .q = {6, 17, 64},
+       .k = {6, 17, 64},
+       .v = {6, 17, 64},
+       .expect = kCudnn},
+      {.label = "pattern4d_mask_fp32",
+       .form = "pattern4d",
+       .q = {2, 4, 40, 64},
+       .k = {2, 4, 56, 64},
+       .v = {2, 4, 56, 64},
+       .mask = {2, 1, 1, 56},
+       .precision = "fp32",
+       .expect = kOwn},
+      {.label = "pattern4d_odd_head_fp16",
+       .form = "pattern4d",
+       .q = {1, 3, 9, 12},
+       .k = {1, 3, 11, 12},
+       .v = {1, 3, 11, 12},
+       .expect = kOwn},
+      {.label = "op_causal_fp32",
+       .form = "op",
+       .q = {2, 3, 7, 16},
+       .k = {2, 3, 7, 16},
+       .v = {2, 3, 7, 8},
+       .causal = true,
+       .precision = "fp32",
+       .expect = kOwn},
+      {.label = "op_bool_mask_gqa_fp16",
+       .form = "op",
+       .q = {2, 4, 5, 16},
+       .k = {2, 2, 9, 16},
+       .v = {2, 2, 9, 16},
+       .mask = {5, 9},
+       .bool_mask = true,
+       .expect = kOwn},
+      {.label = "op_3d_heads_fp16",
+       .form = "op",
+       .q = {2, 6, 4 * 16},
+       .k = {2, 10, 4 * 16},
+       .v = {2, 10, 4 * 8},
+       .q_heads = 4,
+       .kv_heads = 4,
+       .expect = kCudnn},
   };
 }
 

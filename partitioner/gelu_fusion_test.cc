@@ -1,0 +1,73 @@
+// GeluFusion: the erf GELU in the orders torch and Hugging Face exports write it becomes one Gelu
+// node with the same outputs; a pattern whose intermediate has another reader, or whose constant is
+// not sqrt(2), stays.
+#include "partitioner/gelu_fusion.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "tests/util/pass_test_util.h"
+
+namespace partitioner {
+namespace {
+
+using test::GraphBuilder;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr testing_util::Tolerance kFp32{1e-5, 1e-5};
+
+int FuseAndCompare(ir::Graph& graph) {
+  const ir::Graph before = graph;
+  GeluFusion pass;
+  absl::StatusOr<bool> changed = pass.Run(graph);
+  EXPECT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(graph.Validate().ok()) << graph.Validate();
+  EXPECT_EQ(test::CompareGraphs(graph, before, test::RandomInputs(graph), kFp32), "");
+  return pass.fused();
+}
+
+ir::ValueId Scalar(GraphBuilder& b, const std::string& name, float v) {
+  return b.Constant(name, ir::Tensor::Scalar(v));
+}
+
+// order 0: (x * (1 + erf(x / sqrt2))) * 0.5 (torch); 1: (x * 0.5) * (1 + erf(x * (1/sqrt2)))
+// (Hugging Face); 2: ((1 + erf) * 0.5) * x; `root2` is the divisor.
+ir::Graph Gelu(int order, float root2 = std::sqrt(2.0f), bool erf_read_twice = false) {
+  GraphBuilder b(17);
+  ir::ValueId x = b.Input("x", {2, 3, 8});
+  ir::ValueId scaled = order == 1 ? b.Op("scaled", "Mul", {x, Scalar(b, "inv_root2", 1 / root2)})
+                                  : b.Op("scaled", "Div", {x, Scalar(b, "root2", root2)});
+  ir::ValueId erf = b.Op("erf", "Erf", {scaled});
+  ir::ValueId sum = b.Op("sum", "Add", {erf, Scalar(b, "one", 1.0f)});
+  ir::ValueId y;
+  if (order == 0) y = b.Op("y", "Mul", {b.Op("xs", "Mul", {x, sum}), Scalar(b, "half", 0.5f)});
+  if (order == 1) y = b.Op("y", "Mul", {b.Op("xh", "Mul", {x, Scalar(b, "half", 0.5f)}), sum});
+  if (order == 2) y = b.Op("y", "Mul", {b.Op("sh", "Mul", {sum, Scalar(b, "half", 0.5f)}), x});
+  b.Output(b.Op("out", "Relu", {y}));
+  if (erf_read_twice) b.Output(erf);
+  return b.Build().value();
+}
+
+TEST(GeluFusionTest, ErfFormsBecomeOneGelu) {
+  for (int order : {0, 1, 2}) {
+    ir::Graph graph = Gelu(order);
+    EXPECT_EQ(FuseAndCompare(graph), 1) << "order " << order;
+    const std::string text = ir::PrintGraph(graph);
+    EXPECT_THAT(text, HasSubstr("Gelu(%x) -> (%y")) << text;
+    EXPECT_THAT(text, Not(HasSubstr("Erf"))) << text;
+  }
+}
+
+TEST(GeluFusionTest, OtherConstantOrSharedIntermediateStays) {
+  ir::Graph other = Gelu(0, 1.5f);
+  EXPECT_EQ(FuseAndCompare(other), 0);
+  ir::Graph shared = Gelu(0, std::sqrt(2.0f), /*erf_read_twice=*/true);
+  EXPECT_EQ(FuseAndCompare(shared), 0);
+  EXPECT_THAT(ir::PrintGraph(shared), HasSubstr("Erf"));
+}
+
+}  // namespace
+}  // namespace partitioner
