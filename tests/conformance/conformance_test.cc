@@ -71,7 +71,8 @@ std::vector<Case> DiscoverCases() {
   return cases;
 }
 
-// case name -> reason, from expected_failures.txt ("name  reason..." per line, # comments).
+// case name -> reason, from expected_failures.txt ("name  reason..." per line, # comments; a name
+// prefixed "cuda:" applies to runs on the GPU only).
 const std::map<std::string, std::string>& ExpectedFailures() {
   static const auto* table = [] {
     auto* map = new std::map<std::string, std::string>();
@@ -144,6 +145,9 @@ TEST_P(ConformanceTest, MatchesStoredOutputs) {
   }
   auto expected = ExpectedFailures().find(c.suite + "/" + c.name);  // "node-1.23/test_x" entries
   if (expected == ExpectedFailures().end() && c.suite == "node") expected = ExpectedFailures().find(c.name);
+  if (expected == ExpectedFailures().end() && TestDevice() == runtime::Device::kCuda) {  // "cuda:..." entries
+    expected = ExpectedFailures().find("cuda:" + c.suite + "/" + c.name);
+  }
   if (expected != ExpectedFailures().end() && absl::StartsWith(expected->second, "random output")) {
     // The stored values are one draw the spec does not ask anyone to repeat: the case must run, and
     // its outputs must have the stored dtypes and shapes; their values may differ.
