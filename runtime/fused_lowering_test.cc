@@ -34,7 +34,7 @@ onnx::ModelProto ConvRelu(bool residual) {
 }
 
 // The lowered first step.
-absl::StatusOr<LoweredStep> LowerFirstStep(const onnx::ModelProto& model) {
+absl::StatusOr<LoweredStep> LowerFirstStep(const onnx::ModelProto& model, bool allow_tf32 = false) {
   absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
   EXPECT_TRUE(graph.ok()) << graph.status();
   Plan plan;
@@ -50,7 +50,7 @@ absl::StatusOr<LoweredStep> LowerFirstStep(const onnx::ModelProto& model) {
       if (std::optional<std::vector<int64_t>> d = ir::ShapeToInts(*t.shape)) dims[id] = *d;
     }
   }
-  return LowerFusedStep(plan, plan.steps[0], dims, /*allow_tf32=*/false);
+  return LowerFusedStep(plan, plan.steps[0], dims, allow_tf32);
 }
 
 // The pointwise modes of the lowered first step.
@@ -73,7 +73,8 @@ TEST(FusedLoweringTest, ReluAfterResidualAddKeepsMax) {
 }
 
 // A transformer's projection: x[2,5,16] MatMul w[16,8] + b[8] + residual r[2,5,8] is one matmul
-// graph over the same bytes viewed as [1,10,16] x [1,16,8], the residual full-size, the bias a row.
+// graph over the same bytes viewed as [1,10,16] x [1,16,8], the residual full-size, the bias a row
+// (tf32 or fp16; strict fp32 keeps it off cuDNN, whose matmul engine would compute it in TF32).
 TEST(FusedLoweringTest, MatMulOfThreeDimInputFoldsLeadingDims) {
   onnx::ModelProto m = testing_util::MakeModel(13);
   auto* g = m.mutable_graph();
@@ -85,7 +86,8 @@ TEST(FusedLoweringTest, MatMulOfThreeDimInputFoldsLeadingDims) {
   *g->add_node() = MakeNode("Add", {"p", "b"}, {"pb"}, "bias");
   *g->add_node() = MakeNode("Add", {"pb", "r"}, {"y"}, "residual");
   *g->add_output() = TensorInfo("y", {2, 5, 8});
-  absl::StatusOr<LoweredStep> lowered = LowerFirstStep(m);
+  EXPECT_THAT(LowerFirstStep(m).status().message(), testing::HasSubstr("strict fp32"));
+  absl::StatusOr<LoweredStep> lowered = LowerFirstStep(m, /*allow_tf32=*/true);
   ASSERT_TRUE(lowered.ok()) << lowered.status();
   EXPECT_EQ(lowered->spec.x.dims, (std::vector<int64_t>{1, 10, 16}));
   EXPECT_EQ(lowered->spec.y.dims, (std::vector<int64_t>{1, 10, 8}));

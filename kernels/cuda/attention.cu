@@ -12,7 +12,7 @@
 namespace kernels::cuda {
 namespace {
 
-constexpr int kWarps = 4;  // query rows per block
+constexpr int kWarps = 8;  // query rows per block (each key/value tile is read once for them)
 constexpr int kTile = 32;  // keys per tile: one per lane
 constexpr int kMaxHeadSize = 256;
 constexpr int kMaxPerLane = kMaxHeadSize / 32;  // output elements each lane accumulates
@@ -61,13 +61,16 @@ __global__ void AttentionTiled(AttentionArgs a) {
   float running_max = -INFINITY, running_sum = 0;
   for (int64_t start = 0; start < a.kv_seq; start += kTile) {
     __syncthreads();  // the previous tile is no longer read (and the queries are written)
-    for (int64_t t = threadIdx.x; t < kTile * a.head_size; t += blockDim.x) {
-      const int64_t j = start + t / a.head_size, e = t % a.head_size;
-      keys[(t / a.head_size) * key_row + e] = j < a.kv_seq ? ToFloat(k[j * a.k_strides[2] + e * a.k_strides[3]]) : 0;
-    }
-    for (int64_t t = threadIdx.x; t < kTile * a.v_head_size; t += blockDim.x) {
-      const int64_t j = start + t / a.v_head_size, e = t % a.v_head_size;
-      values[t] = j < a.kv_seq ? ToFloat(v[j * a.v_strides[2] + e * a.v_strides[3]]) : 0;
+    // Warp w loads rows w, w + kWarps, ... of the tile; its lanes read along the row (coalesced).
+    for (int r = warp; r < kTile; r += kWarps) {
+      const int64_t j = start + r;
+      const bool inside = j < a.kv_seq;
+      for (int e = lane; e < a.head_size; e += 32) {
+        keys[r * key_row + e] = inside ? ToFloat(k[j * a.k_strides[2] + e * a.k_strides[3]]) : 0.0f;
+      }
+      for (int e = lane; e < a.v_head_size; e += 32) {
+        values[r * a.v_head_size + e] = inside ? ToFloat(v[j * a.v_strides[2] + e * a.v_strides[3]]) : 0.0f;
+      }
     }
     __syncthreads();
     if (!row) continue;
