@@ -33,6 +33,7 @@ constexpr ModeName kModes[] = {
     {"RELU_FWD", CUDNN_POINTWISE_RELU_FWD},
     {"IDENTITY", CUDNN_POINTWISE_IDENTITY},
     {"EXP", CUDNN_POINTWISE_EXP},
+    {"LOG", CUDNN_POINTWISE_LOG},
 };
 
 absl::Status CheckTensor(const TensorDesc& t, const char* role) {

@@ -18,7 +18,8 @@ struct SdpaPlan::State {
   int64_t workspace = 0;
   std::string engine;
   bool has_bias = false;
-  float scale = 1;  // by value: the variant pack points at it
+  int64_t stats_offset = -1;  // composite graph: where the statistics start in the workspace
+  float scale = 1;            // by value: the variant pack points at it
 };
 
 namespace {
@@ -38,8 +39,15 @@ enum Uid : int64_t {
   kCentred,
   kExp,
   kSum,
-  kProbs
+  kProbs,
+  kLogSum,
+  kStats
 };
+
+// The softmax statistics (max + log of the sum, float [B,H,S,1]) the composite graph writes: cuDNN
+// 9.19 tags the graph as attention only with them (measured: without, "Dropout set of ops not
+// configured correctly"); they live at the end of the workspace.
+constexpr int64_t kStatsAlignment = 256;
 
 constexpr int64_t kMaxHeadSize = 256;
 
@@ -68,7 +76,10 @@ std::vector<TensorDesc> GraphTensors(const SdpaSpec& spec) {
   scale.value = spec.scale;
   t.push_back(scale);
   for (int64_t uid : {kScores, kScaled, kBiased, kCentred, kExp}) t.push_back(Virtual(uid, scores));
-  for (int64_t uid : {kMax, kSum}) t.push_back(Virtual(uid, rows));
+  for (int64_t uid : {kMax, kSum, kLogSum}) t.push_back(Virtual(uid, rows));
+  TensorDesc stats = Virtual(kStats, rows);
+  stats.is_virtual = false;
+  t.push_back(stats);
   t.push_back(Virtual(kProbs, scores, spec.type));  // the second matmul reads P in the I/O type
   return t;
 }
@@ -145,6 +156,8 @@ absl::StatusOr<OperationGraph> BuildCompositeGraph(cudnnHandle_t handle, const S
   CUDNN_RETURN_IF_NOT_OK(pointwise("EXP", kCentred, -1, kExp));
   CUDNN_RETURN_IF_NOT_OK(add(MakeReduction(CUDNN_REDUCE_TENSOR_ADD, *tensors[kExp], *tensors[kSum], out.parts)));
   CUDNN_RETURN_IF_NOT_OK(pointwise("DIV", kExp, kSum, kProbs));
+  CUDNN_RETURN_IF_NOT_OK(pointwise("LOG", kSum, -1, kLogSum));
+  CUDNN_RETURN_IF_NOT_OK(pointwise("ADD", kMax, kLogSum, kStats));
   CUDNN_RETURN_IF_NOT_OK(add(MakeMatMulOperation(*tensors[kProbs], *tensors[kV], *tensors[kO], out.parts)));
   std::vector<const BackendDescriptor*> op_ptrs;
   for (const BackendDescriptor& op : ops) op_ptrs.push_back(&op);
@@ -233,6 +246,10 @@ absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& s
     std::string rejections;
     if (ChooseEngine(*state, rejections).ok()) {
       state->engine = absl::StrCat(form, ", ", state->engine);
+      if (!unified) {
+        state->stats_offset = (state->workspace + kStatsAlignment - 1) / kStatsAlignment * kStatsAlignment;
+        state->workspace = state->stats_offset + spec.q.dims[0] * spec.q.dims[1] * spec.q.dims[2] * 4;
+      }
       return SdpaPlan(std::move(state));
     }
     absl::StrAppend(&log, form, ": ", rejections, "; ");
@@ -247,6 +264,11 @@ absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* 
   if (state_->has_bias) {
     uids.push_back(kBias);
     ptrs.push_back(const_cast<void*>(bias));
+  }
+  if (state_->stats_offset >= 0) {
+    if (workspace == nullptr) return absl::InvalidArgumentError("the attention plan needs its workspace");
+    uids.push_back(kStats);
+    ptrs.push_back(static_cast<char*>(workspace) + state_->stats_offset);
   }
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));

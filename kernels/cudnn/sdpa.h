@@ -1,7 +1,9 @@
 // kernels/cudnn/sdpa.h: scaled-dot-product attention as one cuDNN fused-attention operation graph
-// (flash attention inside cuDNN), built with the backend API in the composite form cuDNN 9
-// recognises: MATMUL(Q, K^T) -> MUL(scale) -> [ADD(bias)] -> REDUCE MAX -> SUB -> EXP -> REDUCE ADD
-// -> DIV (P in the I/O type) -> MATMUL(P, V). No softmax statistics (inference).
+// (flash attention inside cuDNN), built with the backend API: cuDNN's single SDPA_FWD operation
+// when there is no bias (9.19 takes none), else the composite form cuDNN 9 recognises: MATMUL(Q, K^T) -> MUL(scale) ->
+// [ADD(bias)] -> REDUCE MAX -> SUB -> EXP -> REDUCE ADD
+// -> DIV (P in the I/O type) -> MATMUL(P, V), plus the softmax statistics (LOG, ADD) cuDNN needs to
+// recognise the composite graph (written into the end of the workspace).
 //
 // Support surface (cuDNN 9.19, sm80+; checked by SdpaRejection before building): float16 I/O, 4-D
 // tensors in (batch, head, position, element) order with any strides whose element stride is 1
