@@ -2,8 +2,8 @@
 // Attention node by the partitioner) and ONNX's Attention op, compared element by element with the
 // reference plan (no passes: MatMul, Softmax, ... node by node on the CPU reference kernels) and
 // with the CPU running the same fused plan, on the step-by-step run, the capture and a replay.
-// fp16 forms without a mask must run as one cuDNN fused-attention (SDPA) graph; the others (fp32, masks,
-// causal, boolean masks, grouped-query) on the own attention kernel; each must say which.
+// fp16 forms with no mask or an additive one must run as one cuDNN fused-attention (SDPA) graph; the
+// others (fp32, causal, boolean masks, grouped-query) on the own attention kernel; each says which.
 // Without a usable GPU only the CPU runs are checked, then the case skips.
 #include <cmath>
 #include <random>
@@ -171,9 +171,8 @@ TEST_P(AttentionGpuTest, MatchesReferencePlanAndSaysHowItRan) {
 
 constexpr char kCudnn[] = "cuDNN fused attention (one SDPA graph)";
 constexpr char kOwn[] = "own CUDA attention kernel";
-// cuDNN 9.19 offers engines for the single SDPA operation (no mask) only; the composite graph that
-// carries a bias gets none on the H200 (measured), so a masked fp16 attention says so and runs here.
-constexpr char kOwnWithMask[] = "own CUDA attention kernel (cuDNN fused attention not used: ";
+// cuDNN 9.19's SDPA operation takes no bias: a masked fp16 attention runs as the composite graph.
+constexpr char kCudnnComposite[] = "cuDNN fused attention (one SDPA graph): composite graph";
 
 std::vector<AttentionCase> Cases() {
   return {
@@ -183,7 +182,7 @@ std::vector<AttentionCase> Cases() {
        .k = {2, 4, 56, 64},
        .v = {2, 4, 56, 64},
        .mask = {2, 1, 1, 56},
-       .expect = kOwnWithMask},
+       .expect = kCudnnComposite},
       {.label = "pattern4d_nomask_fp16",
        .form = "pattern4d",
        .q = {1, 2, 128, 32},
