@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/infer_graph.h"
+#include "partitioner/match_rewrite.h"
 
 namespace partitioner {
 namespace {
@@ -44,7 +45,7 @@ struct Match {
 
 class Matcher {
  public:
-  explicit Matcher(const ir::Graph& graph) : g_(graph), consumers_(graph.ComputeConsumers()) {}
+  explicit Matcher(const ir::Graph& graph) : g_(graph), readers_(graph) {}
 
   std::optional<Match> MatchAt(NodeId pv_id) const {
     const ir::Node& pv = g_.node(pv_id);
@@ -62,13 +63,7 @@ class Matcher {
   }
 
  private:
-  // The producer of `id` when `id` is an intermediate with exactly one reader.
-  const ir::Node* SoleReaderProducer(ValueId id) const {
-    if (id == kNoValue) return nullptr;
-    const ir::Value& value = g_.value(id);
-    if (value.producer < 0 || g_.IsGraphOutput(id) || consumers_[id].size() != 1) return nullptr;
-    return &g_.node(value.producer);
-  }
+  const ir::Node* SoleReaderProducer(ValueId id) const { return readers_.SoleReaderProducer(id); }
 
   std::optional<double> ScalarConstant(ValueId id) const {
     if (id == kNoValue || !g_.value(id).constant || g_.value(id).constant->num_elements() != 1) return std::nullopt;
@@ -246,7 +241,7 @@ class Matcher {
   }
 
   const ir::Graph& g_;
-  std::vector<std::vector<NodeId>> consumers_;
+  Readers readers_;
 };
 
 // Appends nodes to the graph (typed as they are added); Rewrite later puts them in place.
@@ -328,32 +323,18 @@ absl::StatusOr<bool> AttentionFusion::Run(ir::Graph& graph) {
     const Matcher matcher(graph);
     for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
       std::optional<Match> m = matcher.MatchAt(id);
-      if (!m) continue;
-      bool overlaps = false;
-      for (NodeId n : m->absorbed) overlaps = overlaps || taken.count(n) > 0;
-      if (overlaps) continue;
-      taken.insert(m->absorbed.begin(), m->absorbed.end());
-      matches.push_back(*std::move(m));
+      if (m && Claim(taken, m->absorbed)) matches.push_back(*std::move(m));
     }
   }
   if (matches.empty()) return false;
   const NodeId original_count = static_cast<NodeId>(graph.nodes().size());
-  std::map<NodeId, std::vector<NodeId>> replacement;  // output MatMul -> the nodes made for it
+  std::map<NodeId, std::vector<ir::Node>> replacement;  // output MatMul -> the nodes made for it
   for (const Match& m : matches) {
     absl::StatusOr<std::vector<NodeId>> made = MakeAttention(graph, m);
     if (!made.ok()) return made.status();
-    replacement[m.output_matmul] = *std::move(made);
+    for (NodeId id : *made) replacement[m.output_matmul].push_back(graph.node(id));
   }
-  std::vector<ir::Node> nodes;
-  for (NodeId id = 0; id < original_count; ++id) {
-    auto it = replacement.find(id);
-    if (it != replacement.end()) {
-      for (NodeId made : it->second) nodes.push_back(graph.node(made));
-    } else if (!taken.count(id)) {
-      nodes.push_back(graph.node(id));
-    }
-  }
-  graph.ReplaceNodes(std::move(nodes));
+  ReplaceMatched(graph, original_count, std::move(replacement), taken);
   fused_ = static_cast<int>(matches.size());
   return true;
 }

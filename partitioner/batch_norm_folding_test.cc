@@ -30,13 +30,10 @@ ir::ValueId AddBatchNorm(GraphBuilder& b, const std::string& name, ir::ValueId x
 
 // Runs the pass and checks the folded graph against the original on random inputs.
 int FoldAndCompare(ir::Graph& graph) {
-  const ir::Graph before = graph;
   BatchNormFolding pass;
-  absl::StatusOr<bool> changed = pass.Run(graph);
-  EXPECT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(graph.Validate().ok());
-  EXPECT_EQ(test::CompareGraphs(graph, before, test::RandomInputs(graph), kFp32), "");
-  EXPECT_EQ(changed.value_or(false), pass.folded() > 0);
+  bool changed = false;
+  EXPECT_EQ(test::RunPassAndCompare(pass, graph, kFp32, &changed), "");
+  EXPECT_EQ(changed, pass.folded() > 0);
   return pass.folded();
 }
 

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "partitioner/match_rewrite.h"
+
 namespace partitioner {
 namespace {
 
@@ -19,7 +21,7 @@ bool Near(double a, double b) { return std::abs(a - b) <= 1e-4 * std::abs(b); }
 
 class Matcher {
  public:
-  explicit Matcher(const ir::Graph& graph) : g_(graph), consumers_(graph.ComputeConsumers()) {}
+  explicit Matcher(const ir::Graph& graph) : g_(graph), readers_(graph) {}
 
   // The GELU around Erf node `erf`: the nodes it replaces (the last one writes the output) and x.
   std::optional<std::pair<std::vector<NodeId>, ValueId>> MatchAt(NodeId erf) const {
@@ -54,16 +56,9 @@ class Matcher {
   }
 
  private:
-  NodeId Id(const ir::Node* n) const { return static_cast<NodeId>(n - &g_.nodes()[0]); }
-  const ir::Node* SoleReaderProducer(ValueId id) const {
-    const ir::Value& v = g_.value(id);
-    if (v.producer < 0 || g_.IsGraphOutput(id) || consumers_[id].size() != 1) return nullptr;
-    return &g_.node(v.producer);
-  }
-  const ir::Node* SoleReader(ValueId id) const {
-    if (g_.IsGraphOutput(id) || consumers_[id].size() != 1) return nullptr;
-    return &g_.node(consumers_[id][0]);
-  }
+  NodeId Id(const ir::Node* n) const { return readers_.IdOf(n); }
+  const ir::Node* SoleReaderProducer(ValueId id) const { return readers_.SoleReaderProducer(id); }
+  const ir::Node* SoleReader(ValueId id) const { return readers_.SoleReader(id); }
   bool IsConstant(ValueId id, double value) const {
     const ir::Value& v = g_.value(id);
     return v.constant && v.constant->num_elements() == 1 && Near(v.constant->GetAsDouble(0), value);
@@ -90,7 +85,7 @@ class Matcher {
   }
 
   const ir::Graph& g_;
-  std::vector<std::vector<NodeId>> consumers_;
+  Readers readers_;
 };
 
 }  // namespace
@@ -98,33 +93,21 @@ class Matcher {
 absl::StatusOr<bool> GeluFusion::Run(ir::Graph& graph) {
   fused_ = 0;
   std::set<NodeId> removed;
-  std::map<NodeId, ir::Node> replaced;  // last node of a match -> its Gelu
+  std::map<NodeId, std::vector<ir::Node>> replaced;  // last node of a match -> its Gelu
   {
     const Matcher matcher(graph);
     for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
       auto m = matcher.MatchAt(id);
       if (!m) continue;
       const ir::Node& last = graph.node(m->first.back());
-      if (!ir::IsFloatingPoint(graph.value(m->second).type.dtype)) continue;
-      bool overlaps = false;
-      for (NodeId n : m->first) overlaps = overlaps || removed.count(n) > 0;
-      if (overlaps) continue;
+      if (!ir::IsFloatingPoint(graph.value(m->second).type.dtype) || !Claim(removed, m->first)) continue;
       ir::Node gelu{last.name + "/gelu", "Gelu", std::max(last.opset, 20), {m->second}, {last.outputs[0]}, {}};
-      removed.insert(m->first.begin(), m->first.end());
-      replaced.emplace(m->first.back(), std::move(gelu));
+      replaced[m->first.back()].push_back(std::move(gelu));
     }
   }
   if (replaced.empty()) return false;
-  std::vector<ir::Node> nodes;
-  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
-    if (auto it = replaced.find(id); it != replaced.end()) {
-      nodes.push_back(std::move(it->second));
-    } else if (!removed.count(id)) {
-      nodes.push_back(graph.node(id));
-    }
-  }
-  graph.ReplaceNodes(std::move(nodes));
   fused_ = static_cast<int>(replaced.size());
+  ReplaceMatched(graph, static_cast<NodeId>(graph.nodes().size()), std::move(replaced), removed);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/half.h"
+#include "partitioner/match_rewrite.h"
 
 namespace partitioner {
 namespace {
@@ -27,7 +28,7 @@ struct Match {
 
 class Matcher {
  public:
-  explicit Matcher(const ir::Graph& graph) : g_(graph), consumers_(graph.ComputeConsumers()) {}
+  explicit Matcher(const ir::Graph& graph) : g_(graph), readers_(graph) {}
 
   std::optional<Match> MatchAt(NodeId sqrt_id) const {
     const ir::Node& sqrt = g_.node(sqrt_id);
@@ -54,7 +55,7 @@ class Matcher {
     if (div == nullptr || div->op_type != "Div" || div->inputs[0] != d || div->inputs[1] != sqrt.outputs[0]) {
       return std::nullopt;
     }
-    const std::set<NodeId> readers(consumers_[d].begin(), consumers_[d].end());
+    const std::set<NodeId> readers(readers_.of(d).begin(), readers_.of(d).end());
     if (readers != std::set<NodeId>{Id(square), Id(div)}) return std::nullopt;
     m.nodes = {Id(mean), Id(sub), Id(square), Id(var), Id(add), sqrt_id, Id(div)};
     m.axis = *axis;
@@ -64,17 +65,9 @@ class Matcher {
   }
 
  private:
-  NodeId Id(const ir::Node* n) const { return static_cast<NodeId>(n - &g_.nodes()[0]); }
-  const ir::Node* SoleReaderProducer(ValueId id) const {
-    if (id == kNoValue) return nullptr;
-    const ir::Value& v = g_.value(id);
-    if (v.producer < 0 || g_.IsGraphOutput(id) || consumers_[id].size() != 1) return nullptr;
-    return &g_.node(v.producer);
-  }
-  const ir::Node* SoleReader(ValueId id) const {
-    if (g_.IsGraphOutput(id) || consumers_[id].size() != 1) return nullptr;
-    return &g_.node(consumers_[id][0]);
-  }
+  NodeId Id(const ir::Node* n) const { return readers_.IdOf(n); }
+  const ir::Node* SoleReaderProducer(ValueId id) const { return readers_.SoleReaderProducer(id); }
+  const ir::Node* SoleReader(ValueId id) const { return readers_.SoleReader(id); }
   const ir::Tensor* Constant(ValueId id) const {
     return id != kNoValue && g_.value(id).constant ? &*g_.value(id).constant : nullptr;
   }
@@ -132,7 +125,7 @@ class Matcher {
   }
 
   const ir::Graph& g_;
-  std::vector<std::vector<NodeId>> consumers_;
+  Readers readers_;
 };
 
 // The LayerNormalization node for `m` (a constant of ones as the scale when there is no gamma), or
@@ -178,31 +171,22 @@ absl::StatusOr<bool> LayerNormFusion::Run(ir::Graph& graph) {
     std::set<NodeId> taken;
     for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
       std::optional<Match> m = matcher.MatchAt(id);
-      if (!m || !ir::IsFloatingPoint(graph.value(m->x).type.dtype)) continue;
-      if (std::any_of(m->nodes.begin(), m->nodes.end(), [&](NodeId n) { return taken.count(n) > 0; })) continue;
-      taken.insert(m->nodes.begin(), m->nodes.end());
-      matches.push_back(*std::move(m));
+      if (m && ir::IsFloatingPoint(graph.value(m->x).type.dtype) && Claim(taken, m->nodes)) {
+        matches.push_back(*std::move(m));
+      }
     }
   }
-  std::map<NodeId, ir::Node> replaced;  // last node of a match -> its LayerNormalization
+  std::map<NodeId, std::vector<ir::Node>> replaced;  // last node of a match -> its LayerNormalization
   std::set<NodeId> removed;
   for (const Match& m : matches) {
     std::optional<ir::Node> node = MakeLayerNorm(graph, m);
     if (!node) continue;
-    replaced.emplace(m.nodes.back(), *std::move(node));
+    replaced[m.nodes.back()].push_back(*std::move(node));
     removed.insert(m.nodes.begin(), m.nodes.end());
   }
   if (replaced.empty()) return false;
-  std::vector<ir::Node> nodes;
-  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
-    if (auto it = replaced.find(id); it != replaced.end()) {
-      nodes.push_back(std::move(it->second));
-    } else if (!removed.count(id)) {
-      nodes.push_back(graph.node(id));
-    }
-  }
-  graph.ReplaceNodes(std::move(nodes));
   fused_ = static_cast<int>(replaced.size());
+  ReplaceMatched(graph, static_cast<NodeId>(graph.nodes().size()), std::move(replaced), removed);
   return true;
 }
 

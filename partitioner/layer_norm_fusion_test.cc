@@ -21,12 +21,8 @@ using ::testing::Not;
 constexpr testing_util::Tolerance kFp32{1e-5, 1e-5};
 
 int FuseAndCompare(ir::Graph& graph) {
-  const ir::Graph before = graph;
   LayerNormFusion pass;
-  absl::StatusOr<bool> changed = pass.Run(graph);
-  EXPECT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(graph.Validate().ok()) << graph.Validate();
-  EXPECT_EQ(test::CompareGraphs(graph, before, test::RandomInputs(graph), kFp32), "");
+  EXPECT_EQ(test::RunPassAndCompare(pass, graph, kFp32), "");
   return pass.fused();
 }
 

@@ -105,6 +105,15 @@ std::string CompareGraphs(const ir::Graph& actual, const ir::Graph& expected, co
   return "";
 }
 
+std::string RunPassAndCompare(Pass& pass, ir::Graph& graph, testing_util::Tolerance tol, bool* changed) {
+  const ir::Graph before = graph;
+  absl::StatusOr<bool> result = pass.Run(graph);
+  if (!result.ok()) return absl::StrCat("pass ", std::string(pass.name()), " failed: ", result.status().ToString());
+  if (changed != nullptr) *changed = *result;
+  if (absl::Status valid = graph.Validate(); !valid.ok()) return absl::StrCat("invalid graph: ", valid.ToString());
+  return CompareGraphs(graph, before, RandomInputs(graph), tol);
+}
+
 std::vector<ir::Tensor> RandomInputs(const ir::Graph& graph, uint32_t seed) {
   std::vector<ir::Tensor> inputs;
   for (ir::ValueId id : graph.inputs()) {

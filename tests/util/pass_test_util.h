@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "partitioner/pass.h"
 #include "tests/util/compare.h"
 
 namespace partitioner::test {
@@ -52,6 +53,11 @@ class GraphBuilder {
 
 // Runs `graph` with the CPU reference executor, one step per node.
 absl::StatusOr<std::vector<ir::Tensor>> RunOnCpu(const ir::Graph& graph, const std::vector<ir::Tensor>& inputs);
+
+// Runs `pass` on `graph` and checks that it succeeded, left a valid graph and computes the same
+// outputs as before on RandomInputs (within `tol`): "" when it did, else what failed. `changed`
+// (optional) receives what the pass returned.
+std::string RunPassAndCompare(Pass& pass, ir::Graph& graph, testing_util::Tolerance tol, bool* changed = nullptr);
 
 // Runs both graphs on `inputs` and compares every output (dtype, shape, each element); "" when
 // all match, else what differs.
