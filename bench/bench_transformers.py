@@ -26,7 +26,7 @@ import torch.nn.functional as F
 import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_vs_torch import median_ms, time_onnxrun  # noqa: E402
+from bench_vs_torch import time_compiled, time_cuda_graph, time_onnxrun  # noqa: E402
 
 SEQ = 128
 DIMS = {"bert": ["--dim", f"S={SEQ}"], "vit_b_16": []}  # onnxrun's generated inputs: BERT's sequence length
@@ -122,30 +122,10 @@ def time_torch(model, inputs, batch, runs, compile_too):
     x = inputs(batch, "cuda", torch.float16)
     torch.cuda.reset_peak_memory_stats()
     with torch.inference_mode():
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(3):
-                m(*x)
-        torch.cuda.current_stream().wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            m(*x)
-        graphed = median_ms(graph.replay, runs)
+        graphed = time_cuda_graph(lambda: m(*x), runs)
     peak = torch.cuda.max_memory_allocated() / 2**20
-    compiled, compiled_peak = (None, None)
-    if compile_too:
-        compiled, compiled_peak = time_compiled_multi(m, x, runs)
+    compiled, compiled_peak = time_compiled(m, x, runs) if compile_too else (None, None)
     return graphed, peak, compiled, compiled_peak
-
-
-def time_compiled_multi(m, x, runs):
-    torch._dynamo.reset()
-    compiled = torch.compile(m, mode="reduce-overhead")
-    torch.cuda.reset_peak_memory_stats()
-    with torch.inference_mode():
-        ms = median_ms(lambda: compiled(*x), runs)
-    return ms, torch.cuda.max_memory_allocated() / 2**20
 
 
 def main():

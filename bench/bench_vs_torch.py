@@ -43,14 +43,30 @@ def median_ms(fn, runs):
     return sorted(times)[len(times) // 2]
 
 
-def time_compiled(m, x, runs):
-    """torch.compile(mode="reduce-overhead"): Inductor kernels replayed through CUDA graphs."""
+def time_compiled(m, inputs, runs):
+    """torch.compile(mode="reduce-overhead") of m(*inputs): Inductor kernels replayed through CUDA
+    graphs. Returns the median ms and the peak device memory in MiB."""
     torch._dynamo.reset()
     compiled = torch.compile(m, mode="reduce-overhead")
     torch.cuda.reset_peak_memory_stats()
     with torch.inference_mode():
-        ms = median_ms(lambda: compiled(x), runs)
+        ms = median_ms(lambda: compiled(*inputs), runs)
     return ms, torch.cuda.max_memory_allocated() / 2**20
+
+
+def time_cuda_graph(fn, runs):
+    """fn() captured into one CUDA graph (after three warm-up calls on a side stream), the median ms
+    of its replays. Call under torch.inference_mode()."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return median_ms(graph.replay, runs)
 
 
 def time_torch(model, batch, precision, runs, compile_too):
@@ -63,18 +79,9 @@ def time_torch(model, batch, precision, runs, compile_too):
     torch.cuda.reset_peak_memory_stats()
     with torch.inference_mode():
         eager = median_ms(lambda: m(x), runs)
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(3):
-                m(x)
-        torch.cuda.current_stream().wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            m(x)
-        graphed = median_ms(graph.replay, runs)
+        graphed = time_cuda_graph(lambda: m(x), runs)
     peak = torch.cuda.max_memory_allocated() / 2**20
-    compiled, compiled_peak = time_compiled(m, x, runs) if compile_too else (None, None)
+    compiled, compiled_peak = time_compiled(m, (x,), runs) if compile_too else (None, None)
     m.to("cpu", torch.float32)
     return eager, graphed, peak, compiled, compiled_peak
 
