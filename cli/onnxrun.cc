@@ -50,6 +50,7 @@ struct Options {
   std::map<std::string, int64_t> named_dims;  // --dim NAME=N
   uint64_t seed = 0;
   bool print_graph = false;
+  bool dynamic_plan = false;  // plan for the model's symbolic dims, not the inputs' dims
   std::string explain;  // "", "text", "json", "dot"
   bool check = false;
   int benchmark_runs = 0;
@@ -119,6 +120,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
          o.named_dims[v.substr(0, sep)] = n;
          return absl::OkStatus();
        }},
+      cli::Switch({"--dynamic-plan"},
+                  "plan for the model's symbolic input dims, as a library session without\n"
+                  "fixed input shapes does (default: the plan is made for the dims of the inputs run)",
+                  &o.dynamic_plan, true),
       cli::IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.seed, 0,
                              std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
       cli::ChoiceFlag("--precision", {"fp32", "tf32", "fp16"},
@@ -215,8 +220,11 @@ absl::StatusOr<ir::Tensor> ReadTensorFile(const std::string& path) {
   return importer::ReadTensorProtoFile(path);
 }
 
-absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options, const runtime::Session& session,
-                                                                bool verbose = true) {
+// The inputs to run: files given, then generated ones; `generated` (optional) gets a line per
+// generated input.
+absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options,
+                                                                const std::vector<runtime::TensorInfo>& infos,
+                                                                std::vector<std::string>* generated = nullptr) {
   std::vector<runtime::NamedTensor> inputs;
   auto given = [&](const std::string& name) {
     for (const auto& in : inputs)
@@ -228,7 +236,6 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
     if (!t.ok()) return t.status();
     inputs.push_back({name, *std::move(t)});
   }
-  const auto& infos = session.inputs();
   if (!options.input_dir.empty()) {
     if (!std::filesystem::is_directory(options.input_dir)) {
       return absl::NotFoundError(absl::StrCat("--input-dir '", options.input_dir, "' is not a folder"));
@@ -245,9 +252,9 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
     if (given(infos[i].name)) continue;
     absl::StatusOr<ir::Tensor> t = cli::GenerateInput(infos[i], options.batch, options.seed + i, options.named_dims);
     if (!t.ok()) return t.status();
-    if (verbose) {
-      std::printf("input  '%s': generated %s%s\n", infos[i].name.c_str(), ir::DTypeName(t->dtype()).c_str(),
-                  ir::ShapeToString(t->shape()).c_str());
+    if (generated != nullptr) {
+      generated->push_back(absl::StrFormat("input  '%s': generated %s%s", infos[i].name,
+                                           ir::DTypeName(t->dtype()), ir::ShapeToString(t->shape())));
     }
     inputs.push_back({infos[i].name, *std::move(t)});
   }
@@ -317,8 +324,7 @@ absl::Status Explain(const Options& options, const runtime::Session& session) {
   }
   std::printf("%s", partitioner::ExplainText(plan).c_str());
   if (session.device() != runtime::Device::kCuda) return absl::OkStatus();
-  Options quiet = options;
-  auto inputs = CollectInputs(quiet, session, /*verbose=*/false);
+  auto inputs = CollectInputs(options, session.inputs());
   if (!inputs.ok()) return inputs.status();
   auto outputs = session.Run(*inputs);
   if (!outputs.ok()) return outputs.status();
@@ -353,17 +359,45 @@ void PrintOpList() {
   std::printf("%-*s%-17s%s\n", width, "Upsample", "-", "rewritten to Resize (importer)");
 }
 
+// The inputs to run, collected while the session is made so that its plan is made for their dims
+// (unless --dynamic-plan).
+struct CollectedInputs {
+  std::vector<runtime::NamedTensor> tensors;
+  std::vector<std::string> generated;  // a line per generated input
+  bool done = false;
+};
+
+// Session options that fix the model's input dims to those of the collected inputs.
+void FixDimsToInputs(const Options& options, CollectedInputs& collected, runtime::SessionOptions& session_options) {
+  session_options.input_shapes_for =
+      [&options, &collected](const std::vector<runtime::TensorInfo>& infos) -> absl::StatusOr<runtime::InputShapes> {
+    auto inputs = CollectInputs(options, infos, &collected.generated);
+    if (!inputs.ok()) return inputs.status();
+    runtime::InputShapes shapes;
+    for (const runtime::NamedTensor& in : *inputs) {
+      if (in.tensor.is_dense()) shapes[in.name] = in.tensor.shape();
+    }
+    collected.tensors = *std::move(inputs);
+    collected.done = true;
+    return shapes;
+  };
+}
+
 absl::Status Main(const Options& options) {
   runtime::SessionOptions session_options = options.session;
   session_options.gpu.max_contexts = std::max(session_options.gpu.max_contexts, options.streams);
   if (!options.quiet && options.explain.empty()) session_options.gpu.progress = cli::PlanProgressPrinter();
+  CollectedInputs collected;
+  if (!options.dynamic_plan) FixDimsToInputs(options, collected, session_options);
   auto session = runtime::Session::Create(options.model, session_options);
   if (!session.ok()) return session.status();
   if (!options.explain.empty()) return Explain(options, **session);
   std::printf("device: %s (%s)\n", runtime::DeviceName((*session)->device()), (*session)->device_reason().c_str());
   if (options.print_graph) std::printf("%s", exec::PrintPlan((*session)->plan()).c_str());
-  auto inputs = CollectInputs(options, **session);
+  absl::StatusOr<std::vector<runtime::NamedTensor>> inputs = std::move(collected.tensors);
+  if (!collected.done) inputs = CollectInputs(options, (*session)->inputs(), &collected.generated);
   if (!inputs.ok()) return inputs.status();
+  for (const std::string& line : collected.generated) std::printf("%s\n", line.c_str());
   if (options.check) return cli::CheckGpuAgainstCpu(**session, options.session.precision, *inputs);
   if (options.benchmark_runs > 0) {
     absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch, options.streams);

@@ -3,6 +3,8 @@
 
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace partitioner {
 namespace {
@@ -71,17 +73,81 @@ bool AcceptsChannelsLast(std::string_view op_type) {
   return kOps.count(op_type) > 0;
 }
 
+namespace {
+
+// Ops whose work is laid out by the spatial axes (conv, pooling, normalisation over channels,
+// resize): their 4-D outputs are always stored channels-last.
+bool IsSpatial(std::string_view op_type) {
+  static const std::set<std::string, std::less<>> kOps = {
+      "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
+      "InstanceNormalization", "Resize"};
+  return kOps.count(op_type) > 0;
+}
+
+bool AnyOutputNhwc(const ir::Graph& graph, const ir::Node& node, const std::vector<bool>& nhwc) {
+  for (ir::ValueId out : node.outputs) {
+    if (out != ir::kNoValue && nhwc[out]) return true;
+  }
+  return false;
+}
+
+// Whether a layout-agnostic (pointwise, Concat, Pad) node should store its 4-D outputs NHWC: it
+// reads an NHWC activation, or its output feeds a node that stores NHWC (the input Cast and Pad
+// before a stem conv).
+bool JoinsChannelsLast(const ir::Graph& graph, const ir::Node& node, const std::vector<bool>& nhwc,
+                       const std::vector<std::vector<ir::NodeId>>& readers) {
+  for (ir::ValueId in : node.inputs) {
+    if (in != ir::kNoValue && nhwc[in]) return true;
+  }
+  for (ir::ValueId out : node.outputs) {
+    if (out == ir::kNoValue) continue;
+    for (ir::NodeId reader : readers[out]) {
+      if (AnyOutputNhwc(graph, graph.node(reader), nhwc)) return true;
+    }
+  }
+  return false;
+}
+
+// NHWC marks: spatial ops' 4-D float outputs, then (to a fixed point) the layout-agnostic nodes
+// connected to them. A 4-D activation no spatial op touches (attention heads [B, H, S, D], masks)
+// stays in logical order, so the ops around attention read it without conversions.
+std::vector<bool> ChannelsLastValues(const ir::Graph& graph) {
+  std::vector<bool> nhwc(graph.values().size(), false);
+  std::vector<std::vector<ir::NodeId>> readers(graph.values().size());
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
+    const ir::Node& node = graph.node(id);
+    for (ir::ValueId in : node.inputs) {
+      if (in != ir::kNoValue) readers[in].push_back(id);
+    }
+    if (!IsSpatial(node.op_type)) continue;
+    for (ir::ValueId out : node.outputs) {
+      if (out != ir::kNoValue && Is4dFloat(graph.value(out))) nhwc[out] = true;
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const ir::Node& node : graph.nodes()) {
+      if (!AcceptsChannelsLast(node.op_type) || IsSpatial(node.op_type)) continue;
+      if (!JoinsChannelsLast(graph, node, nhwc, readers)) continue;
+      for (ir::ValueId out : node.outputs) {
+        if (out == ir::kNoValue || nhwc[out] || !Is4dFloat(graph.value(out))) continue;
+        nhwc[out] = true;
+        changed = true;
+      }
+    }
+  }
+  return nhwc;
+}
+
+}  // namespace
+
 absl::StatusOr<bool> Layout::Run(ir::Graph& graph) {
   const std::vector<bool> weights = WeightsOnly(graph);
+  const std::vector<bool> nhwc = ChannelsLastValues(graph);
   std::vector<std::string> layouts(graph.values().size());
   for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(layouts.size()); ++id) {
     if (weights[id]) layouts[id] = kKrsc;
-  }
-  for (const ir::Node& node : graph.nodes()) {
-    if (!AcceptsChannelsLast(node.op_type)) continue;
-    for (ir::ValueId out : node.outputs) {
-      if (out != ir::kNoValue && Is4dFloat(graph.value(out))) layouts[out] = kNhwc;
-    }
+    if (nhwc[id]) layouts[id] = kNhwc;
   }
   bool changed = false;
   for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(layouts.size()); ++id) {

@@ -3,8 +3,10 @@
 // dims stay logical, and executors that ignore layout (the CPU) stay correct.
 //
 // Annotations:
-//   "NHWC"  every 4-D floating-point value produced by a layout-agnostic node (conv, pooling,
-//           normalisation, pointwise, Resize, Global*: ops whose attributes do not name NCHW axes);
+//   "NHWC"  every 4-D floating-point value produced by a spatial node (conv, pooling, channel
+//           normalisation, Resize, Global*), and by a layout-agnostic node (pointwise, Concat, Pad:
+//           ops whose attributes do not name NCHW axes) that reads such a value or feeds a node
+//           storing NHWC; 4-D values away from spatial ops (attention heads) stay logical;
 //   "KRSC"  4-D constant Conv/ConvTranspose weights read only as weights (not graph outputs);
 //   ""      everything else: graph inputs, other constants, and outputs of ops whose axes refer to
 //           the logical order (Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Gather, Slice,

@@ -98,12 +98,31 @@ TEST(LayoutTest, GlobalPoolThenFlattenAndShapeReads) {
 TEST(LayoutTest, IntegerOutputOfAnAgnosticOpStaysLogical) {
   GraphBuilder b;
   ir::ValueId x = b.Input("x", {1, 2, 4, 4});
-  ir::ValueId r = b.Op("relu", "Relu", {x});
+  ir::ValueId c = b.Op("conv", "Conv", {x, b.Constant("w", RandomTensor({2, 2, 1, 1}, 1))});
+  ir::ValueId r = b.Op("relu", "Relu", {c});
   b.Output(b.Op("to_int", "Cast", {r}, Attrs({{"to", int64_t{7}}})));
   ir::Graph graph = b.Build().value();
   ASSERT_TRUE(Layout().Run(graph).value());
+  EXPECT_EQ(LayoutOf(graph, "relu"), "NHWC");
   EXPECT_EQ(LayoutOf(graph, "to_int"), "");
-  EXPECT_THAT(Conversions(graph), ElementsAre("x>relu:NCHW>NHWC", "relu>to_int:NHWC>NCHW"));
+  EXPECT_THAT(Conversions(graph), ElementsAre("x>conv:NCHW>NHWC", "relu>to_int:NHWC>NCHW"));
+}
+
+// Attention heads [B, H, S, D] and their pointwise ops meet no conv or pool: they stay in logical
+// order, so the ops around attention need no conversion. The Cast feeding a conv joins it.
+TEST(LayoutTest, ValuesAwayFromSpatialOpsStayLogical) {
+  GraphBuilder b;
+  ir::ValueId q = b.Input("q", {1, 2, 4, 8});
+  ir::ValueId scaled = b.Op("scaled", "Mul", {q, b.Constant("s", RandomTensor({}, 2))});
+  b.Output(b.Op("probs", "Softmax", {scaled}, Attrs({{"axis", int64_t{-1}}})));
+  ir::ValueId h = b.Input("h", {1, 2, 4, 4}, ir::DType::kFloat16);
+  ir::ValueId cast = b.Op("cast", "Cast", {h}, Attrs({{"to", int64_t{1}}}));
+  b.Output(b.Op("conv", "Conv", {cast, b.Constant("w", RandomTensor({2, 2, 1, 1}, 1))}));
+  ir::Graph graph = b.Build().value();
+  ASSERT_TRUE(Layout().Run(graph).value());
+  EXPECT_EQ(LayoutOf(graph, "scaled"), "");
+  EXPECT_EQ(LayoutOf(graph, "cast"), "NHWC");
+  EXPECT_THAT(Conversions(graph), ElementsAre("h>cast:NCHW>NHWC", "conv>output:NHWC>NCHW"));
 }
 
 TEST(LayoutTest, WeightAlsoReadAsDataIsNotKrsc) {

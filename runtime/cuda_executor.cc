@@ -104,6 +104,7 @@ absl::Status CudaExecutor::Init() {
   legacy_.resize(plan_.steps.size());
   recurrent_.resize(plan_.steps.size());
   attention_.resize(plan_.steps.size());
+  PlanViews();
   float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {
@@ -208,6 +209,24 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (current_folded_ != nullptr && StepIsFolded(step, current_folded_->host)) {
     for (ir::ValueId out : step.outputs) values[out] = current_folded_->device.at(out);
     return absl::OkStatus();  // folded for these input dims at plan time
+  }
+  if (written_by_attention_[index] && values[g.node(step.nodes[0]).outputs[0]].valid()) {
+    notes_[index] = "no work: attention wrote its output in this layout";
+    return absl::OkStatus();
+  }
+  if (views_on_ && view_steps_[index]) {
+    CUDNN_ASSIGN_OR_RETURN(bool viewed, RunAsView(step, values));
+    if (viewed) {
+      notes_[index] = "no work: a view attention reads in place (strides, no copy)";
+      return absl::OkStatus();
+    }
+  }
+  if (!views_.empty()) {
+    const ir::Node& first = g.node(step.nodes[0]);
+    const bool attention = step.kind == StepKind::kKernel && first.op_type == "Attention";
+    std::vector<ir::ValueId> heads;
+    for (size_t i = 0; attention && i < 3 && i < first.inputs.size(); ++i) heads.push_back(first.inputs[i]);
+    CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values, heads));
   }
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);

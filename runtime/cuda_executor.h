@@ -45,6 +45,7 @@
 #include "runtime/fused_lowering.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_cache.h"
+#include "runtime/strided_view.h"
 
 namespace exec {
 
@@ -85,6 +86,12 @@ struct DeviceBuffer {
   void* data = nullptr;
   std::shared_ptr<void> owner;
   size_t bytes() const;
+};
+
+// A value read in place from another's buffer (runtime/cuda_views.cc): `base` is dense, in logical order.
+struct ValueView {
+  DeviceTensor base;
+  StridedView view;
 };
 
 class CudaExecutor {
@@ -247,6 +254,23 @@ class CudaExecutor {
   // A Legacy LSTM/GRU/RNN step through cuDNN's RNN API (cuda_steps_rnn.cc): weights packed at the
   // first run, descriptors per X dims; forms cuDNN does not compute as ONNX does run on the host.
   absl::Status RunRecurrent(size_t index, const Step& step, std::vector<DeviceTensor>& values);
+  // Data-movement steps as views (cuda_views.cc). PlanViews marks the steps whose outputs only
+  // attention heads (or other such steps) read; RunAsView records such a step's outputs in views_
+  // (false: it cannot, and the step runs as usual); MaterialiseViews copies a step's view inputs
+  // to dense tensors, except `keep` (attention's Q, K, V).
+  void PlanViews();
+  void PlanOutputTransposes(const std::vector<std::vector<size_t>>& readers);
+  // The perm of the Transpose an Attention step writes its output for (output_transpose_), if any.
+  std::optional<std::vector<int64_t>> OutputTransposePerm(size_t attention_step) const;
+  absl::StatusOr<bool> RunAsView(const Step& step, std::vector<DeviceTensor>& values);
+  bool SliceView(const ir::Node& node, const std::vector<int64_t>& in_dims, const std::vector<int64_t>& out_dims,
+                 StridedView& view) const;
+  std::optional<ValueView> ViewOf(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
+  absl::StatusOr<DeviceTensor> Materialise(const ValueView& v);
+  absl::Status MaterialiseViews(const Step& step, std::vector<DeviceTensor>& values,
+                                const std::vector<ir::ValueId>& keep = {});
+  // Attention's Q, K, V or mask: a head view with a stride per dim read in place, else dense.
+  absl::StatusOr<HeadsInput> HeadsOperand(ir::ValueId id, std::vector<DeviceTensor>& values);
   // An Attention step (cuda_steps_attention.cc): cuDNN's fused attention, the own kernel, or the
   // host, decided per input dims at the first run.
   absl::Status RunAttention(size_t index, const Step& step, std::vector<DeviceTensor>& values);
@@ -328,6 +352,13 @@ class CudaExecutor {
   std::vector<std::map<std::string, AttentionShape>> attention_;  // per step: input-dims key -> how
   std::vector<DeviceTensor> constants_;                           // device copies, indexed by value id
   std::vector<std::string> notes_;
+  std::vector<bool> view_steps_;           // per step: may run as a view (PlanViews)
+  // Per Attention step: the Transpose step, sole reader of its output, whose output it writes
+  // directly (the Transpose step then does nothing).
+  std::vector<std::optional<size_t>> output_transpose_;
+  std::vector<bool> written_by_attention_;  // per step: such a Transpose
+  std::map<ir::ValueId, ValueView> views_;  // the running run's views (mu_ held)
+  bool views_on_ = false;                   // off while an observer reads every step's output
   std::string device_name_;
   std::string gpu_signature_;  // GpuSignature() of this device, for plan-cache keys
   mutable std::mutex mu_;

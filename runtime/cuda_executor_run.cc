@@ -37,6 +37,8 @@ CudaExecutor::CapturedRun::~CapturedRun() {
 absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
                                     const std::vector<cudaEvent_t>* step_events) {
   const ir::Graph& g = plan_.graph;
+  views_.clear();
+  views_on_ = !observer;  // an observer reads every step's output as a dense tensor
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
     absl::Status status = RunStep(s, values);
@@ -53,8 +55,12 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
         observer(s, out, *t);
       }
     }
-    for (ir::ValueId dead : step.release_after) values[dead] = DeviceTensor();
+    for (ir::ValueId dead : step.release_after) {
+      values[dead] = DeviceTensor();
+      views_.erase(dead);
+    }
   }
+  views_.clear();
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
@@ -17,16 +18,30 @@ namespace {
 using kernels::cuda::AttentionArgs;
 using kernels::cuda::AttentionMask;
 
-// (batch, head, position, element) strides of a dense 4-D [B, H, S, E] or 3-D [B, S, H*E] tensor.
-void HeadStrides(const std::vector<int64_t>& dims, int64_t heads, int64_t* out) {
+// (batch, head, position, element) strides of a 4-D [B, H, S, E] or 3-D [B, S, H*E] tensor whose
+// logical dims have element strides `strides`.
+void HeadStrides(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, int64_t heads, int64_t* out) {
   if (dims.size() == 4) {
-    const int64_t s[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
-    std::copy(s, s + 4, out);
+    std::copy(strides.begin(), strides.end(), out);
     return;
   }
   const int64_t e = dims[2] / heads;
-  const int64_t s[4] = {dims[1] * dims[2], e, dims[2], 1};
+  const int64_t s[4] = {strides[0], e * strides[2], strides[1], strides[2]};
   std::copy(s, s + 4, out);
+}
+
+std::vector<int64_t> Permuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> out;
+  for (int64_t p : perm) out.push_back(dims[p]);
+  return out;
+}
+
+// cuDNN reads Q, K, V and the mask from 16-byte aligned addresses.
+bool SixteenByteAligned(const std::vector<HeadsInput>& in) {
+  for (const HeadsInput& t : in) {
+    if (reinterpret_cast<uintptr_t>(t.tensor.data()) % 16 != 0) return false;
+  }
+  return true;
 }
 
 cudnn::Strided4 ToStrided(int64_t b, int64_t h, int64_t s, int64_t e, const int64_t* strides) {
@@ -37,8 +52,9 @@ cudnn::Strided4 ToStrided(int64_t b, int64_t h, int64_t s, int64_t e, const int6
 }
 
 // The kernel arguments for these inputs (pointers left null), or why they run on the host.
-absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const DeviceTensor& q, const DeviceTensor& k,
-                                      const DeviceTensor& v, const DeviceTensor* mask, std::vector<int64_t>& y_dims) {
+absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const HeadsInput& qi, const HeadsInput& ki,
+                                      const HeadsInput& vi, const DeviceTensor* mask, std::vector<int64_t>& y_dims) {
+  const DeviceTensor &q = qi.tensor, &k = ki.tensor, &v = vi.tensor;
   CUDNN_ASSIGN_OR_RETURN(ops::AttentionAttrs attrs, ops::ParseAttentionAttrs(node));
   CUDNN_ASSIGN_OR_RETURN(ops::AttentionDims d, ops::AttentionDimsOf(attrs, q.dims, k.dims, v.dims, {}));
   AttentionArgs a;
@@ -46,12 +62,15 @@ absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const DeviceTensor& 
   a.head_size = d.head_size, a.v_head_size = d.v_head_size;
   a.scale = static_cast<float>(attrs.scale.value_or(1.0 / std::sqrt(static_cast<double>(d.head_size))));
   a.causal = attrs.is_causal;
-  HeadStrides(q.dims, d.q_heads, a.q_strides);
-  HeadStrides(k.dims, d.kv_heads, a.k_strides);
-  HeadStrides(v.dims, d.kv_heads, a.v_strides);
+  if (q.dims.size() != qi.strides.size() || k.dims.size() != ki.strides.size() || v.dims.size() != vi.strides.size()) {
+    return absl::InvalidArgumentError("Q, K and V must be 3-D or 4-D");
+  }
+  HeadStrides(q.dims, qi.strides, d.q_heads, a.q_strides);
+  HeadStrides(k.dims, ki.strides, d.kv_heads, a.k_strides);
+  HeadStrides(v.dims, vi.strides, d.kv_heads, a.v_strides);
   y_dims = d.three_d ? std::vector<int64_t>{d.batch, d.q_seq, d.q_heads * d.v_head_size}
                      : std::vector<int64_t>{d.batch, d.q_heads, d.q_seq, d.v_head_size};
-  HeadStrides(y_dims, d.q_heads, a.y_strides);
+  HeadStrides(y_dims, DenseStrides(y_dims), d.q_heads, a.y_strides);
   if (std::max(d.head_size, d.v_head_size) > kernels::cuda::MaxAttentionHeadSize()) {
     return absl::UnimplementedError("a head larger than the own kernel takes");
   }
@@ -99,9 +118,13 @@ absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, i
   return std::make_unique<cudnn::SdpaPlan>(std::move(plan));
 }
 
-std::string ShapeKey(const std::vector<DeviceTensor>& in) {
+// Dims, dtypes, strides and (for cuDNN's 16-byte alignment) where views start.
+std::string ShapeKey(const std::vector<HeadsInput>& in) {
   std::string key;
-  for (const DeviceTensor& t : in) absl::StrAppend(&key, ir::ShapeToString(t.dims), ir::DTypeName(t.dtype), ";");
+  for (const HeadsInput& t : in) {
+    absl::StrAppend(&key, ir::ShapeToString(t.tensor.dims), ir::DTypeName(t.tensor.dtype),
+                    ir::ShapeToString(t.strides), "@", reinterpret_cast<uintptr_t>(t.tensor.data()) % 16, ";");
+  }
   return key;
 }
 
@@ -122,27 +145,59 @@ std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& nod
   return "";
 }
 
+absl::StatusOr<HeadsInput> CudaExecutor::HeadsOperand(ir::ValueId id, std::vector<DeviceTensor>& values) {
+  auto view = views_.find(id);
+  if (view != views_.end()) {
+    std::optional<std::vector<int64_t>> strides = view->second.view.Strides();
+    if (strides && !strides->empty() && strides->back() == 1) {
+      const DeviceTensor& base = view->second.base;
+      HeadsInput heads;
+      heads.tensor = base;
+      heads.tensor.dims = view->second.view.dims();
+      heads.tensor.buffer = std::shared_ptr<void>(
+          base.buffer, static_cast<char*>(base.data()) + view->second.view.offset() * ElementBytes(base.dtype));
+      heads.strides = *strides;
+      return heads;
+    }
+    CUDNN_ASSIGN_OR_RETURN(values[id], Materialise(view->second));
+    views_.erase(view);
+  }
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor given, Input(id, values));
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor logical, ToLayout(given, false, stream_));
+  HeadsInput heads{logical, DenseStrides(logical.dims)};
+  return heads;
+}
+
 absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Node& node = plan_.graph.node(step.nodes[0]);
   if (!AttentionDeviceRejection(plan_.graph, node).empty()) return RunOnHost(step, values);
-  std::vector<DeviceTensor> in;
+  std::vector<HeadsInput> in;
   for (size_t i = 0; i < 4 && i < node.inputs.size(); ++i) {
     if (node.inputs[i] == ir::kNoValue) continue;
-    CUDNN_ASSIGN_OR_RETURN(DeviceTensor given, Input(node.inputs[i], values));
-    CUDNN_ASSIGN_OR_RETURN(DeviceTensor logical, ToLayout(given, false, stream_));
-    in.push_back(std::move(logical));
+    CUDNN_ASSIGN_OR_RETURN(HeadsInput heads, HeadsOperand(node.inputs[i], values));
+    in.push_back(std::move(heads));
   }
-  const std::string key = ShapeKey(in);
+  // Written straight in the layout of the Transpose that reads it (runtime/cuda_views.cc).
+  const std::optional<std::vector<int64_t>> perm = views_on_ ? OutputTransposePerm(index) : std::nullopt;
+  const std::string key = absl::StrCat(ShapeKey(in), perm ? ir::ShapeToString(*perm) : "");
   auto [it, inserted] = attention_[index].try_emplace(key);
   AttentionShape& shape = it->second;
   if (inserted) {
     if (Capturing()) return absl::FailedPreconditionError("attention step prepared inside a CUDA graph");
-    const DeviceTensor* mask = in.size() > 3 ? &in[3] : nullptr;
+    const DeviceTensor* mask = in.size() > 3 ? &in[3].tensor : nullptr;
     absl::StatusOr<AttentionArgs> args = ArgsFor(node, in[0], in[1], in[2], mask, shape.y_dims);
     shape.status = args.status();
     if (args.ok()) {
+      if (perm) {
+        const std::vector<int64_t> z_dims = Permuted(shape.y_dims, *perm);
+        const std::vector<int64_t> z_strides = DenseStrides(z_dims);
+        std::vector<int64_t> y_strides(perm->size());
+        for (size_t j = 0; j < perm->size(); ++j) y_strides[(*perm)[j]] = z_strides[j];
+        HeadStrides(shape.y_dims, y_strides, args->q_heads, args->y_strides);
+      }
       shape.args = *args;
-      absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> sdpa = SdpaFor(cudnn_, in[0].dtype, *args, shape);
+      absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> sdpa = SdpaFor(cudnn_, in[0].tensor.dtype, *args, shape);
+      if (sdpa.ok() && !SixteenByteAligned(in)) sdpa = absl::UnimplementedError("a head view not 16-byte aligned");
       if (sdpa.ok()) shape.sdpa = *std::move(sdpa);
       shape.note =
           sdpa.ok() ? absl::StrCat("cuDNN fused attention (one SDPA graph): ", shape.sdpa->engine_description())
@@ -153,15 +208,19 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
     }
     notes_[index] = shape.note;
   }
-  if (!shape.status.ok()) return RunOnHost(step, values);
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor y, DeviceTensor::Allocate(in[0].dtype, shape.y_dims, false, stream_));
+  if (!shape.status.ok()) {
+    CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values));
+    return RunOnHost(step, values);
+  }
+  const std::vector<int64_t> y_dims = perm ? Permuted(shape.y_dims, *perm) : shape.y_dims;
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor y, DeviceTensor::Allocate(in[0].tensor.dtype, y_dims, false, stream_));
   AttentionArgs a = shape.args;
-  a.q = in[0].data(), a.k = in[1].data(), a.v = in[2].data(), a.y = y.data();
-  a.mask = in.size() > 3 ? in[3].data() : nullptr;
+  a.q = in[0].tensor.data(), a.k = in[1].tensor.data(), a.v = in[2].tensor.data(), a.y = y.data();
+  a.mask = in.size() > 3 ? in[3].tensor.data() : nullptr;
   if (shape.sdpa) {
     DeviceTensor bias, workspace;
     if (shape.expand_bias) {
-      CUDNN_ASSIGN_OR_RETURN(bias, DeviceTensor::Allocate(in[3].dtype, shape.bias_dims, false, stream_));
+      CUDNN_ASSIGN_OR_RETURN(bias, DeviceTensor::Allocate(in[3].tensor.dtype, shape.bias_dims, false, stream_));
       const std::vector<int64_t> from(a.mask_strides, a.mask_strides + 4);
       CUDNN_RETURN_IF_NOT_OK(CopyView(a.mask, shape.bias_dims, from, bias, stream_));
       a.mask = bias.data();
@@ -173,7 +232,12 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
     }
     CUDNN_RETURN_IF_NOT_OK(shape.sdpa->Execute(cudnn_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
   } else {
-    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Attention(ToFloatType(in[0].dtype), a, stream_));
+    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Attention(ToFloatType(in[0].tensor.dtype), a, stream_));
+  }
+  if (perm) {
+    const Step& transpose = plan_.steps[*output_transpose_[index]];
+    values[plan_.graph.node(transpose.nodes[0]).outputs[0]] = std::move(y);
+    return absl::OkStatus();
   }
   const ir::ValueId out = node.outputs[0];
   CUDNN_ASSIGN_OR_RETURN(values[out], ToLayout(y, WantsNhwc(out), stream_));

@@ -9,17 +9,26 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "ir/graph.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cudnn/sdpa.h"
+#include "runtime/device_tensor.h"
 
 namespace exec {
 
 // "" when the node's form runs on the device (cuDNN or the own kernel), else why it runs on the
 // host: past keys/values, nonpad_kv_seqlen, softcap or outputs beyond Y.
 std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& node);
+
+// Q, K, V or the mask as an Attention step reads it: the tensor (for a head view, its data pointer
+// is where the view starts; runtime/cuda_views.cc) and the element strides of its logical dims.
+struct HeadsInput {
+  DeviceTensor tensor;
+  std::vector<int64_t> strides;
+};
 
 // What an Attention step keeps for one set of input dims.
 struct AttentionShape {

@@ -107,6 +107,19 @@ std::optional<std::vector<std::vector<int64_t>>> StaticInputDims(const std::vect
   return dims;
 }
 
+// options.input_shapes and what options.input_shapes_for returns, fixed in `graph`.
+absl::Status ApplyInputShapes(ir::Graph& graph, const SessionOptions& options) {
+  InputShapes shapes = options.input_shapes;
+  if (options.input_shapes_for) {
+    std::vector<TensorInfo> inputs;
+    for (ir::ValueId id : graph.inputs()) inputs.push_back({graph.value(id).name, graph.value(id).type});
+    absl::StatusOr<InputShapes> more = options.input_shapes_for(inputs);
+    if (!more.ok()) return more.status();
+    shapes.insert(more->begin(), more->end());
+  }
+  return FixInputShapes(graph, shapes);
+}
+
 }  // namespace
 
 const char* DeviceName(Device device) {
@@ -154,6 +167,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   session->device_reason_ = options.device != Device::kAuto ? "requested"
                             : gpu_unavailable.empty()       ? "auto: a GPU is usable"
                                                             : absl::StrCat("auto: ", gpu_unavailable);
+  if (absl::Status s = ApplyInputShapes(graph, options); !s.ok()) return s;
   for (ir::ValueId id : graph.inputs()) session->inputs_.push_back({graph.value(id).name, graph.value(id).type});
   for (ir::ValueId id : graph.outputs()) {
     session->outputs_.push_back({graph.value(id).name, graph.value(id).type});

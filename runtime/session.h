@@ -14,6 +14,7 @@
 #ifndef ONNXRUN_RUNTIME_SESSION_H_
 #define ONNXRUN_RUNTIME_SESSION_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,11 +26,17 @@
 #include "ir/shape.h"
 #include "ir/tensor.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/input_shapes.h"
 
 namespace runtime {
 
 enum class Device { kAuto, kCpu, kCuda };
 const char* DeviceName(Device device);
+
+struct TensorInfo {
+  std::string name;
+  ir::TensorType type;  // dims may be symbolic ("N") or unknown
+};
 
 struct SessionOptions {
   Device device = Device::kAuto;   // kAuto: the GPU when one is usable, else the CPU
@@ -39,6 +46,13 @@ struct SessionOptions {
   // autotuning, build progress (exec::CudaExecutorOptions in runtime/cuda_executor.h).
   exec::CudaExecutorOptions gpu;
   importer::ImportLimits limits;
+  // Input dims fixed at Create (input name -> dims; runtime/input_shapes.h), as ONNX Runtime's
+  // free-dimension overrides: the plan is made for exactly those dims (shape computations fold,
+  // more nodes fuse, GPU plans are built at Create) and Run accepts only inputs with those dims.
+  InputShapes input_shapes;
+  // Called once after import with the model's inputs; the dims it returns are fixed as above
+  // (the CLI fixes the dims of the inputs it is about to run). Unset: none.
+  std::function<absl::StatusOr<InputShapes>(const std::vector<TensorInfo>&)> input_shapes_for;
 };
 
 // Where Create's time went (seconds). plans_* are set when the model's input dims are static (the
@@ -60,11 +74,6 @@ struct NamedTensor {
 struct NamedDeviceBuffer {
   std::string name;
   exec::DeviceBuffer buffer;
-};
-
-struct TensorInfo {
-  std::string name;
-  ir::TensorType type;  // dims may be symbolic ("N") or unknown
 };
 
 class Session {

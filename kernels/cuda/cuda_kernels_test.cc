@@ -71,6 +71,33 @@ TEST_F(CudaKernelsTest, NchwToNhwcTransposeMatchesDefinition) {
           ASSERT_EQ(y[((in * h + ih) * w + iw) * c + ic], x[((in * c + ic) * h + ih) * w + iw]);
 }
 
+// A transpose that keeps the innermost dim (attention's head split [B, S, H, D] -> [B, H, S, D]):
+// 2-byte elements moved 8 at a time when D allows, one at a time when it does not.
+TEST_F(CudaKernelsTest, HeadSplitTransposeMatchesDefinitionForWideAndNarrowRows) {
+  for (const int64_t d : {16, 24, 6, 7}) {
+    const int64_t b = 2, s = 5, h = 3;
+    std::vector<uint16_t> x(b * s * h * d);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(i * 7 + 1);
+    uint16_t* dx = ToDevice(x);
+    uint16_t* dy = ToDevice(std::vector<uint16_t>(x.size()));
+    CopyShape shape;  // iterate over the output (b, h, s, d); read [B, S, H, D]
+    shape.rank = 4;
+    const int64_t dims[4] = {b, h, s, d}, src[4] = {s * h * d, d, h * d, 1}, dst[4] = {h * s * d, s * d, d, 1};
+    for (int k = 0; k < 4; ++k) {
+      shape.dims[k] = dims[k];
+      shape.src_strides[k] = src[k];
+      shape.dst_strides[k] = dst[k];
+    }
+    ASSERT_EQ(StridedCopy(dx, dy, shape, 2, nullptr), cudaSuccess);
+    std::vector<uint16_t> y = ToHost(dy, x.size());
+    for (int64_t ib = 0; ib < b; ++ib)
+      for (int64_t ih = 0; ih < h; ++ih)
+        for (int64_t is = 0; is < s; ++is)
+          for (int64_t id = 0; id < d; ++id)
+            ASSERT_EQ(y[((ib * h + ih) * s + is) * d + id], x[((ib * s + is) * h + ih) * d + id]) << "D=" << d;
+  }
+}
+
 TEST_F(CudaKernelsTest, FillWritesEveryElement) {
   uint16_t* d = ToDevice(std::vector<uint16_t>(1001, 0));
   ASSERT_EQ(Fill(d, 1001, 2, 0x3c00, nullptr), cudaSuccess);

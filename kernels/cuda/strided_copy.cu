@@ -62,10 +62,39 @@ cudaError_t LaunchFill(void* dst, int64_t count, uint64_t bits, cudaStream_t str
   return cudaGetLastError();
 }
 
+// The widest element (up to 16 bytes) the copy can move at once: the innermost dim is contiguous
+// on both sides, and its length, every other stride and both pointers are multiples of it. The
+// shape is rewritten for that element; returns its size in bytes.
+int WidenElements(const void* src, void* dst, CopyShape& shape, int element_bytes) {
+  const int last = shape.rank - 1;
+  if (shape.src_strides[last] != 1 || shape.dst_strides[last] != 1) return element_bytes;
+  int k = 16 / element_bytes;
+  auto fits = [&](int64_t factor) {
+    if (shape.dims[last] % factor != 0) return false;
+    if (reinterpret_cast<uintptr_t>(src) % (factor * element_bytes) != 0) return false;
+    if (reinterpret_cast<uintptr_t>(dst) % (factor * element_bytes) != 0) return false;
+    for (int d = 0; d < last; ++d) {
+      if (shape.src_strides[d] % factor != 0 || shape.dst_strides[d] % factor != 0) return false;
+    }
+    return true;
+  };
+  while (k > 1 && !fits(k)) k /= 2;
+  if (k <= 1) return element_bytes;
+  shape.dims[last] /= k;
+  for (int d = 0; d < last; ++d) {
+    shape.src_strides[d] /= k;
+    shape.dst_strides[d] /= k;
+  }
+  return element_bytes * k;
+}
+
 }  // namespace
 
 cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int element_bytes, cudaStream_t stream) {
   if (shape.rank < 0 || shape.rank > kMaxRank) return cudaErrorInvalidValue;
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8) {
+    return cudaErrorInvalidValue;
+  }
   int64_t total = 1;
   for (int d = 0; d < shape.rank; ++d) {
     if (shape.dims[d] < 0) return cudaErrorInvalidValue;
@@ -75,11 +104,14 @@ cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int 
   CopyShape collapsed = shape;
   int64_t* strides[] = {collapsed.src_strides, collapsed.dst_strides};
   collapsed.rank = CollapseDims(shape.rank, collapsed.dims, strides, 2);
-  switch (element_bytes) {
+  const int wide_bytes = WidenElements(src, dst, collapsed, element_bytes);
+  total /= wide_bytes / element_bytes;
+  switch (wide_bytes) {
     case 1: return LaunchCopy<uint8_t>(src, dst, collapsed, total, stream);
     case 2: return LaunchCopy<uint16_t>(src, dst, collapsed, total, stream);
     case 4: return LaunchCopy<uint32_t>(src, dst, collapsed, total, stream);
     case 8: return LaunchCopy<uint64_t>(src, dst, collapsed, total, stream);
+    case 16: return LaunchCopy<uint4>(src, dst, collapsed, total, stream);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -23,7 +23,10 @@ using Dims = std::vector<int64_t>;
 
 struct AttentionCase {
   std::string label;
-  std::string form;    // "pattern4d", "pattern3d" (torch MultiheadAttention) or "op" (ONNX Attention)
+  // "pattern4d", "pattern3d" (torch MultiheadAttention) or "op" (ONNX Attention); with the heads
+  // split from one projection and merged after: "packed" ([B, S, 3*H*D], split by Split as timm
+  // and HF write it) or "seq_first" (torch 2's multi-head attention on [S, B, 3*H*D]).
+  std::string form;
   Dims q, k, v, mask;  // mask empty: none
   bool bool_mask = false, causal = false;
   int64_t q_heads = 0, kv_heads = 0;  // "op" with 3-D inputs
@@ -59,6 +62,64 @@ void AddPattern(const AttentionCase& c, onnx::ModelProto& model) {
   *g->add_node() = testing_util::MakeNode("MatMul", {"p", "v"}, {"y"}, "pv");
 }
 
+void AddNode(onnx::ModelProto& model, const std::string& op, std::vector<std::string> in, const std::string& out,
+             const std::vector<int64_t>& perm = {}) {
+  onnx::NodeProto node = testing_util::MakeNode(op, std::move(in), {out}, out);
+  if (!perm.empty()) testing_util::SetIntsAttr(node, "perm", perm);
+  *model.mutable_graph()->add_node() = node;
+}
+
+// q, k, v ([B, H, S, D], c.q) from the projection x, as exporters write the head split.
+void AddHeadSplit(const AttentionCase& c, onnx::ModelProto& model) {
+  const int64_t b = c.q[0], h = c.q[1], s = c.q[2], d = c.q[3];
+  if (c.form == "packed") {
+    testing_util::AddInt64Initializer(model, "bs3hd", {b, s, 3, h, d});
+    testing_util::AddInt64Initializer(model, "ones", {1, 1, 1});
+    testing_util::AddInt64Initializer(model, "axis0", {0});
+    AddNode(model, "Reshape", {"x", "bs3hd"}, "x5");
+    AddNode(model, "Transpose", {"x5"}, "parts", {2, 0, 3, 1, 4});
+    onnx::NodeProto split = testing_util::MakeNode("Split", {"parts", "ones"}, {"q1", "k1", "v1"}, "split");
+    *model.mutable_graph()->add_node() = split;
+    for (const char* name : {"q", "k", "v"}) AddNode(model, "Squeeze", {absl::StrCat(name, "1"), "axis0"}, name);
+    return;
+  }
+  testing_util::AddInt64Initializer(model, "sb3e", {s, b, 3, h * d});
+  testing_util::AddInt64Initializer(model, "axis0", {0});
+  testing_util::AddInt64Initializer(model, "axis3", {3});
+  testing_util::AddInt64Initializer(model, "s_bh_d", {s, b * h, d});
+  testing_util::AddInt64Initializer(model, "bhsd", {b, h, s, d});
+  AddNode(model, "Reshape", {"x", "sb3e"}, "x4");
+  AddNode(model, "Unsqueeze", {"x4", "axis0"}, "x5");
+  AddNode(model, "Transpose", {"x5"}, "x5t", {3, 1, 2, 0, 4});
+  AddNode(model, "Squeeze", {"x5t", "axis3"}, "parts");
+  const char* names[] = {"q", "k", "v"};
+  for (int64_t j = 0; j < 3; ++j) {
+    const std::string n = names[j];
+    testing_util::AddInt64Initializer(model, "index" + n, {j}, /*scalar=*/true);
+    AddNode(model, "Gather", {"parts", "index" + n}, n + "_sbe");
+    AddNode(model, "Reshape", {n + "_sbe", "s_bh_d"}, n + "_heads");
+    AddNode(model, "Transpose", {n + "_heads"}, n + "_bh", {1, 0, 2});
+    AddNode(model, "Reshape", {n + "_bh", "bhsd"}, n);
+  }
+}
+
+// The output `out` from y ([B, H, S, D]): [B, S, H*D] (packed) or [S*B, H*D] (seq_first).
+void AddHeadMerge(const AttentionCase& c, onnx::ModelProto& model) {
+  const int64_t b = c.q[0], h = c.q[1], s = c.q[2], d = c.q[3];
+  const bool packed = c.form == "packed";
+  testing_util::AddInt64Initializer(model, "merged", packed ? Dims{b, s, h * d} : Dims{s * b, h * d});
+  AddNode(model, "Transpose", {"y"}, "yt", packed ? Dims{0, 2, 1, 3} : Dims{2, 0, 1, 3});
+  AddNode(model, "Reshape", {"yt", "merged"}, "out");
+}
+
+bool SplitsHeads(const AttentionCase& c) { return c.form == "packed" || c.form == "seq_first"; }
+
+// The projection x of the head-splitting forms.
+Dims XDims(const AttentionCase& c) {
+  const int64_t b = c.q[0], h = c.q[1], s = c.q[2], d = c.q[3];
+  return c.form == "packed" ? Dims{b, s, 3 * h * d} : Dims{s, b, 3 * h * d};
+}
+
 void AddAttentionOp(const AttentionCase& c, onnx::ModelProto& model) {
   std::vector<std::string> inputs = {"q", "k", "v"};
   if (!c.mask.empty()) inputs.push_back("mask");
@@ -80,6 +141,16 @@ Dims YDims(const AttentionCase& c) {
 std::string Model(const AttentionCase& c) {
   onnx::ModelProto model = testing_util::MakeModel(c.form == "op" ? 23 : 17);
   onnx::GraphProto* g = model.mutable_graph();
+  if (SplitsHeads(c)) {
+    const int64_t b = c.q[0], h = c.q[1], s = c.q[2], d = c.q[3];
+    *g->add_input() = testing_util::TensorInfo("x", Info(XDims(c)));
+    AddHeadSplit(c, model);
+    AddPattern(c, model);
+    AddHeadMerge(c, model);
+    const Dims out = c.form == "packed" ? Dims{b, s, h * d} : Dims{s * b, h * d};
+    *g->add_output() = testing_util::TensorInfo("out", Info(out));
+    return model.SerializeAsString();
+  }
   *g->add_input() = testing_util::TensorInfo("q", Info(c.q));
   *g->add_input() = testing_util::TensorInfo("k", Info(c.k));
   *g->add_input() = testing_util::TensorInfo("v", Info(c.v));
@@ -112,6 +183,7 @@ ir::Tensor Random(ir::DType dtype, const Dims& dims, uint32_t seed) {
 }
 
 std::vector<runtime::NamedTensor> Inputs(const AttentionCase& c) {
+  if (SplitsHeads(c)) return {{"x", Random(ir::DType::kFloat32, XDims(c), 5)}};
   std::vector<runtime::NamedTensor> in = {{"q", Random(ir::DType::kFloat32, c.q, 1)},
                                           {"k", Random(ir::DType::kFloat32, c.k, 2)},
                                           {"v", Random(ir::DType::kFloat32, c.v, 3)}};
@@ -131,6 +203,9 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> RunReference(const AttentionCa
   if (!session.ok()) return session.status();
   return (*session)->Run(Inputs(c));
 }
+
+constexpr char kHeadView[] = "no work: a view attention reads in place";
+constexpr char kWrittenByAttention[] = "no work: attention wrote its output in this layout";
 
 class AttentionGpuTest : public testing::TestWithParam<AttentionCase> {};
 
@@ -165,6 +240,16 @@ TEST_P(AttentionGpuTest, MatchesReferencePlanAndSaysHowItRan) {
   for (const std::string& note : (*session)->gpu_step_notes()) absl::StrAppend(&notes, note, "\n");
   EXPECT_TRUE(absl::StrContains(notes, c.expect)) << notes;
   EXPECT_FALSE(absl::StrContains(notes, "host reference")) << notes;
+  if (SplitsHeads(c)) {  // no copy of the heads: attention reads them, and writes the merge, in place
+    int views = 0, written = 0;
+    for (const std::string& note : (*session)->gpu_step_notes()) {
+      views += absl::StartsWith(note, kHeadView);
+      written += absl::StartsWith(note, kWrittenByAttention);
+    }
+    EXPECT_GE(views, 3) << notes;
+    EXPECT_EQ(written, 1) << notes;
+    EXPECT_FALSE(absl::StrContains(notes, "own CUDA kernel")) << "a copy of the heads ran:\n" << notes;
+  }
   EXPECT_TRUE(absl::StrContains((*session)->gpu()->graph_status(), "CUDA graph replay"))
       << (*session)->gpu()->graph_status();
 }
@@ -195,6 +280,25 @@ std::vector<AttentionCase> Cases() {
        .k = {6, 17, 64},
        .v = {6, 17, 64},
        .expect = kCudnn},
+      {.label = "packed_qkv_fp16",
+       .form = "packed",
+       .q = {2, 3, 24, 32},
+       .k = {2, 3, 24, 32},
+       .v = {2, 3, 24, 32},
+       .expect = kCudnn},
+      {.label = "seq_first_mha_fp16",
+       .form = "seq_first",
+       .q = {3, 2, 17, 64},
+       .k = {3, 2, 17, 64},
+       .v = {3, 2, 17, 64},
+       .expect = kCudnn},
+      {.label = "seq_first_mha_fp32",
+       .form = "seq_first",
+       .q = {2, 2, 9, 16},
+       .k = {2, 2, 9, 16},
+       .v = {2, 2, 9, 16},
+       .precision = "fp32",
+       .expect = kOwn},
       {.label = "pattern4d_mask_fp32",
        .form = "pattern4d",
        .q = {2, 4, 40, 64},

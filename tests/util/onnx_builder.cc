@@ -84,4 +84,13 @@ void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const
   for (float v : values) t->add_float_data(v);
 }
 
+void AddInt64Initializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& values,
+                         bool scalar) {
+  auto* t = model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
 }  // namespace testing_util

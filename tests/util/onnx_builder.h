@@ -29,6 +29,9 @@ void AddInitializer(onnx::ModelProto& model, const std::string& name, std::vecto
 // A float32 initializer with the given values (as many as the dims hold).
 void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& dims,
                          const std::vector<float>& values);
+// A 1-D int64 initializer (a scalar when `scalar`, with one value): shapes, axes, indices.
+void AddInt64Initializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& values,
+                         bool scalar = false);
 
 }  // namespace testing_util
 
