@@ -182,8 +182,12 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        FlagArity::kSwitch,
        "",
        "GPU: time the first 4 engine configs of every cuDNN plan on the real\n"
-       "shapes and keep the fastest (kept in the plan cache)",
+       "shapes and keep the fastest (kept in the plan cache); matmul plans always are",
        [&s](const std::string&) { return (s.gpu.autotune_plans = 4, absl::OkStatus()); }},
+      cli::Switch({"--no-matmul-autotune"},
+                  "GPU: take cuDNN heuristics' first engine config for matmul plans too\n"
+                  "(default: time 4, keep the fastest; cached)",
+                  &s.gpu.autotune_matmuls, false),
       cli::Switch({"--no-measure"},
                   "GPU: do not time each conv/matmul step's cuDNN graph against its split form\n"
                   "(legacy conv + own kernels) at the first run; always use the graph",

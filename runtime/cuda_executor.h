@@ -64,6 +64,7 @@ struct CudaExecutorOptions {
   PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
   bool share_plans = true;     // steps with identical specs share one plan
   int autotune_plans = 0;      // > 1: time up to this many engine configs per plan, keep the fastest
+  bool autotune_matmuls = true;  // matmul steps: time 4 engine configs (plan_builder.h)
   // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
   // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
   // in the plan cache (runtime/cuda_measured_choice.cc).

@@ -127,6 +127,13 @@ BuiltFusedStep LowerStep(const Plan& plan, size_t step_index, const std::map<ir:
   return result;
 }
 
+// How many engine configs a step's plan is chosen from (see PlanBuildOptions).
+int PlansToTime(const Plan& plan, size_t step, const PlanBuildOptions& options) {
+  const std::string& anchor = plan.graph.node(plan.steps[step].nodes[0]).op_type;
+  const int matmul = anchor == "MatMul" || anchor == "Gemm" ? options.matmul_autotune_plans : 1;
+  return std::max({1, options.autotune_plans, matmul});
+}
+
 // Stores a built plan under result.cache_key (engines cuDNN cannot serialize are rebuilt next time;
 // that is not worth a warning).
 void StorePlan(const PlanCache& cache, BuiltFusedStep& result) {
@@ -283,6 +290,7 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     if (inserted) todo.push_back(i);
     in_todo[i] = inserted;
   }
+  for (size_t t : todo) results[t].plans_to_time = PlansToTime(plan, results[t].step, options);
   int threads =
       options.threads > 0 ? options.threads : std::min<int>(16, std::max(1u, std::thread::hardware_concurrency()));
   threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
@@ -302,7 +310,7 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
       if (created != CUDNN_STATUS_SUCCESS) {
         r.status = absl::InternalError(absl::StrCat("cudnnCreate: ", cudnnGetErrorString(created)));
       } else {
-        BuildOrLoad(handle, options.cache, gpu, std::max(1, options.autotune_plans), r);
+        BuildOrLoad(handle, options.cache, gpu, r.plans_to_time, r);
       }
       std::lock_guard<std::mutex> lock(mu);
       finished.push_back(todo[t]);
@@ -334,7 +342,9 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
   // each other), after the parallel builds.
   const auto tune_start = std::chrono::steady_clock::now();
   int tuned = 0;
-  if (options.autotune_plans > 1) {
+  const bool any_to_tune =
+      std::any_of(todo.begin(), todo.end(), [&](size_t t) { return results[t].plans_to_time > 1; });
+  if (any_to_tune) {
     cudnnHandle_t handle = nullptr;
     cudaStream_t stream = nullptr;
     const bool ready = cudnnCreate(&handle) == CUDNN_STATUS_SUCCESS &&
