@@ -371,6 +371,21 @@ struct CollectedInputs {
   bool done = false;
 };
 
+// Whether `in` names a tensor input of the model with its rank and known dims.
+bool FitsDeclared(const std::vector<runtime::TensorInfo>& infos, const runtime::NamedTensor& in) {
+  for (const runtime::TensorInfo& info : infos) {
+    if (info.name != in.name) continue;
+    if (!info.type.is_tensor() || !info.type.shape || info.type.dtype != in.tensor.dtype()) return false;
+    const std::vector<int64_t>& dims = in.tensor.shape();
+    if (info.type.shape->size() != dims.size()) return false;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if ((*info.type.shape)[i].known() && (*info.type.shape)[i].value != dims[i]) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
 // Session options that fix the model's input dims to those of the collected inputs.
 void FixDimsToInputs(const Options& options, CollectedInputs& collected, runtime::SessionOptions& session_options) {
   session_options.input_shapes_for =
@@ -379,7 +394,8 @@ void FixDimsToInputs(const Options& options, CollectedInputs& collected, runtime
     if (!inputs.ok()) return inputs.status();
     runtime::InputShapes shapes;
     for (const runtime::NamedTensor& in : *inputs) {
-      if (in.tensor.is_dense()) shapes[in.name] = in.tensor.shape();
+      // An input the model does not take as given is left to Run, which says what is wrong.
+      if (in.tensor.is_dense() && FitsDeclared(infos, in)) shapes[in.name] = in.tensor.shape();
     }
     collected.tensors = *std::move(inputs);
     collected.done = true;

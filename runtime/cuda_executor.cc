@@ -222,13 +222,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
       return absl::OkStatus();
     }
   }
-  if (!views_.empty()) {
-    const ir::Node& first = g.node(step.nodes[0]);
-    const bool attention = step.kind == StepKind::kKernel && first.op_type == "Attention";
-    std::vector<ir::ValueId> heads;
-    for (size_t i = 0; attention && i < 3 && i < first.inputs.size(); ++i) heads.push_back(first.inputs[i]);
-    CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values, heads));
-  }
+  if (!views_.empty()) CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values, ViewReadInputs(step)));
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);

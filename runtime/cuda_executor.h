@@ -272,6 +272,12 @@ class CudaExecutor {
                                 const std::vector<ir::ValueId>& keep = {});
   // Attention's Q, K, V or mask: a head view with a stride per dim read in place, else dense.
   absl::StatusOr<HeadsInput> HeadsOperand(ir::ValueId id, std::vector<DeviceTensor>& values);
+  // A binary pointwise operand: a view read in place, else the stored tensor (any layout).
+  absl::StatusOr<HeadsInput> PointwiseOperand(ir::ValueId id, std::vector<DeviceTensor>& values);
+  // The inputs `step` reads in place when they are views: attention's Q, K, V, a binary op's operands.
+  std::vector<ir::ValueId> ViewReadInputs(const Step& step) const;
+  // A binary pointwise Kernel step (RunBinary).
+  absl::Status RunBinary(const Step& step, std::vector<DeviceTensor>& values);
   // An Attention step (cuda_steps_attention.cc): cuDNN's fused attention, the own kernel, or the
   // host, decided per input dims at the first run.
   absl::Status RunAttention(size_t index, const Step& step, std::vector<DeviceTensor>& values);

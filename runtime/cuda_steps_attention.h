@@ -25,10 +25,15 @@ std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& nod
 
 // Q, K, V or the mask as an Attention step reads it: the tensor (for a head view, its data pointer
 // is where the view starts; runtime/cuda_views.cc) and the element strides of its logical dims.
+// Binary pointwise steps read operands the same way (strides empty: a dense or NHWC tensor).
 struct HeadsInput {
   DeviceTensor tensor;
   std::vector<int64_t> strides;
 };
+
+// An operand's element strides at each index of an output with dims `out_dims` (numpy
+// broadcasting: 0 along broadcast dims), in logical dim order (runtime/cuda_views.cc).
+std::vector<int64_t> OperandStrides(const HeadsInput& operand, const std::vector<int64_t>& out_dims);
 
 // What an Attention step keeps for one set of input dims.
 struct AttentionShape {

@@ -188,6 +188,7 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   const ir::Node& node = g.node(step.nodes[0]);
   const ir::ValueId out_id = node.outputs[0];
   const bool nhwc = WantsNhwc(out_id);
+  if (node.inputs.size() != 1 && node.op_type != "Clip" && node.op_type != "Cast") return RunBinary(step, values);
   absl::StatusOr<DeviceTensor> a = Input(node.inputs[0], values);
   if (!a.ok()) return a.status();
   const auto type =
@@ -228,26 +229,38 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
     values[out_id] = *std::move(out);
     return absl::OkStatus();
   }
-  absl::StatusOr<DeviceTensor> b = Input(node.inputs[1], values);
-  if (!b.ok()) return b.status();
-  // Both operands are read in place, whatever their layout, through strides in
-  // the output's index space; the output is written in the layout the plan
-  // wants (no conversions).
-  std::vector<int64_t> out_dims = a->dims.size() >= b->dims.size() ? a->dims : b->dims;
+  return absl::InternalError("unreachable: binary ops run in RunBinary");
+}
+
+absl::Status CudaExecutor::RunBinary(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Node& node = plan_.graph.node(step.nodes[0]);
+  const ir::ValueId out_id = node.outputs[0];
+  const bool nhwc = WantsNhwc(out_id);
+  // Both operands are read in place, whatever their layout (NHWC, or a view of a transposed
+  // tensor: cuda_views.cc), through strides in the output's index space; the output is written
+  // in the layout the plan wants (no conversions).
+  CUDNN_ASSIGN_OR_RETURN(HeadsInput a, PointwiseOperand(node.inputs[0], values));
+  CUDNN_ASSIGN_OR_RETURN(HeadsInput b, PointwiseOperand(node.inputs[1], values));
+  const auto type = a.tensor.dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16
+                                                          : kernels::cuda::FloatType::kFloat32;
+  std::vector<int64_t> out_dims = a.tensor.dims.size() >= b.tensor.dims.size() ? a.tensor.dims : b.tensor.dims;
   for (size_t i = 0; i < out_dims.size(); ++i) {
-    const size_t oa = out_dims.size() - a->dims.size(), ob = out_dims.size() - b->dims.size();
-    const int64_t da = i >= oa ? a->dims[i - oa] : 1, db = i >= ob ? b->dims[i - ob] : 1;
+    const size_t oa = out_dims.size() - a.tensor.dims.size(), ob = out_dims.size() - b.tensor.dims.size();
+    const int64_t da = i >= oa ? a.tensor.dims[i - oa] : 1, db = i >= ob ? b.tensor.dims[i - ob] : 1;
     out_dims[i] = std::max(da, db);
   }
-  if (out_dims.size() > kernels::cuda::kMaxRank) return RunOnHost(step, values);
-  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, out_dims, nhwc, stream_);
+  if (out_dims.size() > kernels::cuda::kMaxRank) {
+    CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values));
+    return RunOnHost(step, values);
+  }
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a.tensor.dtype, out_dims, nhwc, stream_);
   if (!out.ok()) return out.status();
   // The output's dims in storage order (NHWC: N,H,W,C), and each operand's
   // strides in that order.
   std::vector<int> order(out_dims.size());
   for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
   if (out->nhwc) order = {0, 2, 3, 1};
-  const std::vector<int64_t> sa = a->BroadcastStrides(out_dims), sb = b->BroadcastStrides(out_dims);
+  const std::vector<int64_t> sa = OperandStrides(a, out_dims), sb = OperandStrides(b, out_dims);
   kernels::cuda::CopyShape shape;
   shape.rank = static_cast<int>(out_dims.size());
   int64_t b_strides[kernels::cuda::kMaxRank] = {};
@@ -256,8 +269,8 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
     shape.src_strides[d] = sa[order[d]];
     b_strides[d] = sb[order[d]];
   }
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Binary(BinaryOps().at(node.op_type), type, a->data(), b->data(),
-                                                     out->data(), shape, b_strides, stream_));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::Binary(BinaryOps().at(node.op_type), type, a.tensor.data(),
+                                                     b.tensor.data(), out->data(), shape, b_strides, stream_));
   values[out_id] = *std::move(out);
   return absl::OkStatus();
 }

@@ -9,6 +9,7 @@
 #include "kernels/cudnn/status.h"
 #include "ops/infer_concrete.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/cuda_step_rules.h"
 #include "runtime/device_runner.h"
 
 namespace exec {
@@ -21,14 +22,6 @@ bool IsViewOp(const Step& step, const ir::Node& node) {
   return std::any_of(std::begin(kOps), std::end(kOps), [&](const char* op) { return node.op_type == op; });
 }
 
-// Whether `reader` reads `value` only where a view is accepted: attention's Q, K, V.
-bool AttentionReadsOnlyHeads(const ir::Node& reader, ir::ValueId value) {
-  if (reader.op_type != "Attention") return false;
-  for (size_t i = 0; i < reader.inputs.size(); ++i) {
-    if (reader.inputs[i] == value && i > 2) return false;
-  }
-  return true;
-}
 
 int64_t ScalarInt(const ir::Tensor& t) { return t.num_elements() == 1 ? t.GetAsInt64(0) : -1; }
 
@@ -49,10 +42,12 @@ void CudaExecutor::PlanViews() {
     for (ir::ValueId out : step.outputs) {
       if (g.IsGraphOutput(out)) all_accept = false;
       for (size_t r : readers[out]) {
-        const Step& reader = plan_.steps[r];
-        const bool accepts = view_steps_[r] || (reader.kind == StepKind::kKernel && reader.nodes.size() == 1 &&
-                                                AttentionReadsOnlyHeads(g.node(reader.nodes[0]), out));
-        all_accept = all_accept && accepts;
+        const ir::Node& reader = g.node(plan_.steps[r].nodes[0]);
+        const std::vector<ir::ValueId> in_place = ViewReadInputs(plan_.steps[r]);
+        const bool read_in_place = std::find(in_place.begin(), in_place.end(), out) != in_place.end();
+        const bool viewed_again = view_steps_[r] && reader.inputs[0] == out &&
+                                  std::count(reader.inputs.begin(), reader.inputs.end(), out) == 1;
+        all_accept = all_accept && (read_in_place || viewed_again);
       }
     }
     view_steps_[s] = all_accept;
@@ -83,6 +78,53 @@ std::optional<std::vector<int64_t>> CudaExecutor::OutputTransposePerm(size_t att
   if (!output_transpose_[attention_step]) return std::nullopt;
   const Step& step = plan_.steps[*output_transpose_[attention_step]];
   return plan_.graph.node(step.nodes[0]).attrs.GetInts("perm", {});
+}
+
+std::vector<ir::ValueId> CudaExecutor::ViewReadInputs(const Step& step) const {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node& node = g.node(step.nodes[0]);
+  if (step.kind != StepKind::kKernel || step.nodes.size() != 1) return {};
+  std::vector<ir::ValueId> in_place;
+  if (node.op_type == "Attention") {
+    for (size_t i = 0; i < 3 && i < node.inputs.size(); ++i) in_place.push_back(node.inputs[i]);
+    // A value also read as the mask (or beyond) is not read in place.
+    for (size_t i = 3; i < node.inputs.size(); ++i) {
+      in_place.erase(std::remove(in_place.begin(), in_place.end(), node.inputs[i]), in_place.end());
+    }
+    return in_place;
+  }
+  const bool binary = node.inputs.size() == 2 && node.op_type != "Clip" && node.op_type != "Cast";
+  if (binary && RunsOnDevicePointwise(g, node)) return {node.inputs[0], node.inputs[1]};
+  return {};
+}
+
+absl::StatusOr<HeadsInput> CudaExecutor::PointwiseOperand(ir::ValueId id, std::vector<DeviceTensor>& values) {
+  auto view = views_.find(id);
+  if (view == views_.end()) {
+    CUDNN_ASSIGN_OR_RETURN(DeviceTensor t, Input(id, values));
+    return HeadsInput{std::move(t), {}};
+  }
+  std::optional<std::vector<int64_t>> strides = view->second.view.Strides();
+  if (!strides) {
+    CUDNN_ASSIGN_OR_RETURN(values[id], Materialise(view->second));
+    views_.erase(view);
+    return HeadsInput{values[id], {}};
+  }
+  const DeviceTensor& base = view->second.base;
+  HeadsInput operand{base, *strides};
+  operand.tensor.dims = view->second.view.dims();
+  operand.tensor.buffer = std::shared_ptr<void>(
+      base.buffer, static_cast<char*>(base.data()) + view->second.view.offset() * ElementBytes(base.dtype));
+  return operand;
+}
+
+std::vector<int64_t> OperandStrides(const HeadsInput& operand, const std::vector<int64_t>& out_dims) {
+  if (operand.strides.empty()) return operand.tensor.BroadcastStrides(out_dims);
+  const std::vector<int64_t>& dims = operand.tensor.dims;
+  std::vector<int64_t> strides(out_dims.size(), 0);
+  const size_t lead = out_dims.size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) strides[lead + i] = dims[i] == 1 ? 0 : operand.strides[i];
+  return strides;
 }
 
 std::optional<ValueView> CudaExecutor::ViewOf(ir::ValueId id, const std::vector<DeviceTensor>& values) const {

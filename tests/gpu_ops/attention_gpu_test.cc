@@ -247,7 +247,9 @@ TEST_P(AttentionGpuTest, MatchesReferencePlanAndSaysHowItRan) {
       views += absl::StartsWith(step_notes[i], kHeadView);
       written += absl::StartsWith(step_notes[i], kWrittenByAttention);
       // Only the precision casts of the input and output run as kernels besides attention.
-      if (step_notes[i] == "own CUDA kernel") EXPECT_EQ((*session)->plan().steps[i].pattern, "Cast") << notes;
+      if (step_notes[i] == "own CUDA kernel") {
+        EXPECT_EQ((*session)->plan().steps[i].pattern, "Cast") << notes;
+      }
     }
     EXPECT_GE(views, 3) << notes;
     EXPECT_EQ(written, 1) << notes;
