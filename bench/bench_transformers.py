@@ -136,6 +136,7 @@ def main():
     p.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     p.add_argument("--no-compile", action="store_true")
     args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
     rows = []
     for name in args.models.split(","):
         model, inputs, names, axes = make(name)

@@ -410,6 +410,14 @@ absl::Status Main(const Options& options) {
   CollectedInputs collected;
   if (!options.dynamic_plan) FixDimsToInputs(options, collected, session_options);
   auto session = runtime::Session::Create(options.model, session_options);
+  if (!session.ok() && collected.done && session.status().code() == absl::StatusCode::kInvalidArgument) {
+    // The model cannot be planned for these dims (a shape baked in at export): plan for its
+    // symbolic dims, and let Run say what does not fit.
+    std::fprintf(stderr, "onnxrun: note: no plan for the inputs' dims (%s); planning for the model's symbolic dims\n",
+                 std::string(session.status().message()).c_str());
+    session_options.input_shapes_for = nullptr;
+    session = runtime::Session::Create(options.model, session_options);
+  }
   if (!session.ok()) return session.status();
   if (!options.explain.empty()) return Explain(options, **session);
   std::printf("device: %s (%s)\n", runtime::DeviceName((*session)->device()), (*session)->device_reason().c_str());

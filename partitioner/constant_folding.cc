@@ -152,7 +152,11 @@ absl::StatusOr<int> FoldOnce(ir::Graph& graph, int64_t max_output_elements) {
   std::vector<ir::Node> kept;
   kept.reserve(graph.nodes().size());
   std::map<ir::ValueId, const ir::Node*> shape_nodes;  // Shape outputs not folded -> their node
-  for (const ir::Node& node : graph.nodes()) {
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
+    // Types from the values folded before this node (a Reshape whose target just became a
+    // constant); a node that fails here is left for the final inference to report.
+    (void)ops::InferNodeTypes(graph, id);
+    const ir::Node& node = graph.node(id);
     std::optional<Tensors> outputs = TryFold(graph, node, max_output_elements, shape_nodes);
     if (!outputs) {
       if (node.op_type == "Shape" && node.outputs.size() == 1) shape_nodes[node.outputs[0]] = &node;

@@ -69,6 +69,34 @@ TEST(ConstantFoldingTest, ShapeSliceOfKnownDimsFoldsDespiteSymbolicBatch) {
   EXPECT_EQ(graph.value(graph.outputs()[0]).constant->ToInt64Vector(), (std::vector<int64_t>{3, 5}));
 }
 
+// torch 2 reads attention's head size as Shape(q)[-1] (Gather or Slice) while the batch is
+// symbolic: the selected dim is known, so the selection folds; selecting the batch does not.
+TEST(ConstantFoldingTest, SelectionOfKnownDimsOfAShapeFolds) {
+  GraphBuilder b;
+  ir::ValueId x = b.SymbolicInput("x", {ir::Dim::Symbol("N"), 3, 64});
+  ir::ValueId shape = b.Op("shape", "Shape", {x});
+  ir::ValueId last = b.Constant("last", ir::Tensor::FromInt64s({-1}).Reshaped({}).value());
+  ir::ValueId head = b.Op("head", "Gather", {shape, last}, Attrs({{"axis", int64_t{0}}}));
+  ir::ValueId as_float = b.Op("as_float", "Cast", {head}, Attrs({{"to", int64_t{1}}}));
+  b.Output(b.Op("root", "Sqrt", {as_float}));
+  ir::ValueId tail = b.Op("tail", "Slice", {shape, b.Constant("s", ir::Tensor::FromInt64s({-1})),
+                                            b.Constant("e", ir::Tensor::FromInt64s({INT64_MAX}))});
+  b.Output(tail);
+  ir::ValueId zero = b.Constant("zero", ir::Tensor::FromInt64s({0}).Reshaped({}).value());
+  b.Output(b.Op("batch", "Gather", {shape, zero}, Attrs({{"axis", int64_t{0}}})));
+  ir::Graph graph = b.Build().value();
+  const ir::Graph before = graph;
+  ConstantFolding pass;
+  ASSERT_TRUE(pass.Run(graph).value());
+  const ir::Value& root = graph.value(graph.outputs()[0]);
+  ASSERT_TRUE(root.constant.has_value());
+  EXPECT_FLOAT_EQ(static_cast<float>(root.constant->GetAsDouble(0)), 8.0f);
+  ASSERT_TRUE(graph.value(graph.outputs()[1]).constant.has_value());
+  EXPECT_EQ(graph.value(graph.outputs()[1]).constant->ToInt64Vector(), (std::vector<int64_t>{64}));
+  EXPECT_FALSE(graph.value(graph.outputs()[2]).constant.has_value()) << "the batch is not known";
+  EXPECT_EQ(test::CompareGraphs(graph, before, {test::RandomTensor({2, 3, 64}, 1)}, kExact), "");
+}
+
 TEST(ConstantFoldingTest, ConstantArithmeticFromOnnxFolds) {
   onnx::ModelProto model = testing_util::MakeModel(13);
   auto* g = model.mutable_graph();
