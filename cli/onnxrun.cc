@@ -51,7 +51,7 @@ struct Options {
   uint64_t seed = 0;
   bool print_graph = false;
   bool dynamic_plan = false;  // plan for the model's symbolic dims, not the inputs' dims
-  std::string explain;  // "", "text", "json", "dot"
+  std::string explain;        // "", "text", "json", "dot"
   bool check = false;
   int benchmark_runs = 0;
   int streams = 1;
@@ -257,8 +257,8 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& o
     absl::StatusOr<ir::Tensor> t = cli::GenerateInput(infos[i], options.batch, options.seed + i, options.named_dims);
     if (!t.ok()) return t.status();
     if (generated != nullptr) {
-      generated->push_back(absl::StrFormat("input  '%s': generated %s%s", infos[i].name,
-                                           ir::DTypeName(t->dtype()), ir::ShapeToString(t->shape())));
+      generated->push_back(absl::StrFormat("input  '%s': generated %s%s", infos[i].name, ir::DTypeName(t->dtype()),
+                                           ir::ShapeToString(t->shape())));
     }
     inputs.push_back({infos[i].name, *std::move(t)});
   }

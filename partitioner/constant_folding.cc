@@ -145,7 +145,6 @@ std::optional<Tensors> TryFold(const ir::Graph& graph, const ir::Node& node, int
   return FoldShapeSelection(graph, node, shape_nodes);
 }
 
-
 // One pass over the nodes: folds what it can, then re-infers types. Returns the nodes folded.
 absl::StatusOr<int> FoldOnce(ir::Graph& graph, int64_t max_output_elements) {
   int folded = 0;

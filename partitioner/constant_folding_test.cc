@@ -79,8 +79,9 @@ TEST(ConstantFoldingTest, SelectionOfKnownDimsOfAShapeFolds) {
   ir::ValueId head = b.Op("head", "Gather", {shape, last}, Attrs({{"axis", int64_t{0}}}));
   ir::ValueId as_float = b.Op("as_float", "Cast", {head}, Attrs({{"to", int64_t{1}}}));
   b.Output(b.Op("root", "Sqrt", {as_float}));
-  ir::ValueId tail = b.Op("tail", "Slice", {shape, b.Constant("s", ir::Tensor::FromInt64s({-1})),
-                                            b.Constant("e", ir::Tensor::FromInt64s({INT64_MAX}))});
+  ir::ValueId tail = b.Op(
+      "tail", "Slice",
+      {shape, b.Constant("s", ir::Tensor::FromInt64s({-1})), b.Constant("e", ir::Tensor::FromInt64s({INT64_MAX}))});
   b.Output(tail);
   ir::ValueId zero = b.Constant("zero", ir::Tensor::FromInt64s({0}).Reshaped({}).value());
   b.Output(b.Op("batch", "Gather", {shape, zero}, Attrs({{"axis", int64_t{0}}})));

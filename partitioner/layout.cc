@@ -78,9 +78,15 @@ namespace {
 // Ops whose work is laid out by the spatial axes (conv, pooling, normalisation over channels,
 // resize): their 4-D outputs are always stored channels-last.
 bool IsSpatial(std::string_view op_type) {
-  static const std::set<std::string, std::less<>> kOps = {
-      "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
-      "InstanceNormalization", "Resize"};
+  static const std::set<std::string, std::less<>> kOps = {"Conv",
+                                                          "ConvTranspose",
+                                                          "MaxPool",
+                                                          "AveragePool",
+                                                          "GlobalAveragePool",
+                                                          "GlobalMaxPool",
+                                                          "BatchNormalization",
+                                                          "InstanceNormalization",
+                                                          "Resize"};
   return kOps.count(op_type) > 0;
 }
 

@@ -11,10 +11,10 @@
 #include "partitioner/cover.h"
 #include "partitioner/dead_node_removal.h"
 #include "partitioner/gelu_fusion.h"
-#include "partitioner/transpose_sinking.h"
 #include "partitioner/layer_norm_fusion.h"
 #include "partitioner/layout.h"
 #include "partitioner/precision.h"
+#include "partitioner/transpose_sinking.h"
 
 namespace partitioner {
 namespace {
@@ -49,9 +49,9 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" ? 8 : 16);
   Layout layout;
-  for (Pass* pass : std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &attention,
-                                                 &gelu, &layer_norm, &transpose_sinking, &*precision_pass, &padding,
-                                                 &layout}) {
+  for (Pass* pass :
+       std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &attention, &gelu,
+                                    &layer_norm, &transpose_sinking, &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }

@@ -57,13 +57,13 @@ std::string CudaUnavailableReason();
 bool HasOwnCudaKernel(std::string_view op_type);
 
 struct CudaExecutorOptions {
-  bool cuda_graph = true;      // capture and replay runs with the same input dims
-  bool plan_cache = true;      // keep built cuDNN plans on disk (runtime/plan_cache.h)
-  std::string plan_cache_dir;  // "" : PlanCache::DefaultDir()
-  int build_threads = 0;       // threads building plans; 0: hardware threads, at most 16
-  PlanBuildProgress progress;  // called once per FusedGraph step built or loaded
-  bool share_plans = true;     // steps with identical specs share one plan
-  int autotune_plans = 0;      // > 1: time up to this many engine configs per plan, keep the fastest
+  bool cuda_graph = true;        // capture and replay runs with the same input dims
+  bool plan_cache = true;        // keep built cuDNN plans on disk (runtime/plan_cache.h)
+  std::string plan_cache_dir;    // "" : PlanCache::DefaultDir()
+  int build_threads = 0;         // threads building plans; 0: hardware threads, at most 16
+  PlanBuildProgress progress;    // called once per FusedGraph step built or loaded
+  bool share_plans = true;       // steps with identical specs share one plan
+  int autotune_plans = 0;        // > 1: time up to this many engine configs per plan, keep the fastest
   bool autotune_matmuls = true;  // matmul steps: time 4 engine configs (plan_builder.h)
   // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
   // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
@@ -359,7 +359,7 @@ class CudaExecutor {
   std::vector<std::map<std::string, AttentionShape>> attention_;  // per step: input-dims key -> how
   std::vector<DeviceTensor> constants_;                           // device copies, indexed by value id
   std::vector<std::string> notes_;
-  std::vector<bool> view_steps_;           // per step: may run as a view (PlanViews)
+  std::vector<bool> view_steps_;  // per step: may run as a view (PlanViews)
   // Per Attention step: the Transpose step, sole reader of its output, whose output it writes
   // directly (the Transpose step then does nothing).
   std::vector<std::optional<size_t>> output_transpose_;

@@ -114,7 +114,8 @@ absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, i
     spec.bias = ToStrided(b, h, a.q_seq, a.kv_seq, dense);
   }
   if (std::string why = cudnn::SdpaRejection(spec); !why.empty()) return absl::UnimplementedError(why);
-  CUDNN_ASSIGN_OR_RETURN(cudnn::SdpaPlan plan, cudnn::SdpaPlan::Build(handle, spec));
+  // Heuristics order attention engines poorly too: four are timed at the first run (RunAttention).
+  CUDNN_ASSIGN_OR_RETURN(cudnn::SdpaPlan plan, cudnn::SdpaPlan::Build(handle, spec, /*max_plans=*/4));
   return std::make_unique<cudnn::SdpaPlan>(std::move(plan));
 }
 
@@ -122,8 +123,8 @@ absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, i
 std::string ShapeKey(const std::vector<HeadsInput>& in) {
   std::string key;
   for (const HeadsInput& t : in) {
-    absl::StrAppend(&key, ir::ShapeToString(t.tensor.dims), ir::DTypeName(t.tensor.dtype),
-                    ir::ShapeToString(t.strides), "@", reinterpret_cast<uintptr_t>(t.tensor.data()) % 16, ";");
+    absl::StrAppend(&key, ir::ShapeToString(t.tensor.dims), ir::DTypeName(t.tensor.dtype), ir::ShapeToString(t.strides),
+                    "@", reinterpret_cast<uintptr_t>(t.tensor.data()) % 16, ";");
   }
   return key;
 }
@@ -229,6 +230,14 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
       CUDNN_ASSIGN_OR_RETURN(
           workspace, DeviceTensor::Allocate(ir::DType::kUint8, {static_cast<int64_t>(shape.sdpa->workspace_bytes())},
                                             false, stream_));
+    }
+    if (!shape.tuned) {  // the first run for these dims, never inside a capture
+      CUDNN_ASSIGN_OR_RETURN(std::string tuned,
+                             shape.sdpa->Autotune(cudnn_, stream_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
+      shape.tuned = true;
+      shape.note = absl::StrCat("cuDNN fused attention (one SDPA graph): ", shape.sdpa->engine_description(),
+                                tuned.empty() ? "" : absl::StrCat(" (", tuned, ")"));
+      notes_[index] = shape.note;
     }
     CUDNN_RETURN_IF_NOT_OK(shape.sdpa->Execute(cudnn_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
   } else {

@@ -241,8 +241,8 @@ absl::Status CudaExecutor::RunBinary(const Step& step, std::vector<DeviceTensor>
   // in the layout the plan wants (no conversions).
   CUDNN_ASSIGN_OR_RETURN(HeadsInput a, PointwiseOperand(node.inputs[0], values));
   CUDNN_ASSIGN_OR_RETURN(HeadsInput b, PointwiseOperand(node.inputs[1], values));
-  const auto type = a.tensor.dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16
-                                                          : kernels::cuda::FloatType::kFloat32;
+  const auto type =
+      a.tensor.dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
   std::vector<int64_t> out_dims = a.tensor.dims.size() >= b.tensor.dims.size() ? a.tensor.dims : b.tensor.dims;
   for (size_t i = 0; i < out_dims.size(); ++i) {
     const size_t oa = out_dims.size() - a.tensor.dims.size(), ob = out_dims.size() - b.tensor.dims.size();

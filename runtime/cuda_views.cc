@@ -22,7 +22,6 @@ bool IsViewOp(const Step& step, const ir::Node& node) {
   return std::any_of(std::begin(kOps), std::end(kOps), [&](const char* op) { return node.op_type == op; });
 }
 
-
 int64_t ScalarInt(const ir::Tensor& t) { return t.num_elements() == 1 ? t.GetAsInt64(0) : -1; }
 
 }  // namespace
@@ -217,7 +216,9 @@ absl::StatusOr<bool> CudaExecutor::RunAsView(const Step& step, std::vector<Devic
 
 bool CudaExecutor::SliceView(const ir::Node& node, const std::vector<int64_t>& in_dims,
                              const std::vector<int64_t>& out_dims, StridedView& view) const {
-  auto known = [&](size_t i) { return i < node.inputs.size() && node.inputs[i] != ir::kNoValue ? KnownValue(node.inputs[i]) : nullptr; };
+  auto known = [&](size_t i) {
+    return i < node.inputs.size() && node.inputs[i] != ir::kNoValue ? KnownValue(node.inputs[i]) : nullptr;
+  };
   const ir::Tensor* starts = known(1);
   const ir::Tensor* axes = known(3);
   const ir::Tensor* steps = known(4);

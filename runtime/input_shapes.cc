@@ -61,8 +61,7 @@ absl::Status FixInputShapes(ir::Graph& graph, const InputShapes& shapes) {
       for (ir::ValueId id : graph.inputs()) found = found || graph.value(id).name == name;
       if (!found) unknown.push_back(absl::StrCat("'", name, "'"));
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("fixed shapes name no model input: ", absl::StrJoin(unknown, ", ")));
+    return absl::InvalidArgumentError(absl::StrCat("fixed shapes name no model input: ", absl::StrJoin(unknown, ", ")));
   }
   // Inputs not named share the fixed symbols' values.
   for (ir::ValueId id : graph.inputs()) {

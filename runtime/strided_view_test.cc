@@ -109,8 +109,8 @@ TEST(StridedViewTest, LastAxisSliceThenHeadTransposeIsAView) {
   const int64_t s = 3, b = 2, h = 2, d = 3, e = h * d;
   GraphBuilder g;
   ir::ValueId x = g.Input("x", {s, b, 3 * e});
-  ir::ValueId v_in = g.Op("v", "Slice", {x, g.Constant("st", Ints({2 * e})), g.Constant("en", Ints({3 * e})),
-                                         g.Constant("ax", Ints({2}))});
+  ir::ValueId v_in = g.Op(
+      "v", "Slice", {x, g.Constant("st", Ints({2 * e})), g.Constant("en", Ints({3 * e})), g.Constant("ax", Ints({2}))});
   ir::ValueId r = g.Op("r", "Reshape", {v_in, g.Constant("shape", Ints({s, b * h, d}))});
   ir::ValueId t = g.Op("t", "Transpose", {r}, Attrs({{"perm", std::vector<int64_t>{1, 2, 0}}}));
   g.Output(t);

@@ -1,25 +1,42 @@
 // kernels/cudnn/sdpa.cc: the fused-attention operation graph (see sdpa.h), its plan and execution.
 #include "kernels/cudnn/sdpa.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "kernels/cudnn/engine.h"
 #include "kernels/cudnn/operation_graph.h"
 #include "kernels/cudnn/status.h"
 
 namespace cudnn {
 
+// One finalized engine config of the graph.
+struct SdpaAlternative {
+  BackendDescriptor config, plan;
+  int64_t workspace = 0;  // the engine's own
+  std::string engine;
+};
+
 struct SdpaPlan::State {
   OperationGraph graph;
-  BackendDescriptor device_props, config, plan;
-  int64_t workspace = 0;
-  std::string engine;
+  BackendDescriptor device_props;
+  std::vector<SdpaAlternative> plans;  // finalized configs in heuristics order; plans[active] runs
+  size_t active = 0;
+  std::string form;  // "SDPA_FWD operation" or "composite graph"
   bool has_bias = false;
-  int64_t stats_offset = -1;  // composite graph: where the statistics start in the workspace
-  float scale = 1;            // by value: the variant pack points at it
+  int64_t stats_bytes = 0;  // composite graph: softmax statistics after the engine's workspace
+  float scale = 1;          // by value: the variant pack points at it
+
+  // Where the statistics start in the workspace of plans[i], and its whole workspace.
+  int64_t StatsOffset(size_t i) const {
+    return (plans[i].workspace + kStatsAlignment - 1) / kStatsAlignment * kStatsAlignment;
+  }
+  int64_t Workspace(size_t i) const { return stats_bytes > 0 ? StatsOffset(i) + stats_bytes : plans[i].workspace; }
+  static constexpr int64_t kStatsAlignment = 256;
 };
 
 namespace {
@@ -47,7 +64,6 @@ enum Uid : int64_t {
 // The softmax statistics (max + log of the sum, float [B,H,S,1]) the composite graph writes: cuDNN
 // 9.19 tags the graph as attention only with them (measured: without, "Dropout set of ops not
 // configured correctly"); they live at the end of the workspace.
-constexpr int64_t kStatsAlignment = 256;
 
 constexpr int64_t kMaxHeadSize = 256;
 
@@ -169,9 +185,9 @@ absl::StatusOr<OperationGraph> BuildCompositeGraph(cudnnHandle_t handle, const S
   return out;
 }
 
-// Tries the configs of heuristics mode A, then the fallback list; keeps the first that finalizes.
-// Rejections are appended to `rejections`.
-absl::Status ChooseEngine(SdpaPlan::State& state, std::string& rejections) {
+// Tries the configs of heuristics mode A, then the fallback list; keeps the first `max_plans` that
+// finalize. Rejections are appended to `rejections`.
+absl::Status ChooseEngines(SdpaPlan::State& state, int max_plans, std::string& rejections) {
   for (int rung : {0, 2}) {
     absl::StatusOr<std::vector<BackendDescriptor>> configs =
         QueryHeuristics(state.graph.graph, kHeuristicRungs[rung], state.device_props);
@@ -180,6 +196,7 @@ absl::Status ChooseEngine(SdpaPlan::State& state, std::string& rejections) {
       continue;
     }
     for (BackendDescriptor& config : *configs) {
+      if (static_cast<int>(state.plans.size()) >= max_plans) return absl::OkStatus();
       absl::StatusOr<EngineCandidate> candidate = DescribeConfig(config, rung);
       absl::StatusOr<BackendDescriptor> plan = FinalizePlan(config, state.device_props);
       if (!candidate.ok() || !plan.ok()) {
@@ -187,13 +204,15 @@ absl::Status ChooseEngine(SdpaPlan::State& state, std::string& rejections) {
                         (plan.ok() ? candidate.status() : plan.status()).message(), "\n");
         continue;
       }
-      CUDNN_ASSIGN_OR_RETURN(state.workspace, plan->Get<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
-      state.engine = candidate->ToString();
-      state.plan = *std::move(plan);
-      state.config = std::move(config);
-      return absl::OkStatus();
+      SdpaAlternative alternative;
+      CUDNN_ASSIGN_OR_RETURN(alternative.workspace, plan->Get<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
+      alternative.engine = candidate->ToString();
+      alternative.plan = *std::move(plan);
+      alternative.config = std::move(config);
+      state.plans.push_back(std::move(alternative));
     }
   }
+  if (!state.plans.empty()) return absl::OkStatus();
   if (rejections.empty()) rejections = "heuristics offered none";
   return absl::NotFoundError(rejections);
 }
@@ -223,7 +242,7 @@ SdpaPlan::SdpaPlan(SdpaPlan&&) noexcept = default;
 SdpaPlan& SdpaPlan::operator=(SdpaPlan&&) noexcept = default;
 SdpaPlan::~SdpaPlan() = default;
 
-absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& spec) {
+absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& spec, int max_plans) {
   if (std::string why = SdpaRejection(spec); !why.empty()) return absl::InvalidArgumentError(why);
   auto state = std::make_unique<State>();
   state->has_bias = spec.bias.has_value();
@@ -244,12 +263,9 @@ absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& s
     }
     state->graph = *std::move(graph);
     std::string rejections;
-    if (ChooseEngine(*state, rejections).ok()) {
-      state->engine = absl::StrCat(form, ", ", state->engine);
-      if (!unified) {
-        state->stats_offset = (state->workspace + kStatsAlignment - 1) / kStatsAlignment * kStatsAlignment;
-        state->workspace = state->stats_offset + spec.q.dims[0] * spec.q.dims[1] * spec.q.dims[2] * 4;
-      }
+    if (ChooseEngines(*state, std::max(1, max_plans), rejections).ok()) {
+      state->form = form;
+      if (!unified) state->stats_bytes = spec.q.dims[0] * spec.q.dims[1] * spec.q.dims[2] * 4;
       return SdpaPlan(std::move(state));
     }
     absl::StrAppend(&log, form, ": ", rejections, "; ");
@@ -257,18 +273,18 @@ absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& s
   return absl::NotFoundError(absl::StrCat("no fused-attention engine finalized: ", log));
 }
 
-absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias,
-                               void* o, void* workspace) const {
+absl::Status SdpaPlan::ExecutePlan(cudnnHandle_t handle, size_t i, const void* q, const void* k, const void* v,
+                                   const void* bias, void* o, void* workspace) const {
   std::vector<int64_t> uids = {kQ, kKt, kV, kO, kScale};
   std::vector<void*> ptrs = {const_cast<void*>(q), const_cast<void*>(k), const_cast<void*>(v), o, &state_->scale};
   if (state_->has_bias) {
     uids.push_back(kBias);
     ptrs.push_back(const_cast<void*>(bias));
   }
-  if (state_->stats_offset >= 0) {
+  if (state_->stats_bytes > 0) {
     if (workspace == nullptr) return absl::InvalidArgumentError("the attention plan needs its workspace");
     uids.push_back(kStats);
-    ptrs.push_back(static_cast<char*>(workspace) + state_->stats_offset);
+    ptrs.push_back(static_cast<char*>(workspace) + state_->StatsOffset(i));
   }
   CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
   CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));
@@ -276,11 +292,55 @@ absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* 
   void* ws[] = {workspace};
   CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, ws));
   CUDNN_RETURN_IF_NOT_OK(pack.Finalize());
-  CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, state_->plan.get(), pack.get()));
+  CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, state_->plans[i].plan.get(), pack.get()));
   return absl::OkStatus();
 }
 
-size_t SdpaPlan::workspace_bytes() const { return static_cast<size_t>(state_->workspace); }
-std::string SdpaPlan::engine_description() const { return state_->engine; }
+absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias,
+                               void* o, void* workspace) const {
+  return ExecutePlan(handle, state_->active, q, k, v, bias, o, workspace);
+}
+
+absl::StatusOr<std::string> SdpaPlan::Autotune(cudnnHandle_t handle, cudaStream_t stream, const void* q, const void* k,
+                                               const void* v, const void* bias, void* o, void* workspace) {
+  const size_t count = state_->plans.size();
+  if (count < 2) return std::string();
+  constexpr int kRuns = 5;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
+    if (start != nullptr) cudaEventDestroy(start);
+    return absl::InternalError("cudaEventCreate failed");
+  }
+  std::vector<float> ms(count, -1);
+  for (size_t i = 0; i < count; ++i) {
+    bool ok = ExecutePlan(handle, i, q, k, v, bias, o, workspace).ok();  // warm-up
+    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
+    for (int r = 0; ok && r < kRuns; ++r) ok = ExecutePlan(handle, i, q, k, v, bias, o, workspace).ok();
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
+    if (ok && cudaEventElapsedTime(&ms[i], start, stop) == cudaSuccess) ms[i] /= kRuns;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  size_t best = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (ms[i] >= 0 && (ms[best] < 0 || ms[i] < ms[best])) best = i;
+  }
+  if (ms[best] < 0) return absl::InternalError("no attention plan ran");
+  SdpaAlternative chosen = std::move(state_->plans[best]);
+  state_->plans.clear();
+  state_->plans.push_back(std::move(chosen));
+  state_->active = 0;
+  return absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0]);
+}
+
+size_t SdpaPlan::workspace_bytes() const {
+  int64_t most = 0;
+  for (size_t i = 0; i < state_->plans.size(); ++i) most = std::max(most, state_->Workspace(i));
+  return static_cast<size_t>(most);
+}
+
+std::string SdpaPlan::engine_description() const {
+  return absl::StrCat(state_->form, ", ", state_->plans[state_->active].engine);
+}
 
 }  // namespace cudnn

@@ -13,6 +13,7 @@
 #ifndef ONNXRUN_KERNELS_CUDNN_SDPA_H_
 #define ONNXRUN_KERNELS_CUDNN_SDPA_H_
 
+#include <cuda_runtime_api.h>
 #include <cudnn.h>
 
 #include <array>
@@ -42,9 +43,9 @@ std::string SdpaRejection(const SdpaSpec& spec);
 
 class SdpaPlan {
  public:
-  // Graph, heuristics (mode A, then fallback), the first config whose plan finalizes. NotFound
-  // with the rejection log when none does.
-  static absl::StatusOr<SdpaPlan> Build(cudnnHandle_t handle, const SdpaSpec& spec);
+  // Graph, heuristics (mode A, then fallback), the first `max_plans` configs whose plans finalize
+  // (the first runs until Autotune picks another). NotFound with the rejection log when none does.
+  static absl::StatusOr<SdpaPlan> Build(cudnnHandle_t handle, const SdpaSpec& spec, int max_plans = 1);
   SdpaPlan(SdpaPlan&&) noexcept;
   SdpaPlan& operator=(SdpaPlan&&) noexcept;
   ~SdpaPlan();
@@ -53,6 +54,11 @@ class SdpaPlan {
   // workspace_bytes() (null when 0).
   absl::Status Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias, void* o,
                        void* workspace) const;
+  // Times every finalized plan on these buffers (on `stream`, the handle's) and keeps the fastest;
+  // returns what was measured ("" with one plan). Not during a CUDA-graph capture.
+  absl::StatusOr<std::string> Autotune(cudnnHandle_t handle, cudaStream_t stream, const void* q, const void* k,
+                                       const void* v, const void* bias, void* o, void* workspace);
+  // Enough workspace for any plan kept (after Autotune: the chosen one's).
   size_t workspace_bytes() const;
   std::string engine_description() const;  // "engine 1 (runtime-compiled) knobs {...}, heuristics mode A"
 
@@ -60,6 +66,8 @@ class SdpaPlan {
 
  private:
   explicit SdpaPlan(std::unique_ptr<State> state);
+  absl::Status ExecutePlan(cudnnHandle_t handle, size_t i, const void* q, const void* k, const void* v,
+                           const void* bias, void* o, void* workspace) const;
   std::unique_ptr<State> state_;
 };
 
