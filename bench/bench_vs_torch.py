@@ -110,6 +110,7 @@ def main():
     p.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile (its compile takes minutes)")
     args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
     rows = []
     for name in args.models.split(","):
         path = f"/tmp/bench_{name}.onnx"

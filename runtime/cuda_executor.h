@@ -363,9 +363,10 @@ class CudaExecutor {
   // Per Attention step: the Transpose step, sole reader of its output, whose output it writes
   // directly (the Transpose step then does nothing).
   std::vector<std::optional<size_t>> output_transpose_;
-  std::vector<bool> written_by_attention_;  // per step: such a Transpose
-  std::map<ir::ValueId, ValueView> views_;  // the running run's views (mu_ held)
-  bool views_on_ = false;                   // off while an observer reads every step's output
+  std::vector<bool> written_by_attention_;              // per step: such a Transpose
+  std::map<ir::ValueId, ValueView> views_;              // the running run's views (mu_ held)
+  bool views_on_ = false;                               // off while an observer reads every step's output
+  std::map<ir::ValueId, DeviceTensor> expanded_masks_;  // attention masks expanded for cuDNN, this run
   std::string device_name_;
   std::string gpu_signature_;  // GpuSignature() of this device, for plan-cache keys
   mutable std::mutex mu_;

@@ -221,10 +221,14 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
   if (shape.sdpa) {
     DeviceTensor bias, workspace;
     if (shape.expand_bias) {
-      CUDNN_ASSIGN_OR_RETURN(bias, DeviceTensor::Allocate(in[3].tensor.dtype, shape.bias_dims, false, stream_));
-      const std::vector<int64_t> from(a.mask_strides, a.mask_strides + 4);
-      CUDNN_RETURN_IF_NOT_OK(CopyView(a.mask, shape.bias_dims, from, bias, stream_));
-      a.mask = bias.data();
+      // Every layer of an encoder reads the same mask: it is expanded once per run.
+      DeviceTensor& expanded = expanded_masks_[node.inputs[3]];
+      if (expanded.dims != shape.bias_dims) {
+        CUDNN_ASSIGN_OR_RETURN(expanded, DeviceTensor::Allocate(in[3].tensor.dtype, shape.bias_dims, false, stream_));
+        const std::vector<int64_t> from(a.mask_strides, a.mask_strides + 4);
+        CUDNN_RETURN_IF_NOT_OK(CopyView(a.mask, shape.bias_dims, from, expanded, stream_));
+      }
+      a.mask = expanded.data();
     }
     if (shape.sdpa->workspace_bytes() > 0) {
       CUDNN_ASSIGN_OR_RETURN(

@@ -206,6 +206,8 @@ absl::Status ChooseEngines(SdpaPlan::State& state, int max_plans, std::string& r
       }
       SdpaAlternative alternative;
       CUDNN_ASSIGN_OR_RETURN(alternative.workspace, plan->Get<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
+      // An alternative needing more workspace than the first would raise peak memory to be timed.
+      if (!state.plans.empty() && alternative.workspace > state.plans[0].workspace) continue;
       alternative.engine = candidate->ToString();
       alternative.plan = *std::move(plan);
       alternative.config = std::move(config);
