@@ -351,13 +351,14 @@ class CudaExecutor {
   MeasuredChoices measured_;  // what ChooseGraphOrSplit did
   std::vector<std::string> cache_warnings_;
   cudnnHandle_t cudnn_ = nullptr;
-  std::vector<std::map<std::string, FusedEntry>> fused_;          // per step: input-dims key -> plan
-  std::vector<DeviceTensor> channels_last_constants_;             // KRSC / NHWC copies, by value id
-  std::vector<DeviceTensor> float_constants_;                     // float32 copies, by value id
-  std::vector<std::map<std::string, LegacyEntry>> legacy_;        // per step: input-dims key -> calls
-  std::vector<std::unique_ptr<RecurrentStep>> recurrent_;         // per step: LSTM/GRU/RNN on cuDNN
-  std::vector<std::map<std::string, AttentionShape>> attention_;  // per step: input-dims key -> how
-  std::vector<DeviceTensor> constants_;                           // device copies, indexed by value id
+  std::vector<std::map<std::string, FusedEntry>> fused_;                 // per step: input-dims key -> plan
+  std::vector<DeviceTensor> channels_last_constants_;                    // KRSC / NHWC copies, by value id
+  std::vector<DeviceTensor> float_constants_;                            // float32 copies, by value id
+  std::vector<std::map<std::string, LegacyEntry>> legacy_;               // per step: input-dims key -> calls
+  std::vector<std::unique_ptr<RecurrentStep>> recurrent_;                // per step: LSTM/GRU/RNN on cuDNN
+  std::vector<std::map<std::string, AttentionShape>> attention_;         // per step: input-dims key -> how
+  std::map<std::string, std::shared_ptr<cudnn::SdpaPlan>> shared_sdpa_;  // by spec: one per layer shape
+  std::vector<DeviceTensor> constants_;                                  // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::vector<bool> view_steps_;  // per step: may run as a view (PlanViews)
   // Per Attention step: the Transpose step, sole reader of its output, whose output it writes

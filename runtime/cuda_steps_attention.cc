@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "kernels/cudnn/status.h"
 #include "ops/attention.h"
 #include "runtime/cuda_executor.h"
@@ -89,9 +91,20 @@ absl::StatusOr<AttentionArgs> ArgsFor(const ir::Node& node, const HeadsInput& qi
   return a;
 }
 
-// cuDNN's fused attention for these arguments, or why not.
-absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, ir::DType dtype, const AttentionArgs& a,
-                                                         AttentionShape& shape) {
+std::string SpecKey(const cudnn::SdpaSpec& spec) {
+  std::string key = absl::StrCat(static_cast<int>(spec.type), " ", spec.scale);
+  for (const cudnn::Strided4* t : {&spec.q, &spec.k, &spec.v, &spec.o}) {
+    absl::StrAppend(&key, ";", absl::StrJoin(t->dims, ","), "/", absl::StrJoin(t->strides, ","));
+  }
+  if (spec.bias) absl::StrAppend(&key, ";bias ", absl::StrJoin(spec.bias->dims, ","));
+  return key;
+}
+
+// cuDNN's fused attention for these arguments (shared with the steps of the same spec: the layers
+// of one model build and tune one plan), or why not.
+absl::StatusOr<std::shared_ptr<cudnn::SdpaPlan>> SdpaFor(
+    cudnnHandle_t handle, ir::DType dtype, const AttentionArgs& a, AttentionShape& shape,
+    std::map<std::string, std::shared_ptr<cudnn::SdpaPlan>>& shared) {
   if (dtype != ir::DType::kFloat16) return absl::UnimplementedError("cuDNN fused attention needs fp16 precision");
   if (a.causal) return absl::UnimplementedError("is_causal is not lowered to cuDNN yet");
   if (a.mask_kind == AttentionMask::kBoolean) return absl::UnimplementedError("boolean masks are not lowered to cuDNN");
@@ -114,9 +127,13 @@ absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> SdpaFor(cudnnHandle_t handle, i
     spec.bias = ToStrided(b, h, a.q_seq, a.kv_seq, dense);
   }
   if (std::string why = cudnn::SdpaRejection(spec); !why.empty()) return absl::UnimplementedError(why);
-  // Heuristics order attention engines poorly too: four are timed at the first run (RunAttention).
-  CUDNN_ASSIGN_OR_RETURN(cudnn::SdpaPlan plan, cudnn::SdpaPlan::Build(handle, spec, /*max_plans=*/4));
-  return std::make_unique<cudnn::SdpaPlan>(std::move(plan));
+  std::shared_ptr<cudnn::SdpaPlan>& plan = shared[SpecKey(spec)];
+  if (plan == nullptr) {
+    // Heuristics order attention engines poorly too: four are timed at the first run (RunAttention).
+    CUDNN_ASSIGN_OR_RETURN(cudnn::SdpaPlan built, cudnn::SdpaPlan::Build(handle, spec, /*max_plans=*/4));
+    plan = std::make_shared<cudnn::SdpaPlan>(std::move(built));
+  }
+  return plan;
 }
 
 // Dims, dtypes, strides and (for cuDNN's 16-byte alignment) where views start.
@@ -197,7 +214,8 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
         HeadStrides(shape.y_dims, y_strides, args->q_heads, args->y_strides);
       }
       shape.args = *args;
-      absl::StatusOr<std::unique_ptr<cudnn::SdpaPlan>> sdpa = SdpaFor(cudnn_, in[0].tensor.dtype, *args, shape);
+      absl::StatusOr<std::shared_ptr<cudnn::SdpaPlan>> sdpa =
+          SdpaFor(cudnn_, in[0].tensor.dtype, *args, shape, shared_sdpa_);
       if (sdpa.ok() && !SixteenByteAligned(in)) sdpa = absl::UnimplementedError("a head view not 16-byte aligned");
       if (sdpa.ok()) shape.sdpa = *std::move(sdpa);
       shape.note =

@@ -39,7 +39,7 @@ std::vector<int64_t> OperandStrides(const HeadsInput& operand, const std::vector
 struct AttentionShape {
   absl::Status status;                    // why these dims run on the host
   kernels::cuda::AttentionArgs args;      // dims, strides, mask kind, scale (pointers set per run)
-  std::unique_ptr<cudnn::SdpaPlan> sdpa;  // null: the own kernel
+  std::shared_ptr<cudnn::SdpaPlan> sdpa;  // null: the own kernel; shared by steps of one spec
   bool tuned = false;                     // sdpa's engine configs timed (at the first run)
   bool expand_bias = false;               // the mask is expanded to [B|1, H|1, S, L] for cuDNN
   std::vector<int64_t> bias_dims;         // that expansion's dims

@@ -30,6 +30,7 @@ struct SdpaPlan::State {
   bool has_bias = false;
   int64_t stats_bytes = 0;  // composite graph: softmax statistics after the engine's workspace
   float scale = 1;          // by value: the variant pack points at it
+  std::string tune_note;    // what Autotune measured
 
   // Where the statistics start in the workspace of plans[i], and its whole workspace.
   int64_t StatsOffset(size_t i) const {
@@ -306,7 +307,7 @@ absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* 
 absl::StatusOr<std::string> SdpaPlan::Autotune(cudnnHandle_t handle, cudaStream_t stream, const void* q, const void* k,
                                                const void* v, const void* bias, void* o, void* workspace) {
   const size_t count = state_->plans.size();
-  if (count < 2) return std::string();
+  if (count < 2) return state_->tune_note;  // tuned already (a plan shared by several steps), or one
   constexpr int kRuns = 5;
   cudaEvent_t start = nullptr, stop = nullptr;
   if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
@@ -332,7 +333,9 @@ absl::StatusOr<std::string> SdpaPlan::Autotune(cudnnHandle_t handle, cudaStream_
   state_->plans.clear();
   state_->plans.push_back(std::move(chosen));
   state_->active = 0;
-  return absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0]);
+  state_->tune_note =
+      absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0]);
+  return state_->tune_note;
 }
 
 size_t SdpaPlan::workspace_bytes() const {
