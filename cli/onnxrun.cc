@@ -371,17 +371,11 @@ struct CollectedInputs {
   bool done = false;
 };
 
-// Whether `in` names a tensor input of the model with its rank and known dims.
+// Whether `in` names a tensor input of known rank of the model and passes Run's check of it.
 bool FitsDeclared(const std::vector<runtime::TensorInfo>& infos, const runtime::NamedTensor& in) {
   for (const runtime::TensorInfo& info : infos) {
-    if (info.name != in.name) continue;
-    if (!info.type.is_tensor() || !info.type.shape || info.type.dtype != in.tensor.dtype()) return false;
-    const std::vector<int64_t>& dims = in.tensor.shape();
-    if (info.type.shape->size() != dims.size()) return false;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if ((*info.type.shape)[i].known() && (*info.type.shape)[i].value != dims[i]) return false;
-    }
-    return true;
+    if (info.name == in.name)
+      return info.type.is_tensor() && info.type.shape && runtime::CheckInput(info, in.tensor).ok();
   }
   return false;
 }

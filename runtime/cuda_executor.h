@@ -39,6 +39,7 @@
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
+#include "ops/infer_concrete.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_tensor.h"
@@ -235,6 +236,11 @@ class CudaExecutor {
   absl::Status RunStep(size_t index, std::vector<DeviceTensor>& values);
   absl::Status RunOnHost(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunAlias(const Step& step, std::vector<DeviceTensor>& values);
+  // The node's output types from its inference, its first input having `dtype` and `dims` and the
+  // others known before the run (KnownValue); nullopt when one is computed at run time or
+  // inference fails.
+  std::optional<std::vector<ops::ConcreteOutput>> InferOutputs(const ir::Node& node, ir::DType dtype,
+                                                               const std::vector<int64_t>& dims) const;
   absl::Status RunPointwise(const Step& step, std::vector<DeviceTensor>& values);
   // Concat and constant Pad with the strided-copy kernel, in the output's layout.
   absl::Status RunConcat(const Step& step, std::vector<DeviceTensor>& values);
@@ -272,6 +278,10 @@ class CudaExecutor {
                                 const std::vector<ir::ValueId>& keep = {});
   // Attention's Q, K, V or mask: a head view with a stride per dim read in place, else dense.
   absl::StatusOr<HeadsInput> HeadsOperand(ir::ValueId id, std::vector<DeviceTensor>& values);
+  // A view of `id` read in place when each dim has one stride (with `contiguous_rows`, the last
+  // stride 1); nullopt when `id` is no view, or was one and is now materialised in `values`.
+  absl::StatusOr<std::optional<HeadsInput>> InPlaceView(ir::ValueId id, std::vector<DeviceTensor>& values,
+                                                        bool contiguous_rows);
   // A binary pointwise operand: a view read in place, else the stored tensor (any layout).
   absl::StatusOr<HeadsInput> PointwiseOperand(ir::ValueId id, std::vector<DeviceTensor>& values);
   // The inputs `step` reads in place when they are views: attention's Q, K, V, a binary op's operands.

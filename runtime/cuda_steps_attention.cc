@@ -164,22 +164,9 @@ std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& nod
 }
 
 absl::StatusOr<HeadsInput> CudaExecutor::HeadsOperand(ir::ValueId id, std::vector<DeviceTensor>& values) {
-  auto view = views_.find(id);
-  if (view != views_.end()) {
-    std::optional<std::vector<int64_t>> strides = view->second.view.Strides();
-    if (strides && !strides->empty() && strides->back() == 1) {
-      const DeviceTensor& base = view->second.base;
-      HeadsInput heads;
-      heads.tensor = base;
-      heads.tensor.dims = view->second.view.dims();
-      heads.tensor.buffer = std::shared_ptr<void>(
-          base.buffer, static_cast<char*>(base.data()) + view->second.view.offset() * ElementBytes(base.dtype));
-      heads.strides = *strides;
-      return heads;
-    }
-    CUDNN_ASSIGN_OR_RETURN(values[id], Materialise(view->second));
-    views_.erase(view);
-  }
+  // cuDNN and the own kernel read head elements contiguously.
+  CUDNN_ASSIGN_OR_RETURN(std::optional<HeadsInput> view, InPlaceView(id, values, /*contiguous_rows=*/true));
+  if (view) return *std::move(view);
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor given, Input(id, values));
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor logical, ToLayout(given, false, stream_));
   HeadsInput heads{logical, DenseStrides(logical.dims)};

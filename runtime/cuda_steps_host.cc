@@ -44,6 +44,27 @@ absl::Status CudaExecutor::RunOnHost(const Step& step, std::vector<DeviceTensor>
   return absl::OkStatus();
 }
 
+std::optional<std::vector<ops::ConcreteOutput>> CudaExecutor::InferOutputs(const ir::Node& node, ir::DType dtype,
+                                                                           const std::vector<int64_t>& dims) const {
+  std::vector<ops::ConcreteInput> concrete;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ir::ValueId id = node.inputs[i];
+    const ir::Tensor* known = id == ir::kNoValue ? nullptr : KnownValue(id);
+    if (id == ir::kNoValue) {
+      concrete.push_back(ops::ConcreteInput::Absent());
+    } else if (i == 0) {
+      concrete.push_back(ops::ConcreteInput::Of(dtype, dims, known));
+    } else if (known != nullptr) {
+      concrete.push_back(ops::ConcreteInput::OfTensor(known));
+    } else {
+      return std::nullopt;  // a shape, index or axis computed at run time
+    }
+  }
+  absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
+  if (!types.ok()) return std::nullopt;
+  return *std::move(types);
+}
+
 absl::Status CudaExecutor::RunAlias(const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Graph& g = plan_.graph;
   const ir::Node& node = g.node(step.nodes[0]);
@@ -53,22 +74,8 @@ absl::Status CudaExecutor::RunAlias(const Step& step, std::vector<DeviceTensor>&
   if (in->host_value != nullptr) return RunOnHost(step, values);
   // The output's dims come from the op's inference on the concrete input (shape
   // inputs are constants after folding; otherwise the step runs on the host).
-  std::vector<ops::ConcreteInput> concrete;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::ValueId id = node.inputs[i];
-    const ir::Tensor* constant = id == ir::kNoValue ? nullptr : KnownValue(id);
-    if (id == ir::kNoValue) {
-      concrete.push_back(ops::ConcreteInput::Absent());
-    } else if (i == 0) {
-      concrete.push_back(ops::ConcreteInput::Of(in->dtype, in->dims, constant));
-    } else if (constant != nullptr) {
-      concrete.push_back(ops::ConcreteInput::OfTensor(constant));
-    } else {
-      return RunOnHost(step, values);  // a shape input computed at run time
-    }
-  }
-  absl::StatusOr<std::vector<ops::ConcreteOutput>> out_types = ops::InferConcrete(node, concrete);
-  if (!out_types.ok() || !(*out_types)[0].dims) return RunOnHost(step, values);
+  std::optional<std::vector<ops::ConcreteOutput>> out_types = InferOutputs(node, in->dtype, in->dims);
+  if (!out_types || !(*out_types)[0].dims) return RunOnHost(step, values);
   const std::vector<int64_t> dims = *(*out_types)[0].dims;
   const bool same_dims = dims == in->dims;
   absl::StatusOr<DeviceTensor> src = ToLayout(*in, same_dims && in->nhwc, stream_);

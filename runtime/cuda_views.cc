@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "kernels/cudnn/status.h"
-#include "ops/infer_concrete.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_step_rules.h"
 #include "runtime/device_runner.h"
@@ -23,6 +22,11 @@ bool IsViewOp(const Step& step, const ir::Node& node) {
 }
 
 int64_t ScalarInt(const ir::Tensor& t) { return t.num_elements() == 1 ? t.GetAsInt64(0) : -1; }
+
+// The address of the view's first element in its base's buffer.
+const void* ViewStart(const ValueView& v) {
+  return static_cast<const char*>(v.base.data()) + v.view.offset() * ElementBytes(v.base.dtype);
+}
 
 }  // namespace
 
@@ -97,24 +101,29 @@ std::vector<ir::ValueId> CudaExecutor::ViewReadInputs(const Step& step) const {
   return {};
 }
 
-absl::StatusOr<HeadsInput> CudaExecutor::PointwiseOperand(ir::ValueId id, std::vector<DeviceTensor>& values) {
+absl::StatusOr<std::optional<HeadsInput>> CudaExecutor::InPlaceView(ir::ValueId id, std::vector<DeviceTensor>& values,
+                                                                    bool contiguous_rows) {
   auto view = views_.find(id);
-  if (view == views_.end()) {
-    CUDNN_ASSIGN_OR_RETURN(DeviceTensor t, Input(id, values));
-    return HeadsInput{std::move(t), {}};
+  if (view == views_.end()) return std::nullopt;
+  const ValueView& v = view->second;
+  std::optional<std::vector<int64_t>> strides = v.view.Strides();
+  if (strides && (!contiguous_rows || (!strides->empty() && strides->back() == 1))) {
+    HeadsInput operand{v.base, *strides};
+    operand.tensor.dims = v.view.dims();
+    // Points where the view starts and shares (keeps alive) the base's buffer.
+    operand.tensor.buffer = std::shared_ptr<void>(v.base.buffer, const_cast<void*>(ViewStart(v)));
+    return operand;
   }
-  std::optional<std::vector<int64_t>> strides = view->second.view.Strides();
-  if (!strides) {
-    CUDNN_ASSIGN_OR_RETURN(values[id], Materialise(view->second));
-    views_.erase(view);
-    return HeadsInput{values[id], {}};
-  }
-  const DeviceTensor& base = view->second.base;
-  HeadsInput operand{base, *strides};
-  operand.tensor.dims = view->second.view.dims();
-  operand.tensor.buffer = std::shared_ptr<void>(
-      base.buffer, static_cast<char*>(base.data()) + view->second.view.offset() * ElementBytes(base.dtype));
-  return operand;
+  CUDNN_ASSIGN_OR_RETURN(values[id], Materialise(v));
+  views_.erase(view);
+  return std::nullopt;
+}
+
+absl::StatusOr<HeadsInput> CudaExecutor::PointwiseOperand(ir::ValueId id, std::vector<DeviceTensor>& values) {
+  CUDNN_ASSIGN_OR_RETURN(std::optional<HeadsInput> view, InPlaceView(id, values, /*contiguous_rows=*/false));
+  if (view) return *std::move(view);
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor t, Input(id, values));
+  return HeadsInput{std::move(t), {}};
 }
 
 std::vector<int64_t> OperandStrides(const HeadsInput& operand, const std::vector<int64_t>& out_dims) {
@@ -139,8 +148,7 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Materialise(const ValueView& v) {
   std::vector<int64_t> dims, strides;
   for (const ViewAtom& a : atoms) dims.push_back(a.size), strides.push_back(a.stride);
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(v.base.dtype, v.view.dims(), false, stream_));
-  const auto* src = static_cast<const char*>(v.base.data()) + v.view.offset() * ElementBytes(v.base.dtype);
-  CUDNN_RETURN_IF_NOT_OK(CopyView(src, dims, strides, out, stream_));
+  CUDNN_RETURN_IF_NOT_OK(CopyView(ViewStart(v), dims, strides, out, stream_));
   return out;
 }
 
@@ -159,22 +167,8 @@ absl::StatusOr<bool> CudaExecutor::RunAsView(const Step& step, std::vector<Devic
   const ir::Node& node = plan_.graph.node(step.nodes[0]);
   std::optional<ValueView> in = ViewOf(node.inputs[0], values);
   if (!in) return false;
-  std::vector<ops::ConcreteInput> concrete;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::ValueId id = node.inputs[i];
-    const ir::Tensor* known = id == ir::kNoValue ? nullptr : KnownValue(id);
-    if (id == ir::kNoValue) {
-      concrete.push_back(ops::ConcreteInput::Absent());
-    } else if (i == 0) {
-      concrete.push_back(ops::ConcreteInput::Of(in->base.dtype, in->view.dims(), nullptr));
-    } else if (known != nullptr) {
-      concrete.push_back(ops::ConcreteInput::OfTensor(known));
-    } else {
-      return false;  // an index or shape computed at run time
-    }
-  }
-  absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
-  if (!types.ok()) return false;
+  std::optional<std::vector<ops::ConcreteOutput>> types = InferOutputs(node, in->base.dtype, in->view.dims());
+  if (!types) return false;
   std::vector<ValueView> outs;
   int64_t split_start = 0;
   for (size_t o = 0; o < node.outputs.size(); ++o) {

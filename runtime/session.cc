@@ -122,6 +122,11 @@ absl::Status ApplyInputShapes(ir::Graph& graph, const SessionOptions& options) {
 
 }  // namespace
 
+absl::Status CheckInput(const TensorInfo& info, const ir::Tensor& tensor) {
+  std::map<std::string, int64_t> symbols;
+  return CheckShape(info, tensor, symbols);
+}
+
 const char* DeviceName(Device device) {
   switch (device) {
     case Device::kAuto: return "auto";

@@ -38,6 +38,10 @@ struct TensorInfo {
   ir::TensorType type;  // dims may be symbolic ("N") or unknown
 };
 
+// Whether `tensor` fits the model input `info` as Run checks each input (dtype, kind, rank, known
+// dims); the error says why not.
+absl::Status CheckInput(const TensorInfo& info, const ir::Tensor& tensor);
+
 struct SessionOptions {
   Device device = Device::kAuto;   // kAuto: the GPU when one is usable, else the CPU
   std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)

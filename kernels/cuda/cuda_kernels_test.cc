@@ -49,19 +49,25 @@ std::vector<float> Random(size_t n, uint32_t seed) {
   return v;
 }
 
-TEST_F(CudaKernelsTest, NchwToNhwcTransposeMatchesDefinition) {
-  const int64_t n = 2, c = 5, h = 3, w = 7;
-  std::vector<float> x = Random(n * c * h * w, 1);
-  float* dx = ToDevice(x);
-  float* dy = ToDevice(std::vector<float>(x.size()));
-  CopyShape shape;  // iterate over logical (n, c, h, w); read NCHW, write NHWC
+// A 4-D copy over `dims`, reading through `src` strides and writing through `dst` strides.
+CopyShape Copy4d(const int64_t (&dims)[4], const int64_t (&src)[4], const int64_t (&dst)[4]) {
+  CopyShape shape;
   shape.rank = 4;
-  const int64_t dims[4] = {n, c, h, w}, src[4] = {c * h * w, h * w, w, 1}, dst[4] = {h * w * c, 1, w * c, c};
   for (int d = 0; d < 4; ++d) {
     shape.dims[d] = dims[d];
     shape.src_strides[d] = src[d];
     shape.dst_strides[d] = dst[d];
   }
+  return shape;
+}
+
+TEST_F(CudaKernelsTest, NchwToNhwcTransposeMatchesDefinition) {
+  const int64_t n = 2, c = 5, h = 3, w = 7;
+  std::vector<float> x = Random(n * c * h * w, 1);
+  float* dx = ToDevice(x);
+  float* dy = ToDevice(std::vector<float>(x.size()));
+  // Iterate over logical (n, c, h, w); read NCHW, write NHWC.
+  const CopyShape shape = Copy4d({n, c, h, w}, {c * h * w, h * w, w, 1}, {h * w * c, 1, w * c, c});
   ASSERT_EQ(StridedCopy(dx, dy, shape, 4, nullptr), cudaSuccess);
   std::vector<float> y = ToHost(dy, x.size());
   for (int64_t in = 0; in < n; ++in)
@@ -80,14 +86,8 @@ TEST_F(CudaKernelsTest, HeadSplitTransposeMatchesDefinitionForWideAndNarrowRows)
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(i * 7 + 1);
     uint16_t* dx = ToDevice(x);
     uint16_t* dy = ToDevice(std::vector<uint16_t>(x.size()));
-    CopyShape shape;  // iterate over the output (b, h, s, d); read [B, S, H, D]
-    shape.rank = 4;
-    const int64_t dims[4] = {b, h, s, d}, src[4] = {s * h * d, d, h * d, 1}, dst[4] = {h * s * d, s * d, d, 1};
-    for (int k = 0; k < 4; ++k) {
-      shape.dims[k] = dims[k];
-      shape.src_strides[k] = src[k];
-      shape.dst_strides[k] = dst[k];
-    }
+    // Iterate over the output (b, h, s, d); read [B, S, H, D].
+    const CopyShape shape = Copy4d({b, h, s, d}, {s * h * d, d, h * d, 1}, {h * s * d, s * d, d, 1});
     ASSERT_EQ(StridedCopy(dx, dy, shape, 2, nullptr), cudaSuccess);
     std::vector<uint16_t> y = ToHost(dy, x.size());
     for (int64_t ib = 0; ib < b; ++ib)

@@ -177,4 +177,16 @@ absl::StatusOr<BackendDescriptor> FinalizePlan(const BackendDescriptor& config, 
   return plan;
 }
 
+absl::Status ExecutePlan(cudnnHandle_t handle, const BackendDescriptor& plan, const std::vector<int64_t>& uids,
+                         const std::vector<void*>& ptrs, void* workspace) {
+  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
+  CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));
+  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, ptrs));
+  void* ws[] = {workspace};
+  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, ws));
+  CUDNN_RETURN_IF_NOT_OK(pack.Finalize());
+  CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, plan.get(), pack.get()));
+  return absl::OkStatus();
+}
+
 }  // namespace cudnn

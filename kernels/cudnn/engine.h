@@ -45,6 +45,11 @@ std::string MissingRuntimeLibraries();
 // Finalizes an execution plan for `config`; attaches `device_props` when it is non-empty.
 absl::StatusOr<BackendDescriptor> FinalizePlan(const BackendDescriptor& config, const BackendDescriptor& device_props);
 
+// Runs `plan` on the handle's stream with a variant pack of the tensors `uids` at `ptrs` (device
+// pointers, or host pointers for by-value scalars) and `workspace`.
+absl::Status ExecutePlan(cudnnHandle_t handle, const BackendDescriptor& plan, const std::vector<int64_t>& uids,
+                         const std::vector<void*>& ptrs, void* workspace);
+
 }  // namespace cudnn
 
 #endif  // ONNXRUN_KERNELS_CUDNN_ENGINE_H_

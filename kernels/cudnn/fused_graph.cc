@@ -211,14 +211,7 @@ absl::Status FusedGraphPlan::Execute(cudnnHandle_t handle, const std::map<int64_
     ptrs.push_back(state_->by_value_is_half[i] ? static_cast<void*>(&state_->by_value_half[i])
                                                : static_cast<void*>(&state_->by_value_float[i]));
   }
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
-  CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));
-  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, ptrs));
-  void* ws[] = {workspace};
-  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, ws));
-  CUDNN_RETURN_IF_NOT_OK(pack.Finalize());
-  CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, state_->plan.get(), pack.get()));
-  return absl::OkStatus();
+  return ExecutePlan(handle, state_->plan, uids, ptrs, workspace);
 }
 
 bool FusedGraphPlan::has_plan() const { return state_ && state_->plan.get() != nullptr; }

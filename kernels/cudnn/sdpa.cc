@@ -276,8 +276,8 @@ absl::StatusOr<SdpaPlan> SdpaPlan::Build(cudnnHandle_t handle, const SdpaSpec& s
   return absl::NotFoundError(absl::StrCat("no fused-attention engine finalized: ", log));
 }
 
-absl::Status SdpaPlan::ExecutePlan(cudnnHandle_t handle, size_t i, const void* q, const void* k, const void* v,
-                                   const void* bias, void* o, void* workspace) const {
+absl::Status SdpaPlan::ExecuteAlternative(cudnnHandle_t handle, size_t i, const void* q, const void* k, const void* v,
+                                          const void* bias, void* o, void* workspace) const {
   std::vector<int64_t> uids = {kQ, kKt, kV, kO, kScale};
   std::vector<void*> ptrs = {const_cast<void*>(q), const_cast<void*>(k), const_cast<void*>(v), o, &state_->scale};
   if (state_->has_bias) {
@@ -289,19 +289,12 @@ absl::Status SdpaPlan::ExecutePlan(cudnnHandle_t handle, size_t i, const void* q
     uids.push_back(kStats);
     ptrs.push_back(static_cast<char*>(workspace) + state_->StatsOffset(i));
   }
-  CUDNN_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
-  CUDNN_RETURN_IF_NOT_OK(pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids));
-  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, ptrs));
-  void* ws[] = {workspace};
-  CUDNN_RETURN_IF_NOT_OK(pack.SetPointers(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, ws));
-  CUDNN_RETURN_IF_NOT_OK(pack.Finalize());
-  CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, state_->plans[i].plan.get(), pack.get()));
-  return absl::OkStatus();
+  return cudnn::ExecutePlan(handle, state_->plans[i].plan, uids, ptrs, workspace);
 }
 
 absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias,
                                void* o, void* workspace) const {
-  return ExecutePlan(handle, state_->active, q, k, v, bias, o, workspace);
+  return ExecuteAlternative(handle, state_->active, q, k, v, bias, o, workspace);
 }
 
 absl::StatusOr<std::string> SdpaPlan::Autotune(cudnnHandle_t handle, cudaStream_t stream, const void* q, const void* k,
@@ -316,9 +309,9 @@ absl::StatusOr<std::string> SdpaPlan::Autotune(cudnnHandle_t handle, cudaStream_
   }
   std::vector<float> ms(count, -1);
   for (size_t i = 0; i < count; ++i) {
-    bool ok = ExecutePlan(handle, i, q, k, v, bias, o, workspace).ok();  // warm-up
+    bool ok = ExecuteAlternative(handle, i, q, k, v, bias, o, workspace).ok();  // warm-up
     ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
-    for (int r = 0; ok && r < kRuns; ++r) ok = ExecutePlan(handle, i, q, k, v, bias, o, workspace).ok();
+    for (int r = 0; ok && r < kRuns; ++r) ok = ExecuteAlternative(handle, i, q, k, v, bias, o, workspace).ok();
     ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
     if (ok && cudaEventElapsedTime(&ms[i], start, stop) == cudaSuccess) ms[i] /= kRuns;
   }

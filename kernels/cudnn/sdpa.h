@@ -66,8 +66,8 @@ class SdpaPlan {
 
  private:
   explicit SdpaPlan(std::unique_ptr<State> state);
-  absl::Status ExecutePlan(cudnnHandle_t handle, size_t i, const void* q, const void* k, const void* v,
-                           const void* bias, void* o, void* workspace) const;
+  absl::Status ExecuteAlternative(cudnnHandle_t handle, size_t i, const void* q, const void* k, const void* v,
+                                  const void* bias, void* o, void* workspace) const;
   std::unique_ptr<State> state_;
 };
 
