@@ -48,6 +48,7 @@ struct OutputComparison {
   double max_want = 0;  // max |want| over finite elements (the scale of scaled_atol)
   int64_t worst = -1;   // the element furthest beyond the tolerance (else the largest |got - want|)
   double got = 0, want = 0;
+  double rtol = 0;  // the relative tolerance applied (a bfloat16 output's is at least 2^-6)
   // A string output: the first differing element is `worst`, its strings these (got, want above
   // are unused).
   bool strings = false;

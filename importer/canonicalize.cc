@@ -39,6 +39,7 @@ absl::StatusOr<Tensor> ScalarOfType(ir::DType dtype, double value) {
     case ir::DType::kFloat32: t->data<float>()[0] = static_cast<float>(value); break;
     case ir::DType::kFloat64: t->data<double>()[0] = value; break;
     case ir::DType::kFloat16: t->data<ir::Half>()[0] = ir::Half(value); break;
+    case ir::DType::kBFloat16: t->data<ir::BFloat16>()[0] = ir::BFloat16(value); break;
     default:
       return absl::UnimplementedError(
           absl::StrCat("attribute scalar of dtype ", ir::DTypeName(dtype), " not supported"));

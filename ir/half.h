@@ -1,8 +1,10 @@
-// IEEE fp16 storage type for the CPU path: holds the bits, computes through float.
+// 16-bit float storage types for the CPU path (IEEE fp16 and bfloat16): hold the bits, compute
+// through float.
 #ifndef ONNXRUN_IR_HALF_H_
 #define ONNXRUN_IR_HALF_H_
 
 #include <cstdint>
+#include <type_traits>
 
 namespace ir {
 
@@ -30,6 +32,10 @@ struct BFloat16 {
   operator float() const { return BFloat16BitsToFloat(bits); }
 };
 static_assert(sizeof(BFloat16) == 2);
+
+// The 16-bit float storage types, which compute through float.
+template <typename T>
+inline constexpr bool kIsHalfLike = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 }  // namespace ir
 

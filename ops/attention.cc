@@ -17,7 +17,7 @@ using Types = std::vector<ir::TensorType>;
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
 absl::Status ExpectFloat(const InferContext& ctx, size_t i) {
-  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16});
+  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
 }
 
 // a + b, a * b and a / b of dims, unknown unless both are known.

@@ -29,7 +29,7 @@ absl::Status ExpectPresent(const InferContext& ctx, size_t i) {
 }
 
 absl::Status ExpectFloat(const InferContext& ctx, size_t i) {
-  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16});
+  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
 }
 
 absl::Status ExpectNumeric(const InferContext& ctx, size_t i) {

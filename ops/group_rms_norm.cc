@@ -12,7 +12,7 @@ using ir::DType;
 using Types = std::vector<ir::TensorType>;
 
 absl::Status ExpectFloat(const InferContext& ctx, size_t i) {
-  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16});
+  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
 }
 
 // The element count input i must have, or -1 when unknown.

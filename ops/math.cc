@@ -20,7 +20,7 @@ using InferResult = absl::StatusOr<std::vector<ir::TensorType>>;
 constexpr int kVariadic = std::numeric_limits<int>::max();
 
 absl::Status ExpectFloat(const InferContext& ctx, size_t i) {
-  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16});
+  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
 }
 
 InferResult InferFloatUnary(const InferContext& ctx) {
@@ -32,7 +32,7 @@ InferResult InferFloatUnary(const InferContext& ctx) {
 InferResult InferShrink(const InferContext& ctx) {
   absl::Status s =
       ExpectDType(ctx, 0,
-                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8, DType::kInt16, DType::kInt32,
+                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16, DType::kInt32,
                    DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32, DType::kUint64});
   if (!s.ok()) return s;
   return SameAsInput0(ctx);

@@ -15,7 +15,7 @@ using ir::DType;
 using InferResult = absl::StatusOr<std::vector<ir::TensorType>>;
 
 absl::Status ExpectFloat(const InferContext& ctx, size_t i) {
-  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16});
+  return ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
 }
 
 InferResult InferDet(const InferContext& ctx) {

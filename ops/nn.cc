@@ -19,7 +19,7 @@ using ir::Shape;
 using ir::TensorType;
 using Types = std::vector<TensorType>;
 
-constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kFloat64};
+constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64};
 
 // ---- Shared checks -----------------------------------------------------------------------------
 
@@ -338,7 +338,7 @@ absl::Status ExpectBroadcastsTo(const InferContext& ctx, size_t i, const Shape& 
 absl::StatusOr<DType> StashType(const ir::Attributes& attrs) {
   const int64_t code = attrs.GetInt("stash_type", 1);
   const DType d = static_cast<DType>(code);
-  if (d != DType::kFloat32 && d != DType::kFloat16 && d != DType::kFloat64) {
+  if (d != DType::kFloat32 && d != DType::kFloat16 && d != DType::kBFloat16 && d != DType::kFloat64) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported stash_type ", code));
   }
   return d;

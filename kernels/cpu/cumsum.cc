@@ -16,8 +16,8 @@ template <typename T, typename = void>
 struct AccumulatorOf {
   using type = T;
 };
-template <>
-struct AccumulatorOf<ir::Half> {
+template <typename T>
+struct AccumulatorOf<T, std::enable_if_t<ir::kIsHalfLike<T>>> {
   using type = float;
 };
 template <typename T>

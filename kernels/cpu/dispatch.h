@@ -1,6 +1,6 @@
 // Type dispatch for kernels: call a generic lambda with a value of the C++ element type of a dtype.
 //   return DispatchNumeric(t.dtype(), [&](auto tag) { using T = decltype(tag); ... });
-// ir::Half converts to and from float, so templated float code works on fp16 storage.
+// ir::Half and ir::BFloat16 convert to and from float, so templated float code works on 16-bit storage.
 #ifndef ONNXRUN_KERNELS_CPU_DISPATCH_H_
 #define ONNXRUN_KERNELS_CPU_DISPATCH_H_
 
@@ -13,27 +13,28 @@
 
 namespace kernels::cpu {
 
-// float32, float64, float16.
+// float32, float64, float16, bfloat16.
 template <typename Fn>
 absl::Status DispatchFloat(ir::DType dtype, Fn&& fn) {
   switch (dtype) {
     case ir::DType::kFloat32: return fn(float{});
     case ir::DType::kFloat64: return fn(double{});
     case ir::DType::kFloat16: return fn(ir::Half{});
+    case ir::DType::kBFloat16: return fn(ir::BFloat16{});
     default:
       return absl::UnimplementedError(
           absl::StrCat("dtype ", ir::DTypeName(dtype), " not supported (floating point only)"));
   }
 }
 
-// Every numeric dtype (floating point and integers); bool is handled as uint8_t. bfloat16 is
-// storage only: Cast converts it.
+// Every numeric dtype (floating point and integers); bool is handled as uint8_t.
 template <typename Fn>
 absl::Status DispatchNumeric(ir::DType dtype, Fn&& fn) {
   switch (dtype) {
     case ir::DType::kFloat32: return fn(float{});
     case ir::DType::kFloat64: return fn(double{});
     case ir::DType::kFloat16: return fn(ir::Half{});
+    case ir::DType::kBFloat16: return fn(ir::BFloat16{});
     case ir::DType::kInt8: return fn(int8_t{});
     case ir::DType::kUint8: return fn(uint8_t{});
     case ir::DType::kInt16: return fn(int16_t{});

@@ -57,8 +57,8 @@ absl::StatusOr<const ir::Tensor*> ClipBound(const KernelContext& ctx, size_t i, 
 // The largest (or lowest) value of T: infinities for the floating types.
 template <typename T>
 T Extreme(bool largest) {
-  if constexpr (std::is_same_v<T, ir::Half>) {
-    return ir::Half(largest ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+  if constexpr (ir::kIsHalfLike<T>) {
+    return T(largest ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
   } else if constexpr (std::is_floating_point_v<T>) {
     return largest ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
   } else {

@@ -55,7 +55,7 @@ absl::Status UnaryNumeric(KernelContext& ctx, Fn fn) {
 // -v, wrapping for integers (no signed overflow), exact for float16 (sign bit flip).
 template <typename T>
 T Negate(T v) {
-  if constexpr (std::is_same_v<T, ir::Half>) {
+  if constexpr (ir::kIsHalfLike<T>) {
     v.bits ^= 0x8000;
     return v;
   } else if constexpr (std::is_integral_v<T>) {
@@ -68,7 +68,7 @@ T Negate(T v) {
 
 template <typename T>
 T Absolute(T v) {
-  if constexpr (std::is_same_v<T, ir::Half>) {
+  if constexpr (ir::kIsHalfLike<T>) {
     v.bits &= 0x7fff;
     return v;
   } else if constexpr (std::is_unsigned_v<T>) {

@@ -29,8 +29,7 @@ template <typename T>
 using ComputeType = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 // Value conversion between element types; ir::Half and ir::BFloat16 go through float.
-template <typename T>
-inline constexpr bool kIsHalfLike = std::is_same_v<T, ir::Half> || std::is_same_v<T, ir::BFloat16>;
+using ir::kIsHalfLike;
 
 // Floating point to an integer type: truncates toward zero; NaN gives 0 and values outside the
 // type's range saturate (a plain static_cast would be undefined behaviour there).

@@ -33,6 +33,7 @@ void StoreDouble(ir::Tensor& t, int64_t i, double v) {
     case ir::DType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
     case ir::DType::kFloat64: t.data<double>()[i] = v; break;
     case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(v); break;
+    case ir::DType::kBFloat16: t.data<ir::BFloat16>()[i] = ir::BFloat16(v); break;
     default: break;
   }
 }

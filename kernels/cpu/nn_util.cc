@@ -214,27 +214,48 @@ template void Im2Col<double>(const double*, int64_t, const WindowGeometry&, doub
 template void Col2Im<float>(const float*, int64_t, const WindowGeometry&, float*);
 template void Col2Im<double>(const double*, int64_t, const WindowGeometry&, double*);
 
-bool IsHalf(const KernelContext& ctx) {
-  return ctx.input(0) != nullptr && ctx.input(0)->dtype() == ir::DType::kFloat16;
+namespace {
+
+bool IsHalfLike(const ir::Tensor* t) {
+  return t != nullptr && (t->dtype() == ir::DType::kFloat16 || t->dtype() == ir::DType::kBFloat16);
 }
+
+template <typename T>
+void Widen(const ir::Tensor& from, float* to) {
+  const T* src = from.data<T>();
+  for (int64_t j = 0; j < from.num_elements(); ++j) to[j] = static_cast<float>(src[j]);
+}
+
+template <typename T>
+void Narrow(const ir::Tensor& from, ir::Tensor& to) {
+  const float* src = from.data<float>();
+  T* dst = to.data<T>();
+  for (int64_t j = 0; j < from.num_elements(); ++j) dst[j] = T(src[j]);
+}
+
+}  // namespace
+
+bool IsHalf(const KernelContext& ctx) { return IsHalfLike(ctx.input(0)); }
 
 absl::Status RunAsFloat32(KernelContext& ctx, KernelFn fn) {
   std::vector<ir::Tensor> inputs(ctx.inputs.size()), outputs(ctx.outputs.size());
   KernelContext f32{ctx.node, ctx.inputs, ctx.outputs};
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     const ir::Tensor* t = ctx.inputs[i];
-    if (t == nullptr || t->dtype() != ir::DType::kFloat16) continue;
+    if (!IsHalfLike(t)) continue;
     absl::StatusOr<ir::Tensor> copy = ir::Tensor::Create(ir::DType::kFloat32, t->shape());
     if (!copy.ok()) return copy.status();
-    const ir::Half* src = t->data<ir::Half>();
-    float* dst = copy->data<float>();
-    for (int64_t j = 0; j < t->num_elements(); ++j) dst[j] = static_cast<float>(src[j]);
+    if (t->dtype() == ir::DType::kFloat16) {
+      Widen<ir::Half>(*t, copy->data<float>());
+    } else {
+      Widen<ir::BFloat16>(*t, copy->data<float>());
+    }
     inputs[i] = *std::move(copy);
     f32.inputs[i] = &inputs[i];
   }
   for (size_t i = 0; i < ctx.outputs.size(); ++i) {
     const ir::Tensor* t = ctx.outputs[i];
-    if (t == nullptr || t->dtype() != ir::DType::kFloat16) continue;
+    if (!IsHalfLike(t)) continue;
     absl::StatusOr<ir::Tensor> copy = ir::Tensor::Create(ir::DType::kFloat32, t->shape());
     if (!copy.ok()) return copy.status();
     outputs[i] = *std::move(copy);
@@ -243,9 +264,11 @@ absl::Status RunAsFloat32(KernelContext& ctx, KernelFn fn) {
   if (absl::Status s = fn(f32); !s.ok()) return s;
   for (size_t i = 0; i < ctx.outputs.size(); ++i) {
     if (!outputs[i].valid()) continue;
-    const float* src = outputs[i].data<float>();
-    ir::Half* dst = ctx.outputs[i]->data<ir::Half>();
-    for (int64_t j = 0; j < outputs[i].num_elements(); ++j) dst[j] = ir::Half(src[j]);
+    if (ctx.outputs[i]->dtype() == ir::DType::kFloat16) {
+      Narrow<ir::Half>(outputs[i], *ctx.outputs[i]);
+    } else {
+      Narrow<ir::BFloat16>(outputs[i], *ctx.outputs[i]);
+    }
   }
   return absl::OkStatus();
 }

@@ -95,14 +95,14 @@ void Im2Col(const T* image, int64_t channels, const WindowGeometry& geo, T* col)
 template <typename T>
 void Col2Im(const T* col, int64_t channels, const WindowGeometry& geo, T* image);
 
-// True when input 0 is float16.
+// True when input 0 is float16 or bfloat16.
 bool IsHalf(const KernelContext& ctx);
-// Runs `fn` on float32 copies of every float16 input and output, then converts the outputs back.
+// Runs `fn` on float32 copies of every float16 or bfloat16 input and output, then converts the outputs back.
 absl::Status RunAsFloat32(KernelContext& ctx, KernelFn fn);
 
 // Accumulation type: float for Half, else T itself.
 template <typename T>
-using Acc = std::conditional_t<std::is_same_v<T, ir::Half>, float, T>;
+using Acc = std::conditional_t<ir::kIsHalfLike<T>, float, T>;
 
 // Kernel entry points (one .cc per group).
 absl::Status Conv(KernelContext& ctx);                   // nn_conv.cc

@@ -32,7 +32,7 @@ absl::Status DispatchQuantized(ir::DType dtype, Fn&& fn) {
 
 // Arithmetic type of x / scale: float for float and float16 data, double otherwise.
 template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, ir::Half>, float, double>;
+using Compute = std::conditional_t<std::is_same_v<T, float> || ir::kIsHalfLike<T>, float, double>;
 
 struct ScaleAndZero {
   Param scale, zero;

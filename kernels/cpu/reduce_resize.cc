@@ -33,7 +33,7 @@ template <typename T>
 auto Widen(T v) {
   if constexpr (std::is_integral_v<T>) {
     return static_cast<int64_t>(v);
-  } else if constexpr (std::is_same_v<T, ir::Half>) {
+  } else if constexpr (ir::kIsHalfLike<T>) {
     return static_cast<double>(static_cast<float>(v));
   } else {
     return static_cast<double>(v);

@@ -254,7 +254,7 @@ absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const Resiz
 
 template <typename T>
 double ToDouble(T v) {
-  if constexpr (std::is_same_v<T, ir::Half>) {
+  if constexpr (ir::kIsHalfLike<T>) {
     return static_cast<float>(v);
   } else {
     return static_cast<double>(v);

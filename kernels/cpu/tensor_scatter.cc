@@ -45,8 +45,8 @@ absl::StatusOr<std::vector<int64_t>> IndexValues(const ir::Tensor& t) {
 // computes in float; bool results stay 0/1.
 template <typename T>
 T Reduce(T into, T update, ScatterReduction r) {
-  if constexpr (std::is_same_v<T, ir::Half>) {
-    return ir::Half(Reduce(static_cast<float>(into), static_cast<float>(update), r));
+  if constexpr (ir::kIsHalfLike<T>) {
+    return T(Reduce(static_cast<float>(into), static_cast<float>(update), r));
   } else {
     switch (r) {
       case ScatterReduction::kNone: return update;

@@ -17,7 +17,7 @@ namespace kernels::cpu {
 // a < b, where NaN compares above every number and equal to NaN (a strict weak order).
 template <typename T>
 bool OrderLess(T a, T b) {
-  if constexpr (std::is_same_v<T, ir::Half>) {
+  if constexpr (ir::kIsHalfLike<T>) {
     return OrderLess(static_cast<float>(a), static_cast<float>(b));
   } else {
     if constexpr (std::is_floating_point_v<T>) {
