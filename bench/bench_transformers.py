@@ -6,13 +6,13 @@
 For each model it
   1. exports ONNX (opset 17, torch.onnx.export with dynamo=False: the attention is written out as
      MatMul / Mul / Softmax / MatMul, the pattern the partitioner fuses);
-  2. checks outputs: onnxrun fp16 on the GPU against torch fp32 (relative to max|torch|), and counts
+  2. checks outputs: onnxrun fp16 (or bf16: --precision) on the GPU against torch fp32 (relative to max|torch|), and counts
      the attention steps that run as one cuDNN SDPA graph (`onnxrun --explain` notes);
   3. times, per batch: torch + CUDA graph, torch.compile(mode="reduce-overhead") (fp16, CUDA-event
-     medians, inputs on the device; torch's model uses scaled_dot_product_attention, its fastest
+     medians, inputs on the device; torch in the same 16-bit dtype; torch's model uses scaled_dot_product_attention, its fastest
      path) and `onnxrun --benchmark N` (GPU compute p50), with peak device memory.
 Run from the repo root with a bundle in .gpu/:  python3 bench/bench_transformers.py [--models vit_b_16,bert]
-[--batches 1,32] [--runs 50] [--no-compile]"""
+[--batches 1,32] [--runs 50] [--no-compile] [--precision fp16|bf16]"""
 import argparse
 import inspect
 import os
@@ -88,8 +88,8 @@ def export(name, model, inputs, names, axes, path):
                       dynamic_axes=axes, **kwargs)
 
 
-def check(name, model, inputs, names, path, out_dir):
-    """onnxrun fp16 on the GPU vs torch fp32; the number of attention steps on cuDNN SDPA."""
+def check(name, model, inputs, names, path, out_dir, precision):
+    """onnxrun fp16/bf16 on the GPU vs torch fp32; the number of attention steps on cuDNN SDPA."""
     torch.manual_seed(1)
     x = inputs(2)
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -99,7 +99,7 @@ def check(name, model, inputs, names, path, out_dir):
     for n, t in zip(names, x):
         np.save(f"{out_dir}/{name}_{n}.npy", t.numpy())
         args += ["--input", f"{n}={out_dir}/{name}_{n}.npy"]
-    res = subprocess.run([".gpu/run", "bin/onnxrun", "--device", "cuda", "--precision", "fp16", "--quiet", *args,
+    res = subprocess.run([".gpu/run", "bin/onnxrun", "--device", "cuda", "--precision", precision, "--quiet", *args,
                           "--output-dir", f"{out_dir}/{name}_out", path], capture_output=True, text=True)
     if res.returncode != 0:
         return f"run failed: {(res.stdout + res.stderr).strip().splitlines()[-1:]}", "-"
@@ -107,7 +107,7 @@ def check(name, model, inputs, names, path, out_dir):
     from onnx import numpy_helper
     got = numpy_helper.to_array(onnx.load_tensor(f"{out_dir}/{name}_out/output_0.pb"))
     err = float(np.abs(got - want).max() / np.abs(want).max())
-    explain = subprocess.run([".gpu/run", "bin/onnxrun", "--device", "cuda", "--precision", "fp16", "--quiet",
+    explain = subprocess.run([".gpu/run", "bin/onnxrun", "--device", "cuda", "--precision", precision, "--quiet",
                               *DIMS[name], "--explain", path], capture_output=True, text=True).stdout
     fused = re.search(r"attention patterns fused: (\d+)", explain)
     sdpa = explain.count("cuDNN fused attention (one SDPA graph)")
@@ -116,10 +116,10 @@ def check(name, model, inputs, names, path, out_dir):
     return f"{err:.2e}", f"{sdpa} of {fused.group(1) if fused else '?'}"
 
 
-def time_torch(model, inputs, batch, runs, compile_too):
+def time_torch(model, inputs, batch, runs, compile_too, dtype):
     torch.backends.cuda.matmul.allow_tf32 = False
-    m = model.to("cuda", torch.float16)
-    x = inputs(batch, "cuda", torch.float16)
+    m = model.to("cuda", dtype)
+    x = inputs(batch, "cuda", dtype)
     torch.cuda.reset_peak_memory_stats()
     with torch.inference_mode():
         graphed = time_cuda_graph(lambda: m(*x), runs)
@@ -135,6 +135,7 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--precision", default="fp16", choices=["fp16", "bf16"], help="torch's dtype and onnxrun's precision")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
@@ -142,25 +143,26 @@ def main():
         model, inputs, names, axes = make(name)
         path = f"/tmp/bench_{name}.onnx"
         export(name, model, inputs, names, axes, path)
-        err, sdpa = check(name, model, inputs, names, path, args.out)
-        print(f"{name}: fp16 GPU vs torch fp32 max err {err} of max|torch|; attention on cuDNN SDPA: {sdpa}",
+        err, sdpa = check(name, model, inputs, names, path, args.out, args.precision)
+        print(f"{name}: {args.precision} GPU vs torch fp32 max err {err} of max|torch|; attention on cuDNN SDPA: {sdpa}",
               flush=True)
         for batch in [int(b) for b in args.batches.split(",")]:
-            graphed, tpeak, compiled, cpeak = time_torch(model, inputs, batch, args.runs, not args.no_compile)
-            ours, host, opeak, wall, e = time_onnxrun(path, batch, "fp16", args.runs, DIMS[name])
+            dtype = torch.bfloat16 if args.precision == "bf16" else torch.float16
+            graphed, tpeak, compiled, cpeak = time_torch(model, inputs, batch, args.runs, not args.no_compile, dtype)
+            ours, host, opeak, wall, e = time_onnxrun(path, batch, args.precision, args.runs, DIMS[name])
             model.to("cpu", torch.float32)
             rows.append((name, batch, graphed, compiled, ours, tpeak, cpeak, opeak, err, sdpa))
             print(f"{name} b{batch}: torch+graph {graphed:.3f} ms, compile {compiled} ms, onnxrun {ours} ms {e}",
                   flush=True)
     fmt = lambda v, spec=".3f": "-" if v is None else format(v, spec)
     lines = ["| model | batch | torch+graph ms | torch.compile ms | onnxrun gpu ms | vs compile | peak MiB graph "
-             "| peak MiB compile | peak MiB onnxrun | fp16 err vs torch fp32 | attention on SDPA |", "|" + "---|" * 11]
+             f"| peak MiB compile | peak MiB onnxrun | {args.precision} err vs torch fp32 | attention on SDPA |", "|" + "---|" * 11]
     for name, batch, graphed, compiled, ours, tpeak, cpeak, opeak, err, sdpa in rows:
         ratio = f"{compiled / ours:.2f}x" if ours and compiled else "-"
         lines.append(f"| {name} | {batch} | {graphed:.3f} | {fmt(compiled)} | {fmt(ours)} | {ratio} | {tpeak:.0f} "
                      f"| {fmt(cpeak, '.0f')} | {fmt(opeak, '.0f')} | {err} | {sdpa} |")
     table = "\n".join(lines)
-    with open(os.path.join(args.out, "bench_transformers.md"), "w") as f:
+    with open(os.path.join(args.out, f"bench_transformers_{args.precision}.md"), "w") as f:
         f.write(table + "\n")
     print(table)
 

@@ -48,6 +48,7 @@ Error Compare(const ir::Tensor& got, const ir::Tensor& want) {
 
 double ToleranceFor(const std::string& precision) {
   if (precision == "fp16") return 1e-2;
+  if (precision == "bf16") return 8e-2;  // fp16's x 8, the ratio of their unit roundoffs
   if (precision == "tf32") return 1e-3;
   return 1e-4;
 }

@@ -39,6 +39,7 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
       case ir::DType::kFloat32: t->data<float>()[i] = static_cast<float>(real(rng)); break;
       case ir::DType::kFloat64: t->data<double>()[i] = real(rng); break;
       case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(static_cast<float>(real(rng))); break;
+      case ir::DType::kBFloat16: t->data<ir::BFloat16>()[i] = ir::BFloat16(static_cast<float>(real(rng))); break;
       case ir::DType::kInt64: t->data<int64_t>()[i] = small(rng); break;
       case ir::DType::kInt32: t->data<int32_t>()[i] = small(rng); break;
       case ir::DType::kBool: t->data<uint8_t>()[i] = small(rng) & 1; break;

@@ -66,12 +66,12 @@ std::vector<Flag> TestFlags(TestOptions& o) {
       {{"--precisions"},
        FlagArity::kValue,
        "LIST",
-       "comma-separated precisions to run each model at: fp32, tf32, fp16\n(default fp32)",
+       "comma-separated precisions to run each model at: fp32, tf32, fp16, bf16\n(default fp32)",
        [&o](const std::string& v) {
          std::vector<std::string> list = absl::StrSplit(v, ',', absl::SkipEmpty());
          for (const std::string& p : list) {
-           if (p != "fp32" && p != "tf32" && p != "fp16") {
-             return absl::InvalidArgumentError(absl::StrCat("--precisions takes fp32, tf32 and fp16, not '", p, "'"));
+           if (p != "fp32" && p != "tf32" && p != "fp16" && p != "bf16") {
+             return absl::InvalidArgumentError(absl::StrCat("--precisions takes fp32, tf32, fp16 and bf16, not '", p, "'"));
            }
          }
          if (list.empty()) return absl::InvalidArgumentError("--precisions needs at least one precision");

@@ -164,7 +164,7 @@ class Matcher {
   bool ShapesFit(const Match& m) const {
     const ir::TensorType &q = g_.value(m.q).type, &kt = g_.value(m.kt).type, &v = g_.value(m.v).type;
     const ir::DType dtype = q.dtype;
-    if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat16) return false;
+    if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat16 && dtype != ir::DType::kBFloat16) return false;
     if (kt.dtype != dtype || v.dtype != dtype || !q.shape || !kt.shape || !v.shape) return false;
     const int64_t rank = q.rank();
     if ((rank != 3 && rank != 4) || kt.rank() != rank || v.rank() != rank) return false;

@@ -33,7 +33,7 @@ std::string AlignmentRejection(const FusionRules& rules, std::string_view what, 
 
 bool IsFloat(const ir::Graph& graph, ir::ValueId id) {
   const ir::DType d = graph.value(id).type.dtype;
-  return d == ir::DType::kFloat32 || d == ir::DType::kFloat16;
+  return d == ir::DType::kFloat32 || d == ir::DType::kFloat16 || d == ir::DType::kBFloat16;
 }
 
 std::string ConvRejection(const FusionRules& rules, const ir::Graph& graph, const ir::Node& node) {

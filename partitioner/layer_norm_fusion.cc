@@ -140,14 +140,16 @@ std::optional<ir::Node> MakeLayerNorm(ir::Graph& graph, const Match& m) {
       if (!(*t.shape)[i].known()) return std::nullopt;
       dims.push_back((*t.shape)[i].value);
     }
-    if (t.dtype != ir::DType::kFloat32 && t.dtype != ir::DType::kFloat16) return std::nullopt;
+    if (t.dtype != ir::DType::kFloat32 && t.dtype != ir::DType::kFloat16 && t.dtype != ir::DType::kBFloat16) {
+      return std::nullopt;
+    }
     absl::StatusOr<ir::Tensor> ones = ir::Tensor::Create(t.dtype, dims);
     if (!ones.ok()) return std::nullopt;
     for (int64_t i = 0; i < ones->num_elements(); ++i) {
-      if (t.dtype == ir::DType::kFloat16) {
-        ones->data<ir::Half>()[i] = ir::Half(1.0f);
-      } else {
+      if (t.dtype == ir::DType::kFloat32) {
         ones->data<float>()[i] = 1.0f;
+      } else {  // 1.0 in fp16 or bf16
+        ones->data<uint16_t>()[i] = t.dtype == ir::DType::kFloat16 ? ir::FloatToHalfBits(1.0f) : ir::FloatToBFloat16Bits(1.0f);
       }
     }
     scale = graph.AddConstant(last.name + "/layer_norm_scale", *std::move(ones));

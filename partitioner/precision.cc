@@ -1,4 +1,4 @@
-// Precision: fp16 conversion of constants, Casts and the graph's float32 interface.
+// Precision: fp16 / bf16 conversion of constants, Casts and the graph's float32 interface.
 #include "partitioner/precision.h"
 
 #include <algorithm>
@@ -17,20 +17,25 @@ namespace partitioner {
 namespace {
 
 constexpr int64_t kOnnxFloat = static_cast<int64_t>(ir::DType::kFloat32);
-constexpr int64_t kOnnxFloat16 = static_cast<int64_t>(ir::DType::kFloat16);
 
 // Inputs that ONNX types as float32 whatever the data's type.
 bool IsFloat32Slot(const ir::Node& node, size_t i) { return node.op_type == "Resize" && (i == 1 || i == 2); }
 
 bool IsFloat32(const ir::Value& value) { return value.type.dtype == ir::DType::kFloat32; }
 
+int64_t OnnxType(ir::DType dtype) { return static_cast<int64_t>(dtype); }
+
+// "__fp16" / "__bf16": the suffix of names this pass makes for values of the 16-bit type.
+std::string Suffix(ir::DType half) { return half == ir::DType::kBFloat16 ? "__bf16" : "__fp16"; }
+
 // Large weights are converted on several threads (start-up time: ResNet-50 has 25M weights).
-ir::Tensor ToHalf(const ir::Tensor& t) {
-  ir::Tensor half = *ir::Tensor::Create(ir::DType::kFloat16, t.shape());
+ir::Tensor ToHalf(const ir::Tensor& t, ir::DType half_dtype) {
+  ir::Tensor half = *ir::Tensor::Create(half_dtype, t.shape());
   const float* src = t.data<float>();
-  ir::Half* dst = half.data<ir::Half>();
+  uint16_t* dst = half.data<uint16_t>();
+  const bool bf16 = half_dtype == ir::DType::kBFloat16;
   auto convert = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) dst[i] = ir::Half(src[i]);
+    for (int64_t i = begin; i < end; ++i) dst[i] = bf16 ? ir::FloatToBFloat16Bits(src[i]) : ir::FloatToHalfBits(src[i]);
   };
   const int64_t n = t.num_elements();
   const int64_t threads = n < (int64_t{1} << 20) ? 1 : std::min<int64_t>(8, std::thread::hardware_concurrency());
@@ -53,29 +58,29 @@ ir::Node MakeCast(const std::string& name, int opset, ir::ValueId in, ir::ValueI
 }
 
 // Ops whose output dtype an attribute names (Cast's `to`, EyeLike's `dtype`, ConstantOfShape's
-// `value`): float32 there becomes float16, as every other computed float32 value does. Returns
-// true when the node changed.
-bool RetypeFloat32Attribute(ir::Node& node) {
+// `value`): float32 there becomes the 16-bit type, as every other computed float32 value does.
+// Returns true when the node changed.
+bool RetypeFloat32Attribute(ir::Node& node, ir::DType half) {
   if (node.op_type == "Cast" && node.attrs.GetInt("to", 0) == kOnnxFloat) {
-    node.attrs.Set("to", kOnnxFloat16);
+    node.attrs.Set("to", OnnxType(half));
     return true;
   }
   if (node.op_type == "EyeLike" && node.attrs.GetInt("dtype", 0) == kOnnxFloat) {
-    node.attrs.Set("dtype", kOnnxFloat16);
+    node.attrs.Set("dtype", OnnxType(half));
     return true;
   }
   const ir::Tensor* value = node.op_type == "ConstantOfShape" ? node.attrs.GetTensor("value") : nullptr;
   if (value != nullptr && value->dtype() == ir::DType::kFloat32) {
-    node.attrs.Set("value", ToHalf(*value));
+    node.attrs.Set("value", ToHalf(*value, half));
     return true;
   }
   return false;
 }
 
-// Every float32 constant read by a float16-capable input becomes float16: in place when nothing
-// needs it as float32 (a float32-only input, the graph interface), else through a float16 copy.
+// Every float32 constant read by a 16-bit-capable input becomes the 16-bit type: in place when
+// nothing needs it as float32 (a float32-only input, the graph interface), else through a copy.
 // Returns true when any constant was converted.
-bool ConvertConstants(ir::Graph& graph) {
+bool ConvertConstants(ir::Graph& graph, ir::DType half_dtype) {
   bool changed = false;
   std::vector<bool> pinned(graph.values().size(), false);
   for (ir::ValueId id : graph.outputs()) pinned[id] = true;
@@ -90,8 +95,8 @@ bool ConvertConstants(ir::Graph& graph) {
   for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(num_values); ++id) {
     ir::Value& value = graph.value(id);
     if (!value.constant || !IsFloat32(value) || pinned[id]) continue;
-    value.constant = ToHalf(*value.constant);
-    value.type.dtype = ir::DType::kFloat16;
+    value.constant = ToHalf(*value.constant, half_dtype);
+    value.type.dtype = half_dtype;
     changed = true;
   }
   for (ir::Node& node : graph.mutable_nodes()) {
@@ -101,8 +106,8 @@ bool ConvertConstants(ir::Graph& graph) {
       if (!graph.value(in).constant || !IsFloat32(graph.value(in))) continue;
       auto [it, inserted] = copies.try_emplace(in, ir::kNoValue);
       if (inserted) {
-        const ir::Tensor half = ToHalf(*graph.value(in).constant);
-        it->second = graph.AddConstant(absl::StrCat(graph.value(in).name, "__fp16"), half);
+        const ir::Tensor half = ToHalf(*graph.value(in).constant, half_dtype);
+        it->second = graph.AddConstant(absl::StrCat(graph.value(in).name, Suffix(half_dtype)), half);
       }
       node.inputs[i] = it->second;
       changed = true;
@@ -130,7 +135,7 @@ void Redirect(std::vector<ir::Node>& nodes, ir::ValueId from, ir::ValueId to) {
   }
 }
 
-// A value like `like` (same shape), float16 or float32.
+// A value like `like` (same shape), of `dtype`.
 ir::ValueId AddLike(ir::Graph& graph, ir::ValueId like, const std::string& suffix, ir::DType dtype) {
   ir::TensorType type = graph.value(like).type;
   type.dtype = dtype;
@@ -138,10 +143,10 @@ ir::ValueId AddLike(ir::Graph& graph, ir::ValueId like, const std::string& suffi
 }
 
 // Returns true when the graph changed.
-absl::StatusOr<bool> ConvertToFp16(ir::Graph& graph) {
+absl::StatusOr<bool> ConvertToHalf(ir::Graph& graph, ir::DType half_dtype) {
   bool changed = false;
   const int opset = graph.nodes().empty() ? 0 : graph.nodes()[0].opset;
-  // Float32 node outputs before the conversion: these become float16.
+  // Float32 node outputs before the conversion: these become the 16-bit type.
   std::vector<bool> computed_f32(graph.values().size(), false);
   for (const ir::Node& node : graph.nodes()) {
     for (ir::ValueId out : node.outputs) {
@@ -149,17 +154,18 @@ absl::StatusOr<bool> ConvertToFp16(ir::Graph& graph) {
     }
   }
   for (ir::Node& node : graph.mutable_nodes()) {
-    if (RetypeFloat32Attribute(node)) changed = true;
+    if (RetypeFloat32Attribute(node, half_dtype)) changed = true;
   }
-  if (ConvertConstants(graph)) changed = true;
+  if (ConvertConstants(graph, half_dtype)) changed = true;
 
   std::vector<ir::Node> body = graph.nodes();
   std::vector<ir::Node> nodes;
   for (ir::ValueId in : graph.inputs()) {
     if (!IsFloat32(graph.value(in)) || graph.value(in).constant) continue;
     if (!ReadAsData(body, in)) continue;
-    const ir::ValueId half = AddLike(graph, in, "__fp16", ir::DType::kFloat16);
-    nodes.push_back(MakeCast(absl::StrCat(graph.value(in).name, "__to_fp16"), opset, in, half, kOnnxFloat16));
+    const ir::ValueId half = AddLike(graph, in, Suffix(half_dtype), half_dtype);
+    nodes.push_back(
+        MakeCast(absl::StrCat(graph.value(in).name, "__to", Suffix(half_dtype).substr(1)), opset, in, half, OnnxType(half_dtype)));
     Redirect(body, in, half);
     changed = true;
   }
@@ -179,7 +185,7 @@ absl::StatusOr<bool> ConvertToFp16(ir::Graph& graph) {
   for (ir::ValueId out : std::vector<ir::ValueId>(graph.outputs())) {
     if (!computed_f32[out] || done[out]) continue;
     done[out] = true;
-    const ir::ValueId half = AddLike(graph, out, "__fp16", ir::DType::kFloat16);
+    const ir::ValueId half = AddLike(graph, out, Suffix(half_dtype), half_dtype);
     for (ir::Node& node : nodes) {
       for (ir::ValueId& o : node.outputs) {
         if (o == out) o = half;
@@ -203,8 +209,9 @@ absl::StatusOr<PrecisionMode> ParsePrecisionMode(std::string_view name) {
   if (name == "fp32") return PrecisionMode::kFp32;
   if (name == "tf32") return PrecisionMode::kTf32;
   if (name == "fp16") return PrecisionMode::kFp16;
+  if (name == "bf16") return PrecisionMode::kBf16;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown precision '", std::string(name), "' (expected fp32, tf32 or fp16)"));
+      absl::StrCat("unknown precision '", std::string(name), "' (expected fp32, tf32, fp16 or bf16)"));
 }
 
 absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
@@ -214,7 +221,7 @@ absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
 }
 
 absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
-  if (mode_ != PrecisionMode::kFp16) return false;
+  if (mode_ != PrecisionMode::kFp16 && mode_ != PrecisionMode::kBf16) return false;
   // Control-flow bodies are typed float32 and run on the host, and sequence, optional and string
   // values live on the host: such a graph stays float32.
   for (const ir::Node& node : graph.nodes()) {
@@ -229,7 +236,7 @@ absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
       return false;
     }
   }
-  return ConvertToFp16(graph);
+  return ConvertToHalf(graph, mode_ == PrecisionMode::kBf16 ? ir::DType::kBFloat16 : ir::DType::kFloat16);
 }
 
 }  // namespace partitioner

@@ -1,4 +1,4 @@
-// Precision: the graph-level part of the precision choice (fp32 | tf32 | fp16).
+// Precision: the graph-level part of the precision choice (fp32 | tf32 | fp16 | bf16).
 //   fp32, tf32: the graph is unchanged (tf32 is a setting of the executor's conv/matmul math).
 //   fp16: every float32 constant becomes float16, except where ONNX requires float32 (Resize's
 //         roi and scales); every Cast(to=FLOAT) becomes Cast(to=FLOAT16); each float32 graph input
@@ -6,6 +6,7 @@
 //         written through a Cast back to float32, so the graph's interface stays float32; a
 //         float32-only input fed by a (now float16) node output gets a Cast to float32. Types are
 //         then re-inferred, so every float32 activation becomes float16.
+//   bf16: the same with bfloat16 (float32's range, 8 significant bits) in place of float16.
 #ifndef ONNXRUN_PARTITIONER_PRECISION_H_
 #define ONNXRUN_PARTITIONER_PRECISION_H_
 
@@ -18,22 +19,22 @@
 
 namespace partitioner {
 
-enum class PrecisionMode { kFp32, kTf32, kFp16 };
+enum class PrecisionMode { kFp32, kTf32, kFp16, kBf16 };
 
-// "fp32" | "tf32" | "fp16"; anything else is InvalidArgument.
+// "fp32" | "tf32" | "fp16" | "bf16"; anything else is InvalidArgument.
 absl::StatusOr<PrecisionMode> ParsePrecisionMode(std::string_view name);
 
 class Precision : public Pass {
  public:
   explicit Precision(PrecisionMode mode) : mode_(mode) {}
-  // Same, from the precision's name ("fp32" | "tf32" | "fp16").
+  // Same, from the precision's name ("fp32" | "tf32" | "fp16" | "bf16").
   static absl::StatusOr<Precision> Create(std::string_view precision);
 
   std::string_view name() const override { return "precision"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
 
   PrecisionMode mode() const { return mode_; }
-  // Why an fp16 request left the graph in float32 ("" when it did not).
+  // Why an fp16 / bf16 request left the graph in float32 ("" when it did not).
   const std::string& kept_fp32_reason() const { return kept_fp32_reason_; }
 
  private:

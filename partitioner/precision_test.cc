@@ -1,6 +1,6 @@
-// Precision: fp32/tf32 leave the graph alone; fp16 converts constants and Casts, wraps the float32
-// interface in Casts, keeps Resize's scales float32, and computes the same outputs within fp16
-// tolerance; graphs without float32 are unchanged.
+// Precision: fp32/tf32 leave the graph alone; fp16 (and bf16) converts constants and Casts, wraps
+// the float32 interface in Casts, keeps Resize's scales float32, and computes the same outputs
+// within fp16 (bf16) tolerance; graphs without float32 are unchanged.
 #include "partitioner/precision.h"
 
 #include "gmock/gmock.h"
@@ -18,6 +18,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr testing_util::Tolerance kFp16{1e-2, 1e-2};
+constexpr testing_util::Tolerance kBf16{8e-2, 8e-2};
 
 // x[1,3,6,6] -> Conv(w, b) -> Add(k) -> Relu -> y.
 ir::Graph ConvGraph() {
@@ -31,13 +32,14 @@ ir::Graph ConvGraph() {
   return b.Build().value();
 }
 
-bool ConvertAndCompare(ir::Graph& graph) {
+bool ConvertAndCompare(ir::Graph& graph, PrecisionMode mode = PrecisionMode::kFp16) {
   const ir::Graph before = graph;
-  Precision pass(PrecisionMode::kFp16);
+  Precision pass(mode);
   absl::StatusOr<bool> changed = pass.Run(graph);
   EXPECT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(graph.Validate().ok());
-  EXPECT_EQ(test::CompareGraphs(graph, before, test::RandomInputs(graph), kFp16), "");
+  EXPECT_EQ(test::CompareGraphs(graph, before, test::RandomInputs(graph), mode == PrecisionMode::kBf16 ? kBf16 : kFp16),
+            "");
   return changed.value_or(false);
 }
 
@@ -52,10 +54,11 @@ TEST(PrecisionTest, Fp32AndTf32LeaveTheGraphAlone) {
 }
 
 TEST(PrecisionTest, UnknownPrecisionIsAnError) {
-  absl::StatusOr<Precision> pass = Precision::Create("bf16");
+  absl::StatusOr<Precision> pass = Precision::Create("fp8");
   ASSERT_FALSE(pass.ok());
-  EXPECT_THAT(pass.status().message(), HasSubstr("unknown precision 'bf16'"));
+  EXPECT_THAT(pass.status().message(), HasSubstr("unknown precision 'fp8' (expected fp32, tf32, fp16 or bf16)"));
   EXPECT_EQ(Precision::Create("fp16")->mode(), PrecisionMode::kFp16);
+  EXPECT_EQ(Precision::Create("bf16")->mode(), PrecisionMode::kBf16);
 }
 
 TEST(PrecisionTest, Fp16ConvertsConstantsAndWrapsTheInterface) {
@@ -71,6 +74,19 @@ TEST(PrecisionTest, Fp16ConvertsConstantsAndWrapsTheInterface) {
   EXPECT_THAT(text, HasSubstr("relu__to_f32: Cast(%relu__fp16) -> (%relu: float32[1,4,4,4]) "
                               "{to=1}"));
   EXPECT_THAT(text, Not(HasSubstr("const float32")));
+}
+
+TEST(PrecisionTest, Bf16ConvertsConstantsAndWrapsTheInterface) {
+  ir::Graph graph = ConvGraph();
+  EXPECT_TRUE(ConvertAndCompare(graph, PrecisionMode::kBf16));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("graph test (%x: float32[1,3,6,6]) -> (%relu: float32[1,4,4,4])"));
+  EXPECT_THAT(text, HasSubstr("%w = const bfloat16[4,3,3,3]"));
+  EXPECT_THAT(text, HasSubstr("x__to_bf16: Cast(%x) -> (%x__bf16: bfloat16[1,3,6,6]) {to=16}"));
+  EXPECT_THAT(text, HasSubstr("conv: Conv(%x__bf16, %w, %b) -> (%conv: bfloat16[1,4,4,4])"));
+  EXPECT_THAT(text, HasSubstr("relu__to_f32: Cast(%relu__bf16) -> (%relu: float32[1,4,4,4]) {to=1}"));
+  EXPECT_THAT(text, Not(HasSubstr("const float32")));
+  EXPECT_THAT(text, Not(HasSubstr(" float16[")));
 }
 
 TEST(PrecisionTest, Fp16RewritesCastToFloat) {

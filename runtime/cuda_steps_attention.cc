@@ -105,7 +105,9 @@ std::string SpecKey(const cudnn::SdpaSpec& spec) {
 absl::StatusOr<std::shared_ptr<cudnn::SdpaPlan>> SdpaFor(
     cudnnHandle_t handle, ir::DType dtype, const AttentionArgs& a, AttentionShape& shape,
     std::map<std::string, std::shared_ptr<cudnn::SdpaPlan>>& shared) {
-  if (dtype != ir::DType::kFloat16) return absl::UnimplementedError("cuDNN fused attention needs fp16 precision");
+  if (dtype != ir::DType::kFloat16 && dtype != ir::DType::kBFloat16) {
+    return absl::UnimplementedError("cuDNN fused attention needs fp16 or bf16 precision");
+  }
   if (a.causal) return absl::UnimplementedError("is_causal is not lowered to cuDNN yet");
   if (a.mask_kind == AttentionMask::kBoolean) return absl::UnimplementedError("boolean masks are not lowered to cuDNN");
   cudnn::SdpaSpec spec;
@@ -114,6 +116,7 @@ absl::StatusOr<std::shared_ptr<cudnn::SdpaPlan>> SdpaFor(
   spec.v = ToStrided(a.batch, a.kv_heads, a.kv_seq, a.v_head_size, a.v_strides);
   spec.o = ToStrided(a.batch, a.q_heads, a.q_seq, a.v_head_size, a.y_strides);
   spec.scale = a.scale;
+  spec.type = dtype == ir::DType::kBFloat16 ? cudnn::IoType::kBFloat16 : cudnn::IoType::kHalf;
   if (a.mask_kind == AttentionMask::kAdditive) {
     // cuDNN reads the bias as [B|1, H|1, S, L], rows dense: a mask broadcast along the queries (or
     // strided otherwise) is expanded into that shape at each run.
@@ -159,7 +162,7 @@ std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& nod
   if (!attrs.ok()) return std::string(attrs.status().message());
   if (attrs->softcap != 0) return "softcap";
   const ir::DType dtype = graph.value(node.inputs[0]).type.dtype;
-  if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat16) return "dtype is not float32/float16";
+  if (!IsFloat(dtype)) return "dtype is not float32/float16/bfloat16";
   return "";
 }
 

@@ -10,6 +10,7 @@
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/device_runner.h"
 
 namespace exec {
 namespace {
@@ -173,10 +174,7 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
   dims[1] += pads[5];
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, dims, /*nhwc=*/true, stream_);
   if (!out.ok()) return out.status();
-  auto float_type = [](ir::DType d) {
-    return d == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
-  };
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CastPadToNhwc(float_type(x->dtype), float_type(to), x->data(),
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CastPadToNhwc(ToFloatType(x->dtype), ToFloatType(to), x->data(),
                                                             out->data(), x->dims[0], x->dims[1],
                                                             x->dims[2] * x->dims[3], dims[1], stream_));
   values[out_id] = *std::move(out);
@@ -191,16 +189,13 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   if (node.inputs.size() != 1 && node.op_type != "Clip" && node.op_type != "Cast") return RunBinary(step, values);
   absl::StatusOr<DeviceTensor> a = Input(node.inputs[0], values);
   if (!a.ok()) return a.status();
-  const auto type =
-      a->dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
+  const kernels::cuda::FloatType type = ToFloatType(a->dtype);
   if (node.op_type == "Cast") {
     const ir::DType to = plan_.graph.value(out_id).type.dtype;
     absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, a->dims, a->nhwc, stream_);
     if (!out.ok()) return out.status();
-    const auto to_type =
-        to == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
     ONNXRUN_CUDA_RETURN_IF_ERROR(
-        kernels::cuda::ConvertFloat(type, to_type, a->data(), out->data(), a->num_elements(), stream_));
+        kernels::cuda::ConvertFloat(type, ToFloatType(to), a->data(), out->data(), a->num_elements(), stream_));
     absl::StatusOr<DeviceTensor> stored = ToLayout(*out, nhwc, stream_);
     if (!stored.ok()) return stored.status();
     values[out_id] = *std::move(stored);
@@ -241,8 +236,7 @@ absl::Status CudaExecutor::RunBinary(const Step& step, std::vector<DeviceTensor>
   // in the layout the plan wants (no conversions).
   CUDNN_ASSIGN_OR_RETURN(HeadsInput a, PointwiseOperand(node.inputs[0], values));
   CUDNN_ASSIGN_OR_RETURN(HeadsInput b, PointwiseOperand(node.inputs[1], values));
-  const auto type =
-      a.tensor.dtype == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
+  const kernels::cuda::FloatType type = ToFloatType(a.tensor.dtype);
   std::vector<int64_t> out_dims = a.tensor.dims.size() >= b.tensor.dims.size() ? a.tensor.dims : b.tensor.dims;
   for (size_t i = 0; i < out_dims.size(); ++i) {
     const size_t oa = out_dims.size() - a.tensor.dims.size(), ob = out_dims.size() - b.tensor.dims.size();

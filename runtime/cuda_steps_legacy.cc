@@ -56,6 +56,7 @@ std::optional<kernels::cuda::DepthwiseConvParams> OwnDepthwise(const cudnn::Lega
   p.activation = act == cudnn::LegacyActivation::kRelu    ? kernels::cuda::DepthwiseConvParams::kRelu
                  : act == cudnn::LegacyActivation::kRelu6 ? kernels::cuda::DepthwiseConvParams::kRelu6
                                                           : kernels::cuda::DepthwiseConvParams::kNone;
+  if (spec.type == cudnn::IoType::kBFloat16) return std::nullopt;  // the own kernel is fp32/fp16
   p.fp16 = spec.type == cudnn::IoType::kHalf;
   if (p.out_h < 1 || p.out_w < 1 || !kernels::cuda::DepthwiseConvSupported(p)) return std::nullopt;
   return p;
@@ -170,7 +171,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
   if (inserted) {
     e.status = [&]() -> absl::Status {
       if (out_id == ir::kNoValue) return absl::UnimplementedError("several outputs");
-      const cudnn::IoType io = x->dtype == ir::DType::kFloat16 ? cudnn::IoType::kHalf : cudnn::IoType::kFloat;
+      const cudnn::IoType io = x->dtype == ir::DType::kFloat16    ? cudnn::IoType::kHalf
+                               : x->dtype == ir::DType::kBFloat16 ? cudnn::IoType::kBFloat16
+                                                                  : cudnn::IoType::kFloat;
       if (!IsFloatType(x->dtype)) return absl::UnimplementedError("not float");
       absl::StatusOr<cudnn::LegacyActivation> act = AbsorbedActivation(g, step);
       if (!act.ok()) return act.status();

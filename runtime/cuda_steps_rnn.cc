@@ -131,7 +131,7 @@ std::string RecurrentRejection(const ir::Graph& graph, const ir::Node& node) {
   const ops::RnnAttrs& a = *attrs;
   if (node.inputs.empty() || node.inputs[0] == ir::kNoValue) return "no X";
   const ir::DType dtype = graph.value(node.inputs[0]).type.dtype;
-  if (!IsFloatType(dtype)) return "X is not float32 or float16";
+  if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat16) return "X is not float32 or float16";
   if (a.reverse) return "direction reverse (cuDNN has no reverse-only mode)";
   if (a.clip) return "clip (cuDNN clips the LSTM cell, not ONNX's gate inputs)";
   if (!DefaultActivations(a)) {

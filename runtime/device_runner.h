@@ -21,8 +21,11 @@ namespace exec {
 // Unimplemented "<op> on the device: why": the caller runs the node on the host instead.
 absl::Status NotCovered(const ir::Node& node, absl::string_view why);
 
-inline bool IsFloat(ir::DType d) { return d == ir::DType::kFloat32 || d == ir::DType::kFloat16; }
+inline bool IsFloat(ir::DType d) {
+  return d == ir::DType::kFloat32 || d == ir::DType::kFloat16 || d == ir::DType::kBFloat16;
+}
 inline kernels::cuda::FloatType ToFloatType(ir::DType d) {
+  if (d == ir::DType::kBFloat16) return kernels::cuda::FloatType::kBFloat16;
   return d == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
 }
 // Dtypes the byte-moving kernels copy (every element of 1, 2, 4 or 8 bytes).

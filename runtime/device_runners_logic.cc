@@ -27,6 +27,7 @@ std::optional<ElementType> ElementTypeOf(DType d) {
   switch (d) {
     case DType::kFloat32: return ElementType::kFloat32;
     case DType::kFloat16: return ElementType::kFloat16;
+    case DType::kBFloat16: return ElementType::kBFloat16;
     case DType::kInt8: return ElementType::kInt8;
     case DType::kUint8: return ElementType::kUint8;
     case DType::kInt32: return ElementType::kInt32;

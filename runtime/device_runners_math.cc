@@ -46,6 +46,7 @@ std::optional<kernels::cuda::ReduceType> ReduceTypeOf(DType d) {
   switch (d) {
     case DType::kFloat32: return ReduceType::kFloat32;
     case DType::kFloat16: return ReduceType::kFloat16;
+    case DType::kBFloat16: return ReduceType::kBFloat16;
     case DType::kInt32: return ReduceType::kInt32;
     case DType::kInt64: return ReduceType::kInt64;
     default: return std::nullopt;

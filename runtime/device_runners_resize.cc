@@ -64,6 +64,7 @@ std::optional<uint64_t> ElementBits(DType dtype, double v) {
     case DType::kFloat32: return put(static_cast<float>(v));
     case DType::kFloat64: return put(v);
     case DType::kFloat16: return put(ir::FloatToHalfBits(static_cast<float>(v)));
+    case DType::kBFloat16: return put(ir::FloatToBFloat16Bits(static_cast<float>(v)));
     case DType::kInt8: return put(static_cast<int8_t>(std::nearbyint(v)));
     case DType::kUint8: return put(static_cast<uint8_t>(std::nearbyint(v)));
     case DType::kInt32: return put(static_cast<int32_t>(std::nearbyint(v)));

@@ -17,6 +17,7 @@ using cudnn::TensorDesc;
 absl::StatusOr<IoType> IoTypeOf(ir::DType dtype) {
   if (dtype == ir::DType::kFloat32) return IoType::kFloat;
   if (dtype == ir::DType::kFloat16) return IoType::kHalf;
+  if (dtype == ir::DType::kBFloat16) return IoType::kBFloat16;
   return absl::UnimplementedError(absl::StrCat("fused graph on ", ir::DTypeName(dtype)));
 }
 
@@ -306,7 +307,7 @@ absl::StatusOr<LoweredStep> Lowerer::Lower(bool allow_tf32) {
   absl::StatusOr<IoType> io = IoTypeOf(graph_.value(output).type.dtype);
   if (!io.ok()) return io.status();
   io_ = *io;
-  out_.spec.allow_tf32 = allow_tf32 || io_ == IoType::kHalf;
+  out_.spec.allow_tf32 = allow_tf32 || cudnn::Is16Bit(io_);
   absl::Status status = anchor.op_type == "Conv" ? LowerConv(anchor) : LowerMatMul(anchor);
   if (!status.ok()) return status;
   for (size_t i = 1; i < step_.nodes.size(); ++i) {

@@ -26,7 +26,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 void AppendTensor(std::string* out, const cudnn::TensorDesc& t) {
   absl::StrAppend(out, "t", t.uid, "[", absl::StrJoin(t.dims, ","), "|", absl::StrJoin(t.strides, ","), "]",
-                  t.type == cudnn::IoType::kHalf ? "h" : "f", t.is_virtual ? "v" : "",
+                  t.type == cudnn::IoType::kHalf ? "h" : t.type == cudnn::IoType::kBFloat16 ? "b" : "f", t.is_virtual ? "v" : "",
                   t.by_value ? absl::StrFormat("=%a", t.value) : "", ";");
 }
 
@@ -193,7 +193,7 @@ double TimePlan(cudnnHandle_t handle, cudaStream_t stream, const cudnn::FusedGra
 size_t SpanBytes(const cudnn::TensorDesc& t) {
   int64_t last = 0;
   for (size_t d = 0; d < t.dims.size(); ++d) last += (t.dims[d] - 1) * t.strides[d];
-  return static_cast<size_t>(last + 1) * (t.type == cudnn::IoType::kHalf ? 2 : 4);
+  return static_cast<size_t>(last + 1) * cudnn::ElementBytes(t.type);
 }
 
 // Times every finalized plan of `result` on zero-filled buffers of its shapes, keeps the fastest;

@@ -44,7 +44,7 @@ absl::Status CheckInput(const TensorInfo& info, const ir::Tensor& tensor);
 
 struct SessionOptions {
   Device device = Device::kAuto;   // kAuto: the GPU when one is usable, else the CPU
-  std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
+  std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 | bf16 (16-bit tensors, fp32 accumulation)
   bool fuse = true;                // false: no passes, one Kernel step per node (the reference plan)
   // GPU: CUDA graphs, the plan cache and its folder, plan-building threads, plan sharing,
   // autotuning, build progress (exec::CudaExecutorOptions in runtime/cuda_executor.h).

@@ -57,7 +57,7 @@ typedef enum {
 
 typedef struct {
   OnnxrunDevice device;  /* ONNXRUN_DEVICE_AUTO: the GPU when one is usable, else the CPU */
-  const char* precision; /* "fp32" (also when NULL), "tf32" or "fp16" */
+  const char* precision; /* "fp32" (also when NULL), "tf32", "fp16" or "bf16" */
   int device_id;         /* which CUDA device (cudaSetDevice numbering; 0 in a zeroed struct) */
 } OnnxrunOptions;
 

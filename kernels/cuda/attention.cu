@@ -128,7 +128,7 @@ cudaError_t Attention(FloatType type, const AttentionArgs& a, cudaStream_t strea
     return cudaErrorInvalidValue;
   }
   if (a.batch == 0 || a.q_seq == 0 || a.v_head_size == 0) return cudaSuccess;
-  return type == FloatType::kFloat16 ? Launch<__half>(a, stream) : Launch<float>(a, stream);
+  return DispatchFloatType(type, [&](auto tag) { return Launch<decltype(tag)>(a, stream); });
 }
 
 }  // namespace kernels::cuda

@@ -15,7 +15,7 @@
 namespace kernels::cuda {
 
 // Element types of these kernels; kBool is one byte, 0 or 1 (any nonzero byte reads as true).
-enum class ElementType { kFloat32, kFloat16, kInt8, kUint8, kInt32, kInt64, kBool };
+enum class ElementType { kFloat32, kFloat16, kBFloat16, kInt8, kUint8, kInt32, kInt64, kBool };
 
 struct BroadcastShape {
   int rank = 0;
@@ -27,6 +27,7 @@ struct BroadcastShape {
 }  // namespace kernels::cuda
 
 #ifdef __CUDACC__
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "kernels/cuda/launch.h"
@@ -39,13 +40,14 @@ struct Bool8 {
   uint8_t v;
 };
 
-// Calls fn(static_cast<T*>(nullptr)) with T the storage type of `type` (float, __half, int8_t,
+// Calls fn(static_cast<T*>(nullptr)) with T the storage type of `type` (float, __half, __nv_bfloat16, int8_t,
 // uint8_t, int32_t, int64_t, Bool8) and returns its result; cudaErrorInvalidValue for another type.
 template <typename Fn>
 cudaError_t VisitElementType(ElementType type, Fn&& fn) {
   switch (type) {
     case ElementType::kFloat32: return fn(static_cast<float*>(nullptr));
     case ElementType::kFloat16: return fn(static_cast<__half*>(nullptr));
+    case ElementType::kBFloat16: return fn(static_cast<__nv_bfloat16*>(nullptr));
     case ElementType::kInt8: return fn(static_cast<int8_t*>(nullptr));
     case ElementType::kUint8: return fn(static_cast<uint8_t*>(nullptr));
     case ElementType::kInt32: return fn(static_cast<int32_t*>(nullptr));
@@ -55,12 +57,13 @@ cudaError_t VisitElementType(ElementType type, Fn&& fn) {
   return cudaErrorInvalidValue;
 }
 
-// The value an element computes as: float for float16, bool for Bool8, itself otherwise.
+// The value an element computes as: float for float16 and bfloat16, bool for Bool8, itself otherwise.
 template <typename T>
 __device__ __forceinline__ T ValueOf(T v) {
   return v;
 }
 __device__ __forceinline__ float ValueOf(__half v) { return __half2float(v); }
+__device__ __forceinline__ float ValueOf(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ bool ValueOf(Bool8 v) { return v.v != 0; }
 
 // out[i] = f(a[i . a_strides], b[i . b_strides]) over the output's dims.

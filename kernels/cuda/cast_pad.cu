@@ -3,6 +3,7 @@
 #include <cuda_fp16.h>
 
 #include "kernels/cuda/cast_pad.h"
+#include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
 
 namespace kernels::cuda {
@@ -10,20 +11,7 @@ namespace {
 
 template <typename T>
 __device__ __forceinline__ float Load(const T* p) {
-  return static_cast<float>(*p);
-}
-template <>
-__device__ __forceinline__ float Load(const __half* p) {
-  return __half2float(*p);
-}
-
-template <typename T>
-__device__ __forceinline__ T FromFloat(float v) {
-  return static_cast<T>(v);
-}
-template <>
-__device__ __forceinline__ __half FromFloat(float v) {
-  return __float2half_rn(v);
+  return ToFloat(*p);
 }
 
 template <typename In, typename Out>
@@ -49,11 +37,11 @@ cudaError_t Launch(const void* x, void* y, int64_t n, int64_t c, int64_t hw, int
 
 cudaError_t CastPadToNhwc(FloatType in, FloatType out, const void* x, void* y, int64_t n, int64_t c, int64_t hw,
                           int64_t c_out, cudaStream_t stream) {
-  const bool in16 = in == FloatType::kFloat16, out16 = out == FloatType::kFloat16;
-  if (in16 && out16) return Launch<__half, __half>(x, y, n, c, hw, c_out, stream);
-  if (in16) return Launch<__half, float>(x, y, n, c, hw, c_out, stream);
-  if (out16) return Launch<float, __half>(x, y, n, c, hw, c_out, stream);
-  return Launch<float, float>(x, y, n, c, hw, c_out, stream);
+  return DispatchFloatType(in, [&](auto in_tag) {
+    return DispatchFloatType(out, [&](auto out_tag) {
+      return Launch<decltype(in_tag), decltype(out_tag)>(x, y, n, c, hw, c_out, stream);
+    });
+  });
 }
 
 }  // namespace kernels::cuda

@@ -68,7 +68,8 @@ cudaError_t Compare(CompareOp op, ElementType type, const void* a, const void* b
 
 cudaError_t Predicate(PredicateOp op, PredicateParams params, ElementType type, const void* x, void* out,
                       const BroadcastShape& shape, cudaStream_t stream) {
-  if (op == PredicateOp::kIsInf && type != ElementType::kFloat32 && type != ElementType::kFloat16) {
+  if (op == PredicateOp::kIsInf && type != ElementType::kFloat32 && type != ElementType::kFloat16 &&
+      type != ElementType::kBFloat16) {
     return cudaErrorInvalidValue;
   }
   return VisitElementType(type, [&](auto* tag) {

@@ -1,16 +1,21 @@
-// Device helpers shared by the own CUDA kernels' .cu files (nvcc only): float16/float32 element
-// loads and stores with the math in float, and the shared-memory tree reduction of one block.
+// Device helpers shared by the own CUDA kernels' .cu files (nvcc only): float32/float16/bfloat16
+// element loads and stores with the math in float, the host dispatch from FloatType to the element
+// type, and the shared-memory tree reduction of one block.
 #ifndef ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_
 #define ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+
+#include "kernels/cuda/elementwise.h"  // FloatType
 
 namespace kernels::cuda {
 
 __device__ __forceinline__ float ToFloat(float v) { return v; }
 __device__ __forceinline__ float ToFloat(__half v) { return __half2float(v); }
+__device__ __forceinline__ float ToFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
 
 template <typename T>
 __device__ __forceinline__ T FromFloat(float v);
@@ -21,6 +26,20 @@ __device__ __forceinline__ float FromFloat<float>(float v) {
 template <>
 __device__ __forceinline__ __half FromFloat<__half>(float v) {
   return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// Calls fn with a value of the element type of `type` (float, __half or __nv_bfloat16).
+template <typename Fn>
+auto DispatchFloatType(FloatType type, Fn&& fn) {
+  switch (type) {
+    case FloatType::kFloat16: return fn(__half{});
+    case FloatType::kBFloat16: return fn(__nv_bfloat16{});
+    default: return fn(float{});
+  }
 }
 
 // Reduces one value per thread with `op` across the block; every thread gets the result.

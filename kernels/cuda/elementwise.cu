@@ -1,7 +1,8 @@
-// Unary and broadcasting binary pointwise kernels (float math, float32/float16
+// Unary and broadcasting binary pointwise kernels (float math, float32/float16/bfloat16
 // storage).
 #include <cuda_fp16.h>
 
+#include "kernels/cuda/device_math.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/launch.h"
 #include "kernels/cuda/shape_collapse.h"
@@ -9,10 +10,14 @@
 namespace kernels::cuda {
 namespace {
 
-__device__ float Load(const float* p, int64_t i) { return p[i]; }
-__device__ float Load(const __half* p, int64_t i) { return __half2float(p[i]); }
-__device__ void Store(float* p, int64_t i, float v) { p[i] = v; }
-__device__ void Store(__half* p, int64_t i, float v) { p[i] = __float2half_rn(v); }
+template <typename T>
+__device__ float Load(const T* p, int64_t i) {
+  return ToFloat(p[i]);
+}
+template <typename T>
+__device__ void Store(T* p, int64_t i, float v) {
+  p[i] = FromFloat<T>(v);
+}
 
 __device__ float ApplyUnary(UnaryOp op, float x, float alpha, float beta) {
   switch (op) {
@@ -183,39 +188,34 @@ __global__ void ConvertKernel(const From* in, To* out, int64_t count) {
 
 cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
-  if (from == FloatType::kFloat32 && to == FloatType::kFloat16) {
-    ConvertKernel<<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const float*>(in), static_cast<__half*>(out),
-                                                              count);
-  } else if (from == FloatType::kFloat16 && to == FloatType::kFloat32) {
-    ConvertKernel<<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const __half*>(in), static_cast<float*>(out),
-                                                              count);
-  } else {
+  if (from == to) {
     return cudaMemcpyAsync(out, in, count * (from == FloatType::kFloat32 ? 4 : 2), cudaMemcpyDeviceToDevice, stream);
   }
+  DispatchFloatType(from, [&](auto from_tag) {
+    DispatchFloatType(to, [&](auto to_tag) {
+      using From = decltype(from_tag);
+      using To = decltype(to_tag);
+      ConvertKernel<<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const From*>(in), static_cast<To*>(out),
+                                                                count);
+    });
+  });
   return cudaGetLastError();
 }
 
 cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha, float beta,
                   cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
-  const int pack = type == FloatType::kFloat32 ? 4 : 8;  // 16 bytes
-  if (count % pack == 0 && Aligned16(in) && Aligned16(out)) {
-    if (type == FloatType::kFloat32) {
-      UnaryPackedKernel<float, 4><<<GridSize(count / 4), kBlockSize, 0, stream>>>(
-          op, static_cast<const float*>(in), static_cast<float*>(out), count / 4, alpha, beta);
+  DispatchFloatType(type, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kPack = 16 / sizeof(T);
+    if (count % kPack == 0 && Aligned16(in) && Aligned16(out)) {
+      UnaryPackedKernel<T, kPack><<<GridSize(count / kPack), kBlockSize, 0, stream>>>(
+          op, static_cast<const T*>(in), static_cast<T*>(out), count / kPack, alpha, beta);
     } else {
-      UnaryPackedKernel<__half, 8><<<GridSize(count / 8), kBlockSize, 0, stream>>>(
-          op, static_cast<const __half*>(in), static_cast<__half*>(out), count / 8, alpha, beta);
+      UnaryKernel<T><<<GridSize(count), kBlockSize, 0, stream>>>(op, static_cast<const T*>(in), static_cast<T*>(out),
+                                                                 count, alpha, beta);
     }
-    return cudaGetLastError();
-  }
-  if (type == FloatType::kFloat32) {
-    UnaryKernel<float><<<GridSize(count), kBlockSize, 0, stream>>>(op, static_cast<const float*>(in),
-                                                                   static_cast<float*>(out), count, alpha, beta);
-  } else {
-    UnaryKernel<__half><<<GridSize(count), kBlockSize, 0, stream>>>(op, static_cast<const __half*>(in),
-                                                                    static_cast<__half*>(out), count, alpha, beta);
-  }
+  });
   return cudaGetLastError();
 }
 
@@ -236,17 +236,14 @@ cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, vo
   // Offsets stay below the element count of the largest operand, itself at most
   // `total`; the margin keeps the grid-stride increment from overflowing.
   const bool small = total < (int64_t{1} << 30);
-  if (type == FloatType::kFloat32) {
-    if (small)
-      LaunchBinary<float, int32_t>(op, a, b, out, collapsed, bs, total, stream);
-    else
-      LaunchBinary<float, int64_t>(op, a, b, out, collapsed, bs, total, stream);
-  } else {
-    if (small)
-      LaunchBinary<__half, int32_t>(op, a, b, out, collapsed, bs, total, stream);
-    else
-      LaunchBinary<__half, int64_t>(op, a, b, out, collapsed, bs, total, stream);
-  }
+  DispatchFloatType(type, [&](auto tag) {
+    using T = decltype(tag);
+    if (small) {
+      LaunchBinary<T, int32_t>(op, a, b, out, collapsed, bs, total, stream);
+    } else {
+      LaunchBinary<T, int64_t>(op, a, b, out, collapsed, bs, total, stream);
+    }
+  });
   return cudaGetLastError();
 }
 

@@ -51,7 +51,7 @@ enum class UnaryOp {
   kIdentity
 };
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu };
-enum class FloatType { kFloat32, kFloat16 };
+enum class FloatType { kFloat32, kFloat16, kBFloat16 };
 
 // alpha/beta: LeakyRelu/Elu alpha; Selu alpha, gamma (beta); HardSigmoid alpha, beta; Clip min, max.
 cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t count, float alpha, float beta,
@@ -62,7 +62,7 @@ cudaError_t Unary(UnaryOp op, FloatType type, const void* in, void* out, int64_t
 cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, void* out, const CopyShape& shape,
                    const int64_t* b_strides, cudaStream_t stream);
 
-// out[i] = in[i] converted between float32 and float16 (round to nearest even).
+// out[i] = in[i] converted between float32, float16 and bfloat16 (round to nearest even).
 cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count, cudaStream_t stream);
 
 }  // namespace kernels::cuda

@@ -14,6 +14,9 @@ struct ModFn {
   __device__ __half operator()(__half a, __half b) const {
     return __float2half_rn(fmodf(__half2float(a), __half2float(b)));
   }
+  __device__ __nv_bfloat16 operator()(__nv_bfloat16 a, __nv_bfloat16 b) const {
+    return __float2bfloat16_rn(fmodf(__bfloat162float(a), __bfloat162float(b)));
+  }
   // Integers: the remainder of truncating division, moved to the divisor's sign unless fmod.
   template <typename T>
   __device__ T operator()(T x, T y) const {

@@ -13,16 +13,20 @@ namespace {
 
 __device__ __forceinline__ double LoadParam(const void* p, FloatType type, int64_t i, double absent) {
   if (p == nullptr) return absent;
-  if (type == FloatType::kFloat16) return __half2float(static_cast<const __half*>(p)[i]);
+  if (type == FloatType::kFloat16) return ToFloat(static_cast<const __half*>(p)[i]);
+  if (type == FloatType::kBFloat16) return ToFloat(static_cast<const __nv_bfloat16*>(p)[i]);
   return static_cast<const float*>(p)[i];
 }
 
 __device__ __forceinline__ void StoreStat(void* p, FloatType type, int64_t i, double v) {
   if (p == nullptr) return;
+  const float f = static_cast<float>(v);
   if (type == FloatType::kFloat16) {
-    static_cast<__half*>(p)[i] = __float2half_rn(static_cast<float>(v));
+    static_cast<__half*>(p)[i] = FromFloat<__half>(f);
+  } else if (type == FloatType::kBFloat16) {
+    static_cast<__nv_bfloat16*>(p)[i] = FromFloat<__nv_bfloat16>(f);
   } else {
-    static_cast<float*>(p)[i] = static_cast<float>(v);
+    static_cast<float*>(p)[i] = f;
   }
 }
 
@@ -71,12 +75,10 @@ cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormPa
   if (params.rows == 0) return cudaSuccess;
   const int blocks = static_cast<int>(params.rows < kMaxBlocks ? params.rows : kMaxBlocks);
   const int threads = RowBlockSize(params.n);
-  if (type == FloatType::kFloat32) {
-    RowNormKernel<float><<<blocks, threads, 0, stream>>>(static_cast<const float*>(x), static_cast<float*>(y), params);
-  } else {
-    RowNormKernel<__half>
-        <<<blocks, threads, 0, stream>>>(static_cast<const __half*>(x), static_cast<__half*>(y), params);
-  }
+  DispatchFloatType(type, [&](auto tag) {
+    using T = decltype(tag);
+    RowNormKernel<T><<<blocks, threads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), params);
+  });
   return cudaGetLastError();
 }
 

@@ -16,11 +16,13 @@ namespace {
 // Widened element: double for floating point, int64 for integers.
 __device__ __forceinline__ double Widen(float v) { return v; }
 __device__ __forceinline__ double Widen(__half v) { return __half2float(v); }
+__device__ __forceinline__ double Widen(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ int64_t Widen(int32_t v) { return v; }
 __device__ __forceinline__ int64_t Widen(int64_t v) { return v; }
 
 __device__ __forceinline__ void Narrow(double v, float* out) { *out = static_cast<float>(v); }
 __device__ __forceinline__ void Narrow(double v, __half* out) { *out = __float2half_rn(static_cast<float>(v)); }
+__device__ __forceinline__ void Narrow(double v, __nv_bfloat16* out) { *out = __float2bfloat16_rn(static_cast<float>(v)); }
 __device__ __forceinline__ void Narrow(int64_t v, int32_t* out) { *out = static_cast<int32_t>(v); }
 __device__ __forceinline__ void Narrow(int64_t v, int64_t* out) { *out = v; }
 
@@ -144,6 +146,7 @@ cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, cons
   switch (type) {
     case ReduceType::kFloat32: return Launch<float, double>(op, in, out, shape, n_out, n_reduced, stream);
     case ReduceType::kFloat16: return Launch<__half, double>(op, in, out, shape, n_out, n_reduced, stream);
+    case ReduceType::kBFloat16: return Launch<__nv_bfloat16, double>(op, in, out, shape, n_out, n_reduced, stream);
     case ReduceType::kInt32: return Launch<int32_t, int64_t>(op, in, out, shape, n_out, n_reduced, stream);
     case ReduceType::kInt64: return Launch<int64_t, int64_t>(op, in, out, shape, n_out, n_reduced, stream);
   }

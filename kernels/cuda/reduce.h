@@ -14,7 +14,7 @@
 namespace kernels::cuda {
 
 enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL2 };
-enum class ReduceType { kFloat32, kFloat16, kInt32, kInt64 };
+enum class ReduceType { kFloat32, kFloat16, kBFloat16, kInt32, kInt64 };
 
 // The input's dims split into kept and reduced ones, each with the input's element strides. The
 // output is dense row-major over the kept dims (keepdims only inserts 1s, which change nothing).

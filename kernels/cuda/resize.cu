@@ -159,8 +159,10 @@ __global__ void NearestKernel(Plan p, const T* __restrict__ in, T* __restrict__ 
   }
 }
 
-__device__ __forceinline__ void StoreDouble(float* p, double v) { *p = static_cast<float>(v); }
-__device__ __forceinline__ void StoreDouble(__half* p, double v) { *p = __float2half_rn(static_cast<float>(v)); }
+template <typename T>
+__device__ __forceinline__ void StoreDouble(T* p, double v) {
+  *p = FromFloat<T>(static_cast<float>(v));
+}
 
 template <typename T>
 __global__ void InterpolateKernel(Plan p, const T* __restrict__ in, T* __restrict__ out, double extrapolation,
@@ -268,13 +270,11 @@ cudaError_t ResizeInterpolate(const ResizeParams& params, FloatType type, const 
   const int64_t total = OutputCount(params);
   if (total == 0) return cudaSuccess;
   const Plan plan = MakePlan(params);
-  if (type == FloatType::kFloat32) {
-    InterpolateKernel<float><<<GridSize(total), kBlockSize, 0, stream>>>(
-        plan, static_cast<const float*>(in), static_cast<float*>(out), extrapolation, total);
-  } else {
-    InterpolateKernel<__half><<<GridSize(total), kBlockSize, 0, stream>>>(
-        plan, static_cast<const __half*>(in), static_cast<__half*>(out), extrapolation, total);
-  }
+  DispatchFloatType(type, [&](auto tag) {
+    using T = decltype(tag);
+    InterpolateKernel<T><<<GridSize(total), kBlockSize, 0, stream>>>(plan, static_cast<const T*>(in),
+                                                                     static_cast<T*>(out), extrapolation, total);
+  });
   return cudaGetLastError();
 }
 

@@ -77,8 +77,7 @@ cudaError_t Softmax(FloatType type, bool log, const void* in, void* out, int64_t
                     cudaStream_t stream) {
   if (outer < 0 || n < 0 || inner < 0) return cudaErrorInvalidValue;
   if (outer == 0 || n == 0 || inner == 0) return cudaSuccess;
-  if (type == FloatType::kFloat32) return Launch<float>(log, in, out, outer, n, inner, stream);
-  return Launch<__half>(log, in, out, outer, n, inner, stream);
+  return DispatchFloatType(type, [&](auto tag) { return Launch<decltype(tag)>(log, in, out, outer, n, inner, stream); });
 }
 
 }  // namespace kernels::cuda

@@ -38,7 +38,11 @@
 
 namespace cudnn {
 
-enum class IoType { kFloat, kHalf };
+enum class IoType { kFloat, kHalf, kBFloat16 };
+
+// fp16 and bf16: 2-byte elements, tensor-core math.
+inline bool Is16Bit(IoType t) { return t != IoType::kFloat; }
+inline size_t ElementBytes(IoType t) { return Is16Bit(t) ? 2 : 4; }
 
 struct TensorDesc {
   int64_t uid = 0;

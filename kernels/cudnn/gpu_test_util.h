@@ -45,8 +45,6 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
-inline size_t ElementBytes(IoType t) { return t == IoType::kHalf ? 2 : 4; }
-
 inline float RoundTo(IoType t, float v) { return t == IoType::kHalf ? ir::HalfBitsToFloat(ir::FloatToHalfBits(v)) : v; }
 
 // Uniform in [lo, hi), already rounded to `t` so the reference sees what the GPU sees.

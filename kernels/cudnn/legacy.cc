@@ -35,7 +35,7 @@ absl::StatusOr<FilterDescriptor> MakeFilter(const LegacyConvSpec& spec) {
 }
 
 cudnnMathType_t RequestedMath(const LegacyConvSpec& spec) {
-  if (spec.type == IoType::kHalf) return CUDNN_TENSOR_OP_MATH;
+  if (Is16Bit(spec.type)) return CUDNN_TENSOR_OP_MATH;
   return spec.allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
 }
 

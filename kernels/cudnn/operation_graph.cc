@@ -200,7 +200,13 @@ absl::StatusOr<BackendDescriptor> MakePointwiseOp(const PointwiseOp& p, std::map
   return op;
 }
 
-cudnnDataType_t ToCudnnDataType(IoType type) { return type == IoType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT; }
+cudnnDataType_t ToCudnnDataType(IoType type) {
+  switch (type) {
+    case IoType::kHalf: return CUDNN_DATA_HALF;
+    case IoType::kBFloat16: return CUDNN_DATA_BFLOAT16;
+    default: return CUDNN_DATA_FLOAT;
+  }
+}
 
 absl::StatusOr<cudnnPointwiseMode_t> PointwiseModeFromName(const std::string& name) {
   for (const ModeName& m : kModes) {

@@ -13,7 +13,6 @@
 namespace cudnn {
 namespace {
 
-size_t ElementBytes(IoType type) { return type == IoType::kHalf ? 2 : 4; }
 
 cudnnRNNMode_t CellMode(RnnCell cell) {
   switch (cell) {

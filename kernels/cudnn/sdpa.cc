@@ -225,7 +225,7 @@ bool ElementStrideOne(const Strided4& t) { return t.strides[3] == 1; }
 }  // namespace
 
 std::string SdpaRejection(const SdpaSpec& spec) {
-  if (spec.type != IoType::kHalf) return "fused attention needs float16 (fp16 precision)";
+  if (!Is16Bit(spec.type)) return "fused attention needs float16 or bfloat16 (fp16 or bf16 precision)";
   const int64_t d = spec.q.dims[3], dv = spec.v.dims[3];
   if (d % 8 != 0 || dv % 8 != 0 || d > kMaxHeadSize || dv > kMaxHeadSize) {
     return absl::StrCat("head sizes ", d, "/", dv, ": multiples of 8 up to ", kMaxHeadSize, " only");

@@ -2,7 +2,7 @@
 // Attention node by the partitioner) and ONNX's Attention op, compared element by element with the
 // reference plan (no passes: MatMul, Softmax, ... node by node on the CPU reference kernels) and
 // with the CPU running the same fused plan, on the step-by-step run, the capture and a replay.
-// fp16 forms with no mask or an additive one must run as one cuDNN fused-attention (SDPA) graph; the
+// fp16 (and bf16) forms with no mask or an additive one must run as one cuDNN fused-attention (SDPA) graph; the
 // others (fp32, causal, boolean masks, grouped-query) on the own attention kernel; each says which.
 // Without a usable GPU only the CPU runs are checked, then the case skips.
 #include <cmath>
@@ -192,6 +192,7 @@ std::vector<runtime::NamedTensor> Inputs(const AttentionCase& c) {
 }
 
 testing_util::Tolerance ToleranceOf(const std::string& precision) {
+  if (precision == "bf16") return testing_util::Tolerance{8e-2, 4e-2};  // fp16's x 8 (unit roundoffs)
   return precision == "fp16" ? testing_util::Tolerance{1e-2, 5e-3} : testing_util::Tolerance{1e-4, 1e-5};
 }
 
@@ -295,6 +296,21 @@ std::vector<AttentionCase> Cases() {
        .q = {3, 2, 17, 64},
        .k = {3, 2, 17, 64},
        .v = {3, 2, 17, 64},
+       .expect = kCudnn},
+      {.label = "pattern4d_mask_bf16",
+       .form = "pattern4d",
+       .q = {2, 4, 40, 64},
+       .k = {2, 4, 56, 64},
+       .v = {2, 4, 56, 64},
+       .mask = {2, 1, 1, 56},
+       .precision = "bf16",
+       .expect = kCudnnComposite},
+      {.label = "seq_first_mha_bf16",
+       .form = "seq_first",
+       .q = {3, 2, 17, 64},
+       .k = {3, 2, 17, 64},
+       .v = {3, 2, 17, 64},
+       .precision = "bf16",
        .expect = kCudnn},
       {.label = "seq_first_mha_fp32",
        .form = "seq_first",
