@@ -91,7 +91,7 @@ const FusionRules& Sm90Rules() {
           {"Elu", "ELU_FWD", 1, false},
           {"HardSwish", "SWISH-like: MUL(x, MIN(MAX(x/6+0.5,0),1))", 1, false},
           {"HardSigmoid", "MIN(MAX(alpha*x+beta,0),1)", 1, false},
-          {"Gelu", "GELU_FWD", 1, false},
+          {"Gelu", "GELU_FWD (tanh form: GELU_APPROX_TANH_FWD)", 1, false},
           {"Erf", "ERF", 1, false},
       },
       {OperandShape::kScalar, OperandShape::kPerChannel, OperandShape::kFull},
@@ -125,8 +125,9 @@ std::string EpilogueNodeRejection(const FusionRules& rules, const ir::Graph& gra
       }
     }
   }
-  if (node.op_type == "Gelu" && node.attrs.GetString("approximate", "none") != "none") {
-    return "Gelu approximate=tanh is not lowered";
+  if (node.op_type == "Gelu") {
+    const std::string approximate = node.attrs.GetString("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") return "Gelu approximate=" + approximate;
   }
   return "";
 }

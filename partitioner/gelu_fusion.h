@@ -1,9 +1,12 @@
-// GeluFusion: the erf form of GELU as exporters write it before opset 20,
-//   0.5 * x * (1 + erf(x / sqrt(2)))   (Div by sqrt(2) or Mul by 1/sqrt(2); the 0.5 on x, on the
-//                                        sum, or on the product),
-// rewritten to one Gelu node (approximate = "none"), so that it joins the preceding matmul's cuDNN
-// epilogue (GELU_FWD) instead of running as five full passes. Every intermediate must have that one
-// reader; anything else is left alone.
+// GeluFusion: the two forms of GELU as exporters write them before opset 20,
+//   0.5 * x * (1 + erf(x / sqrt(2)))                           (Div by sqrt(2) or Mul by 1/sqrt(2))
+//   0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))    (x^3 as Pow(x, 3) or x * x * x:
+//                                                               torch's approximate="tanh",
+//                                                               Hugging Face's gelu_new)
+// with the 0.5 on x, on the sum, or on the product, rewritten to one Gelu node (approximate "none"
+// or "tanh"), so that it joins the preceding matmul's cuDNN epilogue (GELU_FWD /
+// GELU_APPROX_TANH_FWD) instead of running as five to nine full passes. Every intermediate must
+// have that one reader; anything else is left alone.
 #ifndef ONNXRUN_PARTITIONER_GELU_FUSION_H_
 #define ONNXRUN_PARTITIONER_GELU_FUSION_H_
 

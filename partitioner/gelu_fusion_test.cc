@@ -1,6 +1,6 @@
-// GeluFusion: the erf GELU in the orders torch and Hugging Face exports write it becomes one Gelu
-// node with the same outputs; a pattern whose intermediate has another reader, or whose constant is
-// not sqrt(2), stays.
+// GeluFusion: the erf and tanh GELU in the orders torch and Hugging Face exports write them become
+// one Gelu node with the same outputs; a pattern whose intermediate has another reader, or whose
+// constant is not the form's, stays.
 #include "partitioner/gelu_fusion.h"
 
 #include <cmath>
@@ -55,6 +55,40 @@ TEST(GeluFusionTest, ErfFormsBecomeOneGelu) {
     EXPECT_THAT(text, HasSubstr("Gelu(%x) -> (%y")) << text;
     EXPECT_THAT(text, Not(HasSubstr("Erf"))) << text;
   }
+}
+
+// The tanh form. hugging_face: gelu_new, 0.5 * x * (1 + tanh(c * (x + 0.044715 * pow(x, 3))));
+// else torch's approximate="tanh" export: 0.5 * (x * (1 + tanh(c * (x + 0.044715 * (x * (x * x))))).
+ir::Graph TanhGelu(bool hugging_face, float kappa = 0.044715f) {
+  GraphBuilder b(17);
+  ir::ValueId x = b.Input("x", {2, 3, 8});
+  ir::ValueId cube = hugging_face ? b.Op("cube", "Pow", {x, Scalar(b, "three", 3.0f)})
+                                  : b.Op("cube", "Mul", {x, b.Op("square", "Mul", {x, x})});
+  ir::ValueId cubic = b.Op("cubic", "Mul", {Scalar(b, "kappa", kappa), cube});
+  ir::ValueId inner = b.Op("inner", "Mul", {Scalar(b, "beta", std::sqrt(2 / M_PI)), b.Op("sum", "Add", {x, cubic})});
+  ir::ValueId plus = b.Op("plus", "Add", {Scalar(b, "one", 1.0f), b.Op("tanh", "Tanh", {inner})});
+  ir::ValueId y = hugging_face ? b.Op("y", "Mul", {b.Op("xh", "Mul", {Scalar(b, "half", 0.5f), x}), plus})
+                               : b.Op("y", "Mul", {Scalar(b, "half", 0.5f), b.Op("xs", "Mul", {x, plus})});
+  b.Output(b.Op("out", "Relu", {y}));
+  return b.Build().value();
+}
+
+TEST(GeluFusionTest, TanhFormsBecomeOneTanhGelu) {
+  for (bool hugging_face : {true, false}) {
+    ir::Graph graph = TanhGelu(hugging_face);
+    EXPECT_EQ(FuseAndCompare(graph), 1) << "hugging_face " << hugging_face;
+    const std::string text = ir::PrintGraph(graph);
+    EXPECT_THAT(text, HasSubstr("Gelu(%x) -> (%y")) << text;
+    EXPECT_THAT(text, HasSubstr("approximate=\"tanh\"")) << text;
+    EXPECT_THAT(text, Not(HasSubstr("Tanh("))) << text;
+    EXPECT_THAT(text, Not(HasSubstr("Pow("))) << text;
+  }
+}
+
+TEST(GeluFusionTest, TanhFormWithAnotherCubicFactorStays) {
+  ir::Graph graph = TanhGelu(true, 0.05f);
+  EXPECT_EQ(FuseAndCompare(graph), 0);
+  EXPECT_THAT(ir::PrintGraph(graph), HasSubstr("Tanh("));
 }
 
 TEST(GeluFusionTest, OtherConstantOrSharedIntermediateStays) {

@@ -260,7 +260,8 @@ absl::Status Lowerer::LowerEpilogueNode(const ir::Node& node, bool last) {
   } else if (op == "Sigmoid" || op == "Tanh" || op == "Gelu" || op == "Erf") {
     static const std::map<std::string, std::string> kModes = {
         {"Sigmoid", "SIGMOID_FWD"}, {"Tanh", "TANH_FWD"}, {"Gelu", "GELU_FWD"}, {"Erf", "ERF"}};
-    result = Emit(kModes.at(op), *x, -1, 0, out);
+    const bool tanh_gelu = op == "Gelu" && node.attrs.GetString("approximate", "none") == "tanh";
+    result = Emit(tanh_gelu ? "GELU_APPROX_TANH_FWD" : kModes.at(op), *x, -1, 0, out);
   } else if (op == "Elu") {
     result = Emit("ELU_FWD", *x, -1, node.attrs.GetFloat("alpha", 1.0f), out);
   } else if (op == "LeakyRelu") {

@@ -1,5 +1,5 @@
 // kernels/cudnn/gpu_test.cc: GPU tests — fused graphs (conv+bias+relu at fp16/fp32/tf32,
-// conv+bias+residual+relu, conv+bias+ReLU6 as MAX/MIN, matmul+bias+GELU), a runtime-compiled plan
+// conv+bias+residual+relu, conv+bias+ReLU6 as MAX/MIN, matmul+bias+GELU (erf and tanh, fp16 and bf16)), a runtime-compiled plan
 // serialized and loaded back (FusedGraphPlan::FromSerialized), and the legacy calls
 // (depthwise/grouped conv, BN inference, pooling, softmax), each compared on every element with a
 // CPU reference. Every test skips when cudaGetDeviceCount fails or reports no device.
@@ -229,8 +229,8 @@ TEST_F(FusedGraphGpuTest, RuntimeCompiledPlanLoadsFromSerialized) {
   EXPECT_TRUE(AllClose(got, d.ref, kRtolFp16));
 }
 
-TEST_F(FusedGraphGpuTest, MatMulBiasGelu) {
-  const IoType t = IoType::kHalf;
+// matmul + bias + GELU (erf, or the tanh form) as one graph, against a double reference.
+void RunMatMulBiasGelu(cudnnHandle_t handle, IoType t, bool tanh_form) {
   constexpr int64_t kB = 1, kM = 32, kKd = 256, kNd = 128;
   FusedGraphSpec spec;
   spec.anchor = FusedGraphSpec::kMatMul;
@@ -240,7 +240,7 @@ TEST_F(FusedGraphGpuTest, MatMulBiasGelu) {
   spec.extra.push_back({4, {1, 1, kNd}, RowMajorStrides({1, 1, kNd}), t});
   spec.extra.push_back({5, {kB, kM, kNd}, RowMajorStrides({kB, kM, kNd}), IoType::kFloat, true});
   spec.extra.push_back({7, {kB, kM, kNd}, RowMajorStrides({kB, kM, kNd}), t});
-  spec.epilogue = {{"ADD", 3, 4, 5}, {"GELU_FWD", 5, -1, 7}};
+  spec.epilogue = {{"ADD", 3, 4, 5}, {tanh_form ? "GELU_APPROX_TANH_FWD" : "GELU_FWD", 5, -1, 7}};
   const float scale = 1.0f / std::sqrt(float{kKd});
   const std::vector<float> a = Random(kM * kKd, t, 5), bm = Random(kKd * kNd, t, 6, -scale, scale),
                            bias = Random(kNd, t, 7);
@@ -249,13 +249,19 @@ TEST_F(FusedGraphGpuTest, MatMulBiasGelu) {
     for (int64_t n = 0; n < kNd; ++n) {
       double acc = bias[n];
       for (int64_t k = 0; k < kKd; ++k) acc += double{a[m * kKd + k]} * bm[k * kNd + n];
-      ref[m * kNd + n] = 0.5 * acc * (1.0 + std::erf(acc / std::sqrt(2.0)));
+      const double inner = tanh_form ? std::tanh(std::sqrt(2 / M_PI) * (acc + 0.044715 * acc * acc * acc))
+                                     : std::erf(acc / std::sqrt(2.0));
+      ref[m * kNd + n] = 0.5 * acc * (1.0 + inner);
     }
   DeviceBuffer da = Upload(a, t), db = Upload(bm, t), dbias = Upload(bias, t);
   std::vector<float> got =
-      BuildAndRun(handle_, spec, {{1, da.get()}, {2, db.get()}, {4, dbias.get()}}, 7, ref.size(), t);
-  EXPECT_TRUE(AllClose(got, ref, kRtolFp16));
+      BuildAndRun(handle, spec, {{1, da.get()}, {2, db.get()}, {4, dbias.get()}}, 7, ref.size(), t);
+  EXPECT_TRUE(AllClose(got, ref, t == IoType::kBFloat16 ? kRtolBf16 : kRtolFp16));
 }
+
+TEST_F(FusedGraphGpuTest, MatMulBiasGelu) { RunMatMulBiasGelu(handle_, IoType::kHalf, false); }
+TEST_F(FusedGraphGpuTest, MatMulBiasTanhGelu) { RunMatMulBiasGelu(handle_, IoType::kHalf, true); }
+TEST_F(FusedGraphGpuTest, MatMulBiasGeluBf16) { RunMatMulBiasGelu(handle_, IoType::kBFloat16, false); }
 
 // ---- legacy ----
 

@@ -22,7 +22,8 @@
 
 namespace cudnn::testing {
 
-constexpr double kRtolFp32 = 1e-4, kRtolTf32 = 1e-3, kRtolFp16 = 1e-2;
+// bf16: inputs and output rounded to 8 significant bits (2^-8 each), accumulation in float.
+constexpr double kRtolFp32 = 1e-4, kRtolTf32 = 1e-3, kRtolFp16 = 1e-2, kRtolBf16 = 2e-2;
 
 // Owns cudaMalloc'd memory.
 class DeviceBuffer {
@@ -45,7 +46,14 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
-inline float RoundTo(IoType t, float v) { return t == IoType::kHalf ? ir::HalfBitsToFloat(ir::FloatToHalfBits(v)) : v; }
+// A float's 16-bit storage bits in `t` (fp16 or bf16) and back.
+inline uint16_t ToBits(IoType t, float v) {
+  return t == IoType::kBFloat16 ? ir::FloatToBFloat16Bits(v) : ir::FloatToHalfBits(v);
+}
+inline float FromBits(IoType t, uint16_t bits) {
+  return t == IoType::kBFloat16 ? ir::BFloat16BitsToFloat(bits) : ir::HalfBitsToFloat(bits);
+}
+inline float RoundTo(IoType t, float v) { return Is16Bit(t) ? FromBits(t, ToBits(t, v)) : v; }
 
 // Uniform in [lo, hi), already rounded to `t` so the reference sees what the GPU sees.
 inline std::vector<float> Random(size_t n, IoType t, uint32_t seed, float lo = -1, float hi = 1) {
@@ -58,9 +66,9 @@ inline std::vector<float> Random(size_t n, IoType t, uint32_t seed, float lo = -
 
 inline DeviceBuffer Upload(const std::vector<float>& v, IoType t) {
   DeviceBuffer buf(v.size() * ElementBytes(t));
-  if (t == IoType::kHalf) {
+  if (Is16Bit(t)) {
     std::vector<uint16_t> bits(v.size());
-    for (size_t i = 0; i < v.size(); ++i) bits[i] = ir::FloatToHalfBits(v[i]);
+    for (size_t i = 0; i < v.size(); ++i) bits[i] = ToBits(t, v[i]);
     cudaMemcpy(buf.get(), bits.data(), buf.bytes(), cudaMemcpyHostToDevice);
   } else {
     cudaMemcpy(buf.get(), v.data(), buf.bytes(), cudaMemcpyHostToDevice);
@@ -71,10 +79,10 @@ inline DeviceBuffer Upload(const std::vector<float>& v, IoType t) {
 inline std::vector<float> Download(const DeviceBuffer& buf, size_t n, IoType t) {
   std::vector<float> out(n);
   cudaDeviceSynchronize();
-  if (t == IoType::kHalf) {
+  if (Is16Bit(t)) {
     std::vector<uint16_t> bits(n);
     cudaMemcpy(bits.data(), buf.get(), n * 2, cudaMemcpyDeviceToHost);
-    for (size_t i = 0; i < n; ++i) out[i] = ir::HalfBitsToFloat(bits[i]);
+    for (size_t i = 0; i < n; ++i) out[i] = FromBits(t, bits[i]);
   } else {
     cudaMemcpy(out.data(), buf.get(), n * 4, cudaMemcpyDeviceToHost);
   }
