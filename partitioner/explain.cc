@@ -103,6 +103,9 @@ std::string ExplainSummary(const exec::Plan& plan) {
                       pointwise.empty() ? "" : absl::StrCat(" (", absl::StrJoin(pointwise, ", "), ")"), "\n",
                       "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
                       "attention patterns fused: ", plan.stats.attention_fused, "\n",
+                      plan.stats.patch_convs > 0
+                          ? absl::StrCat("patch convs run as matmuls: ", plan.stats.patch_convs, "\n")
+                          : "",
                       "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
 
@@ -163,7 +166,7 @@ std::string ExplainJson(const exec::Plan& plan) {
       "{\n  \"schema_version\": 1,\n  \"precision\": ", JsonString(plan.precision), ",\n  \"steps\": [\n",
       absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {", absl::StrJoin(step_counts, ", "),
       "}, \"nodes\": {", absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
-      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused,
+      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused, ", \"patch_convs\": ", plan.stats.patch_convs,
       ", \"bns_left\": ", s.bns_left, ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 

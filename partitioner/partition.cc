@@ -14,6 +14,7 @@
 #include "partitioner/layer_norm_fusion.h"
 #include "partitioner/layout.h"
 #include "partitioner/precision.h"
+#include "partitioner/patch_conv.h"
 #include "partitioner/transpose_sinking.h"
 
 namespace partitioner {
@@ -44,14 +45,15 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   GeluFusion gelu;
   LayerNormFusion layer_norm;
   TransposeSinking transpose_sinking;
+  PatchConv patch_conv;
   // After precision: C padded to a multiple of 4 channels in both fp32 (16 bytes) and fp16 (8 bytes):
   // on the H100 a C=3 fp16 stem padded to 4 ran 1.4x faster than unpadded, padded to 8 2.2x slower
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" || precision == "bf16" ? 8 : 16);
   Layout layout;
   for (Pass* pass :
-       std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &attention, &gelu,
-                                    &layer_norm, &transpose_sinking, &*precision_pass, &padding, &layout}) {
+       std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &patch_conv, &attention,
+                                    &gelu, &layer_norm, &transpose_sinking, &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }
@@ -59,6 +61,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   stats.nodes_removed = dead_nodes.removed() + dead_nodes_after_bn.removed();
   stats.bns_folded = bn_folding.folded();
   stats.attention_fused = attention.fused();
+  stats.patch_convs = patch_conv.rewritten();
   stats.channels_padded = padding.padded();
   stats.precision_note = precision_pass->kept_fp32_reason();
   return absl::OkStatus();
