@@ -71,7 +71,8 @@ std::vector<Flag> TestFlags(TestOptions& o) {
          std::vector<std::string> list = absl::StrSplit(v, ',', absl::SkipEmpty());
          for (const std::string& p : list) {
            if (p != "fp32" && p != "tf32" && p != "fp16" && p != "bf16") {
-             return absl::InvalidArgumentError(absl::StrCat("--precisions takes fp32, tf32, fp16 and bf16, not '", p, "'"));
+             return absl::InvalidArgumentError(
+                 absl::StrCat("--precisions takes fp32, tf32, fp16 and bf16, not '", p, "'"));
            }
          }
          if (list.empty()) return absl::InvalidArgumentError("--precisions needs at least one precision");

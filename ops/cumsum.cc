@@ -9,8 +9,8 @@ namespace {
 
 absl::StatusOr<std::vector<ir::TensorType>> InferCumSum(const InferContext& ctx) {
   if (absl::Status s = ExpectDType(ctx, 0,
-                                   {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16, ir::DType::kInt32,
-                                    ir::DType::kInt64, ir::DType::kUint32, ir::DType::kUint64});
+                                   {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16,
+                                    ir::DType::kInt32, ir::DType::kInt64, ir::DType::kUint32, ir::DType::kUint64});
       !s.ok()) {
     return s;
   }

@@ -24,9 +24,13 @@ bool HasInput(const ir::Node& node, size_t i) { return i < node.inputs.size() &&
 // Dropout(data, ratio?, training_mode?) -> (output, mask?): output as data; the mask bool (data's
 // dtype before opset 10).
 absl::StatusOr<std::vector<ir::TensorType>> InferDropout(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}); !s.ok()) return s;
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
+      !s.ok())
+    return s;
   if (ctx.has_input(1)) {
-    if (absl::Status s = ExpectDType(ctx, 1, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}); !s.ok()) return s;
+    if (absl::Status s = ExpectDType(ctx, 1, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
+        !s.ok())
+      return s;
     if (absl::Status s = ExpectScalarLike(ctx, 1, "ratio"); !s.ok()) return s;
   }
   if (ctx.has_input(2)) {

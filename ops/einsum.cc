@@ -62,8 +62,8 @@ std::vector<int> ExpandEllipsis(const std::vector<int>& term, int64_t count, int
 
 absl::StatusOr<std::vector<ir::TensorType>> InferEinsum(const InferContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    absl::Status s =
-        ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64});
+    absl::Status s = ExpectDType(
+        ctx, i, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64});
     if (!s.ok()) return s;
     if (ctx.type(i).dtype != ctx.type(0).dtype) {
       return absl::InvalidArgumentError(absl::StrCat("input ", i, " has another dtype than input 0"));

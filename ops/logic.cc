@@ -17,7 +17,9 @@ namespace {
 using ir::DType;
 using InferResult = absl::StatusOr<std::vector<ir::TensorType>>;
 
-bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16; }
+bool IsFloat(DType d) {
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16;
+}
 
 bool IsInteger(DType d) {
   switch (d) {

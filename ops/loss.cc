@@ -22,7 +22,9 @@ ir::Shape WithoutClassDim(const ir::Shape& input) {
 
 // Checks dtypes and the shapes that are known; returns the loss's TensorType.
 absl::StatusOr<ir::TensorType> InferLoss(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16}); !s.ok()) {
+  if (absl::Status s =
+          ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16});
+      !s.ok()) {
     return s;
   }
   if (absl::Status s = ExpectDType(ctx, 1, {ir::DType::kInt32, ir::DType::kInt64}); !s.ok()) return s;

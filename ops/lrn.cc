@@ -13,7 +13,9 @@ namespace {
 constexpr int64_t kMaxLrnSize = 1 << 16;
 
 absl::StatusOr<std::vector<ir::TensorType>> InferLrn(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16}); !s.ok()) {
+  if (absl::Status s =
+          ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16});
+      !s.ok()) {
     return s;
   }
   if (absl::StatusOr<LrnAttrs> attrs = ParseLrnAttrs(ctx.node); !attrs.ok()) return attrs.status();

@@ -32,8 +32,8 @@ InferResult InferFloatUnary(const InferContext& ctx) {
 InferResult InferShrink(const InferContext& ctx) {
   absl::Status s =
       ExpectDType(ctx, 0,
-                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16, DType::kInt32,
-                   DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32, DType::kUint64});
+                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16,
+                   DType::kInt32, DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32, DType::kUint64});
   if (!s.ok()) return s;
   return SameAsInput0(ctx);
 }

@@ -19,7 +19,8 @@ using ir::Shape;
 using ir::TensorType;
 using Types = std::vector<TensorType>;
 
-constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64};
+constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+                                                      DType::kFloat64};
 
 // ---- Shared checks -----------------------------------------------------------------------------
 

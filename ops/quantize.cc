@@ -15,7 +15,8 @@ using ir::TensorType;
 using Types = std::vector<TensorType>;
 
 constexpr std::initializer_list<DType> kQuantTypes = {DType::kUint8, DType::kInt8};
-constexpr std::initializer_list<DType> kScaleTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64};
+constexpr std::initializer_list<DType> kScaleTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+                                                      DType::kFloat64};
 
 bool IsQuantType(DType d) {
   return d == DType::kUint8 || d == DType::kInt8 || d == DType::kUint16 || d == DType::kInt16;
@@ -71,7 +72,8 @@ absl::Status ExpectQuantParams(const InferContext& ctx, const char* scale, const
 }
 
 absl::StatusOr<Types> InferQuantize(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64, DType::kInt32});
+  if (absl::Status s =
+          ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64, DType::kInt32});
       !s.ok()) {
     return s;
   }

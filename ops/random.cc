@@ -18,7 +18,9 @@ using tensor_ops::Invalid;
 using tensor_ops::One;
 using Types = std::vector<ir::TensorType>;
 
-bool IsFloat(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16 || d == DType::kFloat32 || d == DType::kFloat64; }
+bool IsFloat(DType d) {
+  return d == DType::kFloat16 || d == DType::kBFloat16 || d == DType::kFloat32 || d == DType::kFloat64;
+}
 
 bool IsRandomOp(std::string_view op) {
   return op == "RandomUniform" || op == "RandomNormal" || op == "RandomUniformLike" || op == "RandomNormalLike" ||
@@ -56,13 +58,17 @@ absl::StatusOr<Types> InferLike(const InferContext& ctx) {
 }
 
 absl::StatusOr<Types> InferBernoulli(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64}); !s.ok()) return s;
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64});
+      !s.ok())
+    return s;
   return InferLike(ctx);
 }
 
 // Multinomial(input [batch, classes]) -> [batch, sample_size].
 absl::StatusOr<Types> InferMultinomial(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64}); !s.ok()) return s;
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64});
+      !s.ok())
+    return s;
   absl::StatusOr<RandomAttrs> attrs = ParseRandomAttrs(ctx.node, ctx.type(0).dtype);
   if (!attrs.ok()) return attrs.status();
   const ir::TensorType& in = ctx.type(0);

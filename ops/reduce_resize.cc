@@ -52,9 +52,9 @@ absl::StatusOr<std::vector<bool>> ReducedMask(const std::vector<int64_t>& axes, 
 }
 
 absl::StatusOr<std::vector<ir::TensorType>> InferReduce(const InferContext& ctx) {
-  absl::Status st = ExpectDType(
-      ctx, 0,
-      {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64, DType::kInt8, DType::kUint8});
+  absl::Status st = ExpectDType(ctx, 0,
+                                {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32,
+                                 DType::kInt64, DType::kInt8, DType::kUint8});
   if (!st.ok()) return st;
   const bool keepdims = ctx.attrs().GetInt("keepdims", 1) != 0;
   const bool noop = ctx.attrs().GetInt("noop_with_empty_axes", 0) != 0;
@@ -91,9 +91,9 @@ absl::StatusOr<std::vector<ir::TensorType>> InferReduce(const InferContext& ctx)
 
 // ArgMax, ArgMin: int64 indices along `axis`, kept as a dim of 1 with keepdims.
 absl::StatusOr<std::vector<ir::TensorType>> InferArgReduce(const InferContext& ctx) {
-  absl::Status st = ExpectDType(
-      ctx, 0,
-      {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64, DType::kInt8, DType::kUint8});
+  absl::Status st = ExpectDType(ctx, 0,
+                                {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32,
+                                 DType::kInt64, DType::kInt8, DType::kUint8});
   if (!st.ok()) return st;
   const ir::TensorType& in = ctx.type(0);
   ir::TensorType out{DType::kInt64, std::nullopt};

@@ -16,7 +16,9 @@ using ir::DType;
 
 constexpr size_t kRoi = 1, kScales = 2, kSizes = 3;
 
-bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16; }
+bool IsFloat(DType d) {
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16;
+}
 
 bool OneOf(const std::string& value, std::initializer_list<const char*> allowed) {
   for (const char* a : allowed) {

@@ -94,7 +94,9 @@ absl::StatusOr<Types> InferRnn(const InferContext& ctx) {
   if (!attrs.ok()) return attrs.status();
   const RnnAttrs& a = *attrs;
   const bool lstm = a.kind == RnnKind::kLstm;
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}); !s.ok()) return s;
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
+      !s.ok())
+    return s;
   const DType dtype = ctx.type(0).dtype;
   for (size_t i : {1, 2}) {
     if (!ctx.has_input(i)) return absl::InvalidArgumentError(absl::StrCat(i == 1 ? "W" : "R", " is missing"));

@@ -61,7 +61,8 @@ absl::StatusOr<int64_t> DftAxis(const ir::Node& node, const ir::Tensor* axis_inp
 // MelWeightMatrix's output_datatype: float32, float64 or float16.
 absl::StatusOr<ir::DType> MelOutputDType(const ir::Node& node) {
   const auto dtype = static_cast<ir::DType>(node.attrs.GetInt("output_datatype", 1));
-  if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat64 && dtype != ir::DType::kFloat16 && dtype != ir::DType::kBFloat16) {
+  if (dtype != ir::DType::kFloat32 && dtype != ir::DType::kFloat64 && dtype != ir::DType::kFloat16 &&
+      dtype != ir::DType::kBFloat16) {
     return Invalid(absl::StrCat("output_datatype ", static_cast<int>(dtype), " is not a floating-point type"));
   }
   return dtype;
@@ -85,7 +86,9 @@ absl::StatusOr<DftAttrs> ParseDftAttrs(const ir::Node& node) {
 // The output shape from the input's: the axis dim becomes `bins` (unknown unless computable), the
 // last dim 2.
 absl::StatusOr<std::vector<ir::TensorType>> InferDft(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16}); !s.ok()) {
+  if (absl::Status s =
+          ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16});
+      !s.ok()) {
     return s;
   }
   for (size_t i = 1; i < 3; ++i) {
@@ -127,7 +130,9 @@ absl::StatusOr<std::vector<ir::TensorType>> InferDft(const InferContext& ctx) {
 
 // STFT's output [batch, frames, bins, 2], computed when the sizes are known.
 absl::StatusOr<std::vector<ir::TensorType>> InferStft(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16}); !s.ok()) {
+  if (absl::Status s =
+          ExpectDType(ctx, 0, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16});
+      !s.ok()) {
     return s;
   }
   if (absl::Status s = ExpectDType(ctx, 1, {ir::DType::kInt32, ir::DType::kInt64}); !s.ok()) return s;
@@ -158,7 +163,8 @@ absl::StatusOr<std::vector<ir::TensorType>> InferMelWeightMatrix(const InferCont
     if (absl::Status s = ExpectDType(ctx, i, {ir::DType::kInt32, ir::DType::kInt64}); !s.ok()) return s;
   }
   for (size_t i = 3; i < 5; ++i) {
-    if (absl::Status s = ExpectDType(ctx, i, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16});
+    if (absl::Status s =
+            ExpectDType(ctx, i, {ir::DType::kFloat32, ir::DType::kFloat64, ir::DType::kFloat16, ir::DType::kBFloat16});
         !s.ok()) {
       return s;
     }

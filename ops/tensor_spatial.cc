@@ -102,7 +102,9 @@ using tensor_ops::UnknownShape;
 // ---- MaxUnpool ----
 
 absl::StatusOr<Types> InferMaxUnpool(const InferContext& ctx) {
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}); !s.ok()) return s;
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
+      !s.ok())
+    return s;
   if (absl::Status s = ExpectDType(ctx, 1, {DType::kInt64}); !s.ok()) return s;
   if (absl::Status s = ExpectIndexInput(ctx, 2); !s.ok()) return s;
   const TensorType& x = ctx.type(0);

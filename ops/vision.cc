@@ -18,7 +18,8 @@ using ir::Shape;
 using ir::TensorType;
 using Types = std::vector<TensorType>;
 
-constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64};
+constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+                                                      DType::kFloat64};
 
 Dim DimOf(const TensorType& t, size_t i) { return t.shape && t.shape->size() > i ? (*t.shape)[i] : Dim(); }
 

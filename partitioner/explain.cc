@@ -98,15 +98,14 @@ std::string ExplainSummary(const exec::Plan& plan) {
     nodes.push_back(absl::StrCat(exec::StepKindName(kind), " ", s.nodes.count(kind) ? s.nodes.at(kind) : 0));
   }
   for (const auto& [op, count] : s.fused_pointwise) pointwise.push_back(absl::StrCat(op, " ", count));
-  return absl::StrCat("steps: ", absl::StrJoin(steps, ", "), "\n", "nodes: ", absl::StrJoin(nodes, ", "), "\n",
-                      "fused pointwise ops: ", s.fused_pointwise_total,
-                      pointwise.empty() ? "" : absl::StrCat(" (", absl::StrJoin(pointwise, ", "), ")"), "\n",
-                      "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
-                      "attention patterns fused: ", plan.stats.attention_fused, "\n",
-                      plan.stats.patch_convs > 0
-                          ? absl::StrCat("patch convs run as matmuls: ", plan.stats.patch_convs, "\n")
-                          : "",
-                      "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
+  return absl::StrCat(
+      "steps: ", absl::StrJoin(steps, ", "), "\n", "nodes: ", absl::StrJoin(nodes, ", "), "\n",
+      "fused pointwise ops: ", s.fused_pointwise_total,
+      pointwise.empty() ? "" : absl::StrCat(" (", absl::StrJoin(pointwise, ", "), ")"), "\n",
+      "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
+      "attention patterns fused: ", plan.stats.attention_fused, "\n",
+      plan.stats.patch_convs > 0 ? absl::StrCat("patch convs run as matmuls: ", plan.stats.patch_convs, "\n") : "",
+      "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
 
 std::string ExplainText(const exec::Plan& plan) {
@@ -166,8 +165,9 @@ std::string ExplainJson(const exec::Plan& plan) {
       "{\n  \"schema_version\": 1,\n  \"precision\": ", JsonString(plan.precision), ",\n  \"steps\": [\n",
       absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {", absl::StrJoin(step_counts, ", "),
       "}, \"nodes\": {", absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
-      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused, ", \"patch_convs\": ", plan.stats.patch_convs,
-      ", \"bns_left\": ", s.bns_left, ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
+      "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused,
+      ", \"patch_convs\": ", plan.stats.patch_convs, ", \"bns_left\": ", s.bns_left,
+      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 
 std::string ExplainDot(const exec::Plan& plan) {

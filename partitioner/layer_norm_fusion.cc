@@ -149,7 +149,8 @@ std::optional<ir::Node> MakeLayerNorm(ir::Graph& graph, const Match& m) {
       if (t.dtype == ir::DType::kFloat32) {
         ones->data<float>()[i] = 1.0f;
       } else {  // 1.0 in fp16 or bf16
-        ones->data<uint16_t>()[i] = t.dtype == ir::DType::kFloat16 ? ir::FloatToHalfBits(1.0f) : ir::FloatToBFloat16Bits(1.0f);
+        ones->data<uint16_t>()[i] =
+            t.dtype == ir::DType::kFloat16 ? ir::FloatToHalfBits(1.0f) : ir::FloatToBFloat16Bits(1.0f);
       }
     }
     scale = graph.AddConstant(last.name + "/layer_norm_scale", *std::move(ones));

@@ -13,8 +13,8 @@
 #include "partitioner/gelu_fusion.h"
 #include "partitioner/layer_norm_fusion.h"
 #include "partitioner/layout.h"
-#include "partitioner/precision.h"
 #include "partitioner/patch_conv.h"
+#include "partitioner/precision.h"
 #include "partitioner/transpose_sinking.h"
 
 namespace partitioner {

@@ -65,8 +65,8 @@ TEST(PatchConvTest, SymbolicBatchKeepsItsDim) {
 TEST(PatchConvTest, OtherConvsStay) {
   const Form forms[] = {
       {.channels = 64, .kernel = 4, .stride = 4},  // a CNN's small stride-k kernel
-      {.kernel = 8, .stride = 4},                 // overlapping windows
-      {.kernel = 8, .stride = 8, .pad = 1},       // padded
+      {.kernel = 8, .stride = 4},                  // overlapping windows
+      {.kernel = 8, .stride = 8, .pad = 1},        // padded
   };
   for (const Form& f : forms) {
     ir::Graph g = Build(f);

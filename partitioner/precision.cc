@@ -164,8 +164,8 @@ absl::StatusOr<bool> ConvertToHalf(ir::Graph& graph, ir::DType half_dtype) {
     if (!IsFloat32(graph.value(in)) || graph.value(in).constant) continue;
     if (!ReadAsData(body, in)) continue;
     const ir::ValueId half = AddLike(graph, in, Suffix(half_dtype), half_dtype);
-    nodes.push_back(
-        MakeCast(absl::StrCat(graph.value(in).name, "__to", Suffix(half_dtype).substr(1)), opset, in, half, OnnxType(half_dtype)));
+    nodes.push_back(MakeCast(absl::StrCat(graph.value(in).name, "__to", Suffix(half_dtype).substr(1)), opset, in, half,
+                             OnnxType(half_dtype)));
     Redirect(body, in, half);
     changed = true;
   }

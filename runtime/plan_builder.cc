@@ -26,8 +26,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 void AppendTensor(std::string* out, const cudnn::TensorDesc& t) {
   absl::StrAppend(out, "t", t.uid, "[", absl::StrJoin(t.dims, ","), "|", absl::StrJoin(t.strides, ","), "]",
-                  t.type == cudnn::IoType::kHalf ? "h" : t.type == cudnn::IoType::kBFloat16 ? "b" : "f", t.is_virtual ? "v" : "",
-                  t.by_value ? absl::StrFormat("=%a", t.value) : "", ";");
+                  t.type == cudnn::IoType::kHalf       ? "h"
+                  : t.type == cudnn::IoType::kBFloat16 ? "b"
+                                                       : "f",
+                  t.is_virtual ? "v" : "", t.by_value ? absl::StrFormat("=%a", t.value) : "", ";");
 }
 
 // The dims of a step's non-constant inputs, from `dims` (false when one is unknown).

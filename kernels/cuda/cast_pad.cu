@@ -38,9 +38,8 @@ cudaError_t Launch(const void* x, void* y, int64_t n, int64_t c, int64_t hw, int
 cudaError_t CastPadToNhwc(FloatType in, FloatType out, const void* x, void* y, int64_t n, int64_t c, int64_t hw,
                           int64_t c_out, cudaStream_t stream) {
   return DispatchFloatType(in, [&](auto in_tag) {
-    return DispatchFloatType(out, [&](auto out_tag) {
-      return Launch<decltype(in_tag), decltype(out_tag)>(x, y, n, c, hw, c_out, stream);
-    });
+    return DispatchFloatType(
+        out, [&](auto out_tag) { return Launch<decltype(in_tag), decltype(out_tag)>(x, y, n, c, hw, c_out, stream); });
   });
 }
 

@@ -22,7 +22,9 @@ __device__ __forceinline__ int64_t Widen(int64_t v) { return v; }
 
 __device__ __forceinline__ void Narrow(double v, float* out) { *out = static_cast<float>(v); }
 __device__ __forceinline__ void Narrow(double v, __half* out) { *out = __float2half_rn(static_cast<float>(v)); }
-__device__ __forceinline__ void Narrow(double v, __nv_bfloat16* out) { *out = __float2bfloat16_rn(static_cast<float>(v)); }
+__device__ __forceinline__ void Narrow(double v, __nv_bfloat16* out) {
+  *out = __float2bfloat16_rn(static_cast<float>(v));
+}
 __device__ __forceinline__ void Narrow(int64_t v, int32_t* out) { *out = static_cast<int32_t>(v); }
 __device__ __forceinline__ void Narrow(int64_t v, int64_t* out) { *out = v; }
 

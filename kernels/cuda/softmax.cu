@@ -77,7 +77,8 @@ cudaError_t Softmax(FloatType type, bool log, const void* in, void* out, int64_t
                     cudaStream_t stream) {
   if (outer < 0 || n < 0 || inner < 0) return cudaErrorInvalidValue;
   if (outer == 0 || n == 0 || inner == 0) return cudaSuccess;
-  return DispatchFloatType(type, [&](auto tag) { return Launch<decltype(tag)>(log, in, out, outer, n, inner, stream); });
+  return DispatchFloatType(type,
+                           [&](auto tag) { return Launch<decltype(tag)>(log, in, out, outer, n, inner, stream); });
 }
 
 }  // namespace kernels::cuda

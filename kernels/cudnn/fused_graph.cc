@@ -101,7 +101,8 @@ void AddByValue(const TensorDesc& t, FusedGraphPlan::State& state) {
   state.by_value_uids.push_back(t.uid);
   state.by_value_float.push_back(static_cast<float>(t.value));
   const float value = static_cast<float>(t.value);
-  state.by_value_half.push_back(t.type == IoType::kBFloat16 ? ir::FloatToBFloat16Bits(value) : ir::FloatToHalfBits(value));
+  state.by_value_half.push_back(t.type == IoType::kBFloat16 ? ir::FloatToBFloat16Bits(value)
+                                                            : ir::FloatToHalfBits(value));
   state.by_value_is_half.push_back(Is16Bit(t.type));
 }
 

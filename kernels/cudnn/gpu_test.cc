@@ -1,6 +1,6 @@
 // kernels/cudnn/gpu_test.cc: GPU tests — fused graphs (conv+bias+relu at fp16/fp32/tf32,
-// conv+bias+residual+relu, conv+bias+ReLU6 as MAX/MIN, matmul+bias+GELU (erf and tanh, fp16 and bf16)), a runtime-compiled plan
-// serialized and loaded back (FusedGraphPlan::FromSerialized), and the legacy calls
+// conv+bias+residual+relu, conv+bias+ReLU6 as MAX/MIN, matmul+bias+GELU (erf and tanh, fp16 and bf16)), a
+// runtime-compiled plan serialized and loaded back (FusedGraphPlan::FromSerialized), and the legacy calls
 // (depthwise/grouped conv, BN inference, pooling, softmax), each compared on every element with a
 // CPU reference. Every test skips when cudaGetDeviceCount fails or reports no device.
 #include <algorithm>

@@ -13,7 +13,6 @@
 namespace cudnn {
 namespace {
 
-
 cudnnRNNMode_t CellMode(RnnCell cell) {
   switch (cell) {
     case RnnCell::kRnnTanh: return CUDNN_RNN_TANH;

@@ -39,10 +39,10 @@ std::string TanhGeluModel() {
       {"half", 0.5f}, {"one", 1.0f}, {"beta", std::sqrt(2 / M_PI)}, {"kappa", 0.044715f}};
   for (const auto& [name, value] : constants) testing_util::AddFloatInitializer(model, name, {}, {value});
   const std::vector<std::vector<std::string>> nodes = {
-      {"MatMul", "x", "w", "xw"},          {"Add", "xw", "b", "h"},           {"Mul", "h", "h", "sq"},
-      {"Mul", "h", "sq", "cube"},          {"Mul", "kappa", "cube", "kc"},   {"Add", "h", "kc", "sum"},
-      {"Mul", "beta", "sum", "inner"},     {"Tanh", "inner", "", "t"},        {"Add", "one", "t", "plus"},
-      {"Mul", "h", "plus", "hp"},          {"Mul", "half", "hp", "y"}};
+      {"MatMul", "x", "w", "xw"},      {"Add", "xw", "b", "h"},        {"Mul", "h", "h", "sq"},
+      {"Mul", "h", "sq", "cube"},      {"Mul", "kappa", "cube", "kc"}, {"Add", "h", "kc", "sum"},
+      {"Mul", "beta", "sum", "inner"}, {"Tanh", "inner", "", "t"},     {"Add", "one", "t", "plus"},
+      {"Mul", "h", "plus", "hp"},      {"Mul", "half", "hp", "y"}};
   for (const std::vector<std::string>& n : nodes) {
     std::vector<std::string> inputs = {n[1]};
     if (!n[2].empty()) inputs.push_back(n[2]);

@@ -4,7 +4,8 @@
 // through runtime::Session (by onnxrun test's library, cli/model_test.h, which reads every
 // input_<i>.pb in graph-input order) and matches torch's output on every element, with
 // max|got - want| / max|want| <= 1e-4 over the whole output for the fp32 plan (partitioned, and the
-// unfused one-step-per-node reference plan) and <= 1e-2 for the fp16 plan, <= 8e-2 for the bf16 plan (fp16's limit x 8, the ratio of their unit roundoffs).
+// unfused one-step-per-node reference plan) and <= 1e-2 for the fp16 plan, <= 8e-2 for the bf16 plan (fp16's limit x 8,
+// the ratio of their unit roundoffs).
 //
 // On the GPU machine: ONNXRUN_TEST_DEVICE=cuda runs the same models on the GPU (partitioned fp32,
 // tf32 with limit 1e-3, fp16) from ONNXRUN_ZOO_DIR (default models/zoo), skipping when no GPU.
