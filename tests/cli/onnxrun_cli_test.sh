@@ -29,7 +29,7 @@ grep -q -- "--input-dir" "$tmp/out" || { echo "FAIL --help text"; failures=$((fa
 expect_fail "no model" 2 "no model given" --
 expect_fail "unknown flag" 2 "unknown option '--bogus'" -- --bogus "$case_dir/model.onnx"
 expect_fail "bad device" 2 "--device must be" -- --device tpu "$case_dir/model.onnx"
-expect_fail "bad precision" 2 "--precision must be fp32, tf32 or fp16" -- --precision fp8 "$case_dir/model.onnx"
+expect_fail "bad precision" 2 "--precision must be fp32, tf32, fp16 or bf16" -- --precision fp8 "$case_dir/model.onnx"
 expect_fail "bad explain format" 2 "--explain takes text, json or dot" -- --explain=yaml "$case_dir/model.onnx"
 expect_fail "missing file" 1 "cannot open model" -- /nonexistent/model.onnx
 : >"$tmp/empty.onnx"
