@@ -69,18 +69,48 @@ ir::Tensor PatchWeights(const ir::Tensor& w, const Patch& p) {
   return out;
 }
 
+// What torchvision, timm and Hugging Face ViTs do with the patch conv's output: Reshape to
+// [N, K, H/p*W/q] then Transpose(perm 0,2,1) to the [N, tokens, K] the matmul already writes.
+struct TokenTail {
+  NodeId reshape = -1, transpose = -1;
+  ValueId tokens = kNoValue;  // the Transpose's output
+};
+
+std::optional<TokenTail> TokenTailOf(const ir::Graph& g, const Readers& readers, const ir::Node& conv, const Patch& p) {
+  const ir::Node* reshape = readers.SoleReader(conv.outputs[0]);
+  if (reshape == nullptr || reshape->op_type != "Reshape" || reshape->inputs[0] != conv.outputs[0]) {
+    return std::nullopt;
+  }
+  // Dims 1 and 2 known as K and the token count: dim 0 is then N (Reshape keeps the element count).
+  const ir::TensorType& r = g.value(reshape->outputs[0]).type;
+  if (!r.shape || r.rank() != 3 || (*r.shape)[1].value != p.k || (*r.shape)[2].value != (p.h / p.p) * (p.w / p.q)) {
+    return std::nullopt;
+  }
+  const ir::Node* transpose = readers.SoleReader(reshape->outputs[0]);
+  if (transpose == nullptr || transpose->op_type != "Transpose" ||
+      transpose->attrs.GetInts("perm") != std::vector<int64_t>{0, 2, 1}) {
+    return std::nullopt;
+  }
+  return TokenTail{readers.IdOf(reshape), readers.IdOf(transpose), transpose->outputs[0]};
+}
+
 class Rewriter {
  public:
   Rewriter(ir::Graph& g, const ir::Node& conv, const Patch& p) : g_(g), conv_(conv), p_(p) {}
 
-  std::vector<ir::Node> Nodes() {
+  // The conv's nodes; with `tokens`, the matmul (+ bias) writes that [N, tokens, K] value and
+  // nothing turns it back into the conv's layout.
+  std::vector<ir::Node> Nodes(ValueId tokens = kNoValue) {
     const int64_t hp = p_.h / p_.p, wp = p_.w / p_.q;
     ValueId v = Add("Reshape", {conv_.inputs[0], Shape("split_shape", {0, p_.c, hp, p_.p, wp, p_.q})}, "split");
     v = Add("Transpose", {v}, "patches", {{"perm", std::vector<int64_t>{0, 2, 4, 1, 3, 5}}});
     v = Add("Reshape", {v, Shape("rows_shape", {0, hp * wp, p_.c * p_.p * p_.q})}, "rows");
     const ir::Tensor weights = PatchWeights(*g_.value(conv_.inputs[1]).constant, p_);
-    v = Add("MatMul", {v, g_.AddConstant(conv_.name + "/patch_weights", weights)}, "matmul");
-    if (conv_.input(2) != kNoValue) v = Add("Add", {v, conv_.inputs[2]}, "bias");
+    const bool bias = conv_.input(2) != kNoValue;
+    v = Add("MatMul", {v, g_.AddConstant(conv_.name + "/patch_weights", weights)}, "matmul", {},
+            bias ? kNoValue : tokens);
+    if (bias) v = Add("Add", {v, conv_.inputs[2]}, "bias", {}, tokens);
+    if (tokens != kNoValue) return std::move(nodes_);
     v = Add("Transpose", {v}, "channels", {{"perm", std::vector<int64_t>{0, 2, 1}}});
     Add("Reshape", {v, Shape("out_shape", {0, p_.k, hp, wp})}, "out", {}, conv_.outputs[0]);
     return std::move(nodes_);
@@ -111,17 +141,24 @@ class Rewriter {
 
 absl::StatusOr<bool> PatchConv::Run(ir::Graph& graph) {
   rewritten_ = 0;
-  std::map<NodeId, Patch> patches;
-  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
-    if (std::optional<Patch> p = PatchOf(graph, graph.node(id))) patches[id] = *p;
+  std::map<NodeId, std::pair<Patch, TokenTail>> patches;
+  {
+    const Readers readers(graph);
+    for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
+      const std::optional<Patch> p = PatchOf(graph, graph.node(id));
+      if (!p) continue;
+      patches[id] = {*p, TokenTailOf(graph, readers, graph.node(id), *p).value_or(TokenTail{})};
+    }
   }
   if (patches.empty()) return false;
   std::map<NodeId, std::vector<ir::Node>> made;
   std::set<NodeId> removed;
   const NodeId original_count = static_cast<NodeId>(graph.nodes().size());
-  for (const auto& [id, p] : patches) {
+  for (const auto& [id, match] : patches) {
+    const auto& [p, tail] = match;
     removed.insert(id);
-    made[id] = Rewriter(graph, graph.node(id), p).Nodes();
+    if (tail.tokens != kNoValue) removed.insert({tail.reshape, tail.transpose});
+    made[id] = Rewriter(graph, graph.node(id), p).Nodes(tail.tokens);
   }
   rewritten_ = static_cast<int>(patches.size());
   ReplaceMatched(graph, original_count, std::move(made), removed);

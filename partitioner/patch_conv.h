@@ -9,7 +9,8 @@
 // H200 against ~0.02 ms as a matmul), and the matmul joins the bias in one graph. Smaller kernels
 // (a CNN's 1x1 convs, ConvNeXt's 4x4 stem and 2x2 downsampling) stay convs: they sit between
 // channels-last ops whose layout a rewrite would break. Needs the input's C, H, W known and
-// divisible.
+// divisible. When the conv's output only goes through ViT's Reshape to [N, K, H/p*W/q] and
+// Transpose(0,2,1), the matmul writes that [N, tokens, K] result directly (no copies back and forth).
 #ifndef ONNXRUN_PARTITIONER_PATCH_CONV_H_
 #define ONNXRUN_PARTITIONER_PATCH_CONV_H_
 

@@ -1,6 +1,7 @@
 // PatchConv: a ViT-style patch conv (with and without bias, a symbolic batch) becomes Reshape /
 // Transpose / MatMul / Add / Transpose / Reshape with the same outputs (CPU reference plan before
-// and after); convs that are not patch embeddings stay.
+// and after), and ViT's token layout after it is what the matmul writes; convs that are not patch
+// embeddings stay.
 #include "partitioner/patch_conv.h"
 
 #include <string>
@@ -22,6 +23,7 @@ struct Form {
   int64_t channels = 3, kernel = 8, stride = 8, pad = 0;
   bool bias = true;
   ir::Dim batch = 2;
+  bool tokens = false;  // ViT's Reshape to [N, K, tokens] + Transpose(0,2,1) after the conv
 };
 
 ir::Graph Build(const Form& f) {
@@ -30,10 +32,15 @@ ir::Graph Build(const Form& f) {
   ir::ValueId w = b.Constant("w", RandomTensor({6, f.channels, f.kernel, f.kernel}, 1));
   std::vector<ir::ValueId> inputs = {x, w};
   if (f.bias) inputs.push_back(b.Constant("b", RandomTensor({6}, 2)));
-  b.Output(b.Op("conv", "Conv", inputs,
-                Attrs({{"kernel_shape", std::vector<int64_t>{f.kernel, f.kernel}},
-                       {"strides", std::vector<int64_t>{f.stride, f.stride}},
-                       {"pads", std::vector<int64_t>{f.pad, f.pad, f.pad, f.pad}}})));
+  ir::ValueId y = b.Op("conv", "Conv", inputs,
+                       Attrs({{"kernel_shape", std::vector<int64_t>{f.kernel, f.kernel}},
+                              {"strides", std::vector<int64_t>{f.stride, f.stride}},
+                              {"pads", std::vector<int64_t>{f.pad, f.pad, f.pad, f.pad}}}));
+  if (f.tokens) {
+    y = b.Op("flat", "Reshape", {y, b.Constant("flat_shape", ir::Tensor::FromInt64s({0, 6, -1}))});
+    y = b.Op("tokens", "Transpose", {y}, Attrs({{"perm", std::vector<int64_t>{0, 2, 1}}}));
+  }
+  b.Output(y);
   return b.Build().value();
 }
 
@@ -53,6 +60,14 @@ TEST(PatchConvTest, PatchConvBecomesAMatMulWithTheSameOutputs) {
                                : "Reshape Transpose Reshape MatMul Transpose Reshape ");
     EXPECT_EQ(g.value(g.outputs()[0]).type.ToString(), "float32[2,6,4,2]");
   }
+}
+
+TEST(PatchConvTest, ViTTokenLayoutIsWhatTheMatMulWrites) {
+  ir::Graph g = Build({.tokens = true});
+  PatchConv pass;
+  EXPECT_EQ(test::RunPassAndCompare(pass, g, kFp32), "");
+  EXPECT_EQ(OpTypes(g), "Reshape Transpose Reshape MatMul Add ");
+  EXPECT_EQ(g.value(g.outputs()[0]).type.ToString(), "float32[2,8,6]");
 }
 
 TEST(PatchConvTest, SymbolicBatchKeepsItsDim) {
