@@ -89,6 +89,10 @@ absl::Status CudaExecutor::Init() {
   cudaDeviceProp prop;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, options_.device_id));
   device_name_ = absl::StrCat(prop.name, " (sm_", prop.major, prop.minor, ", device ", options_.device_id, ")");
+  if (plan_.precision == "bf16" && prop.major < 8) {  // no bfloat16 tensor cores before Ampere
+    return absl::InvalidArgumentError(absl::StrCat("--precision bf16 needs a GPU of compute capability 8.0 or newer; ",
+                                                   device_name_, " is not: use fp16"));
+  }
   gpu_signature_ = GpuSignature();
   absl::StatusOr<std::unique_ptr<Context>> first = MakeContext();
   if (!first.ok()) return first.status();
