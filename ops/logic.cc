@@ -17,10 +17,6 @@ namespace {
 using ir::DType;
 using InferResult = absl::StatusOr<std::vector<ir::TensorType>>;
 
-bool IsFloat(DType d) {
-  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16;
-}
-
 bool IsInteger(DType d) {
   switch (d) {
     case DType::kInt8:
@@ -78,7 +74,7 @@ InferResult Unary(const InferContext& ctx, DType dtype) {
   return std::vector<ir::TensorType>{ir::TensorType{dtype, ctx.type(0).shape}};
 }
 
-bool IsNumericOrBool(DType d) { return IsFloat(d) || IsInteger(d) || d == DType::kBool; }
+bool IsNumericOrBool(DType d) { return ir::IsFloatingPoint(d) || IsInteger(d) || d == DType::kBool; }
 
 // Equal, Greater, ...: two inputs of one dtype -> bool.
 InferResult InferCompare(const InferContext& ctx) {
@@ -99,7 +95,7 @@ InferResult InferNot(const InferContext& ctx) {
 }
 
 InferResult InferIsNaN(const InferContext& ctx) {
-  if (absl::Status s = ExpectKind(ctx, 0, IsFloat, "floating point"); !s.ok()) return s;
+  if (absl::Status s = ExpectKind(ctx, 0, ir::IsFloatingPoint, "floating point"); !s.ok()) return s;
   return Unary(ctx, DType::kBool);
 }
 
@@ -108,7 +104,7 @@ InferResult InferIsInf(const InferContext& ctx) {
   return InferIsNaN(ctx);
 }
 
-bool IsNumeric(DType d) { return IsFloat(d) || IsInteger(d); }
+bool IsNumeric(DType d) { return ir::IsFloatingPoint(d) || IsInteger(d); }
 
 InferResult InferSign(const InferContext& ctx) {
   if (absl::Status s = ExpectKind(ctx, 0, IsNumeric, "numeric"); !s.ok()) return s;
@@ -119,7 +115,7 @@ InferResult InferMod(const InferContext& ctx) {
   absl::StatusOr<ModAttrs> attrs = ParseModAttrs(ctx.node);
   if (!attrs.ok()) return attrs.status();
   if (absl::Status s = ExpectSameKindPair(ctx, IsNumeric, "numeric"); !s.ok()) return s;
-  if (IsFloat(ctx.type(0).dtype) && !attrs->fmod) {
+  if (ir::IsFloatingPoint(ctx.type(0).dtype) && !attrs->fmod) {
     return absl::InvalidArgumentError("Mod of floating-point inputs needs fmod=1");
   }
   return Broadcast(ctx, ctx.type(0).dtype);

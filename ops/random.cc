@@ -18,10 +18,6 @@ using tensor_ops::Invalid;
 using tensor_ops::One;
 using Types = std::vector<ir::TensorType>;
 
-bool IsFloat(DType d) {
-  return d == DType::kFloat16 || d == DType::kBFloat16 || d == DType::kFloat32 || d == DType::kFloat64;
-}
-
 bool IsRandomOp(std::string_view op) {
   return op == "RandomUniform" || op == "RandomNormal" || op == "RandomUniformLike" || op == "RandomNormalLike" ||
          op == "Bernoulli" || op == "Multinomial";
@@ -30,7 +26,7 @@ bool IsRandomOp(std::string_view op) {
 // The dtype an op may produce: floats for the generators, any number or bool for Bernoulli, int32
 // or int64 for Multinomial.
 absl::Status CheckOutputDType(std::string_view op, DType dtype) {
-  bool ok = IsFloat(dtype);
+  bool ok = ir::IsFloatingPoint(dtype);
   if (op == "Bernoulli") ok = ir::IsSupportedDType(dtype) && dtype != DType::kBFloat16 && dtype != DType::kString;
   if (op == "Multinomial") ok = dtype == DType::kInt32 || dtype == DType::kInt64;
   if (ok) return absl::OkStatus();

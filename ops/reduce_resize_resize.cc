@@ -16,10 +16,6 @@ using ir::DType;
 
 constexpr size_t kRoi = 1, kScales = 2, kSizes = 3;
 
-bool IsFloat(DType d) {
-  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16;
-}
-
 bool OneOf(const std::string& value, std::initializer_list<const char*> allowed) {
   for (const char* a : allowed) {
     if (value == a) return true;
@@ -50,7 +46,7 @@ absl::Status CheckAttributes(const InferContext& ctx) {
     return absl::UnimplementedError("Resize keep_aspect_ratio_policy is not supported");
   }
   const DType dtype = ctx.type(0).dtype;
-  if (!IsFloat(dtype)) {
+  if (!ir::IsFloatingPoint(dtype)) {
     if (dtype != DType::kInt8 && dtype != DType::kUint8 && dtype != DType::kInt32 && dtype != DType::kInt64) {
       return absl::InvalidArgumentError(absl::StrCat("input has unsupported dtype ", ir::DTypeName(dtype)));
     }
@@ -73,7 +69,7 @@ absl::StatusOr<VectorInput> ReadVectorInput(const InferContext& ctx, size_t i, c
   VectorInput in;
   if (!ctx.has_input(i)) return in;
   const DType dtype = ctx.type(i).dtype;
-  if (want_float ? !IsFloat(dtype) : dtype != DType::kInt64) {
+  if (want_float ? !ir::IsFloatingPoint(dtype) : dtype != DType::kInt64) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, " must be ", want_float ? "float" : "int64", ", got ", ir::DTypeName(dtype)));
   }

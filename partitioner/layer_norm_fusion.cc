@@ -145,13 +145,11 @@ std::optional<ir::Node> MakeLayerNorm(ir::Graph& graph, const Match& m) {
     }
     absl::StatusOr<ir::Tensor> ones = ir::Tensor::Create(t.dtype, dims);
     if (!ones.ok()) return std::nullopt;
-    for (int64_t i = 0; i < ones->num_elements(); ++i) {
-      if (t.dtype == ir::DType::kFloat32) {
-        ones->data<float>()[i] = 1.0f;
-      } else {  // 1.0 in fp16 or bf16
-        ones->data<uint16_t>()[i] =
-            t.dtype == ir::DType::kFloat16 ? ir::FloatToHalfBits(1.0f) : ir::FloatToBFloat16Bits(1.0f);
-      }
+    if (t.dtype == ir::DType::kFloat32) {
+      std::fill_n(ones->data<float>(), ones->num_elements(), 1.0f);
+    } else {  // 1.0 in fp16 or bf16
+      const uint16_t one = t.dtype == ir::DType::kFloat16 ? ir::FloatToHalfBits(1.0f) : ir::FloatToBFloat16Bits(1.0f);
+      std::fill_n(ones->data<uint16_t>(), ones->num_elements(), one);
     }
     scale = graph.AddConstant(last.name + "/layer_norm_scale", *std::move(ones));
   }

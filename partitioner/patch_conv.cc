@@ -26,13 +26,6 @@ struct Patch {
   int64_t c = 0, h = 0, w = 0, k = 0, p = 0, q = 0;
 };
 
-bool AllEqual(const std::vector<int64_t>& v, int64_t value) {
-  for (int64_t x : v) {
-    if (x != value) return false;
-  }
-  return true;
-}
-
 // The geometry of a patch conv, or nullopt when `node` is not one.
 std::optional<Patch> PatchOf(const ir::Graph& g, const ir::Node& node) {
   if (node.op_type != "Conv" || node.inputs.size() < 2 || node.outputs.size() != 1) return std::nullopt;
@@ -48,9 +41,8 @@ std::optional<Patch> PatchOf(const ir::Graph& g, const ir::Node& node) {
   if (a.GetInt("group", 1) != 1 || (auto_pad != "NOTSET" && auto_pad != "VALID")) return std::nullopt;
   if (a.GetInts("kernel_shape", {p.p, p.q}) != std::vector<int64_t>{p.p, p.q}) return std::nullopt;
   if (a.GetInts("strides", {1, 1}) != std::vector<int64_t>{p.p, p.q}) return std::nullopt;
-  if (!AllEqual(a.GetInts("pads", {0, 0, 0, 0}), 0) || !AllEqual(a.GetInts("dilations", {1, 1}), 1)) {
-    return std::nullopt;
-  }
+  if (a.GetInts("pads", {0, 0, 0, 0}) != std::vector<int64_t>(4, 0)) return std::nullopt;
+  if (a.GetInts("dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return std::nullopt;
   if (p.h % p.p != 0 || p.w % p.q != 0 || p.p < kMinPatch || p.q < kMinPatch) return std::nullopt;
   if (!ir::IsFloatingPoint(w.constant->dtype()) || w.constant->dtype() != x.dtype) return std::nullopt;
   return p;

@@ -33,9 +33,10 @@ ir::Tensor ToHalf(const ir::Tensor& t, ir::DType half_dtype) {
   ir::Tensor half = *ir::Tensor::Create(half_dtype, t.shape());
   const float* src = t.data<float>();
   uint16_t* dst = half.data<uint16_t>();
-  const bool bf16 = half_dtype == ir::DType::kBFloat16;
+  uint16_t (*const to_bits)(float) =
+      half_dtype == ir::DType::kBFloat16 ? &ir::FloatToBFloat16Bits : &ir::FloatToHalfBits;
   auto convert = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) dst[i] = bf16 ? ir::FloatToBFloat16Bits(src[i]) : ir::FloatToHalfBits(src[i]);
+    for (int64_t i = begin; i < end; ++i) dst[i] = to_bits(src[i]);
   };
   const int64_t n = t.num_elements();
   const int64_t threads = n < (int64_t{1} << 20) ? 1 : std::min<int64_t>(8, std::thread::hardware_concurrency());

@@ -8,11 +8,6 @@
 
 namespace exec {
 
-// The float dtypes the own kernels and legacy calls compute in.
-inline bool IsFloatType(ir::DType d) {
-  return d == ir::DType::kFloat32 || d == ir::DType::kFloat16 || d == ir::DType::kBFloat16;
-}
-
 // Unary/binary float ops of kernels/cuda/elementwise.h, Clip with constant bounds, Gelu, float Cast.
 bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node);
 // Concat, and constant Pad with constant non-negative pads: strided copies on the device.

@@ -13,6 +13,7 @@
 #include "ops/attention.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/device_runner.h"
+#include "runtime/fused_lowering.h"
 
 namespace exec {
 namespace {
@@ -116,7 +117,7 @@ absl::StatusOr<std::shared_ptr<cudnn::SdpaPlan>> SdpaFor(
   spec.v = ToStrided(a.batch, a.kv_heads, a.kv_seq, a.v_head_size, a.v_strides);
   spec.o = ToStrided(a.batch, a.q_heads, a.q_seq, a.v_head_size, a.y_strides);
   spec.scale = a.scale;
-  spec.type = dtype == ir::DType::kBFloat16 ? cudnn::IoType::kBFloat16 : cudnn::IoType::kHalf;
+  CUDNN_ASSIGN_OR_RETURN(spec.type, IoTypeOf(dtype));
   if (a.mask_kind == AttentionMask::kAdditive) {
     // cuDNN reads the bias as [B|1, H|1, S, L], rows dense: a mask broadcast along the queries (or
     // strided otherwise) is expanded into that shape at each run.

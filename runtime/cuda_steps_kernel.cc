@@ -104,9 +104,9 @@ bool HasOwnCudaKernel(std::string_view op_type) {
 bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1 || node.inputs.empty() || node.inputs[0] == ir::kNoValue) return false;
   if (node.op_type == "Cast") {
-    return IsFloatType(graph.value(node.inputs[0]).type.dtype) && IsFloatType(graph.value(node.outputs[0]).type.dtype);
+    return IsFloat(graph.value(node.inputs[0]).type.dtype) && IsFloat(graph.value(node.outputs[0]).type.dtype);
   }
-  if (!IsFloatType(graph.value(node.inputs[0]).type.dtype)) return false;
+  if (!IsFloat(graph.value(node.inputs[0]).type.dtype)) return false;
   if (UnaryOps().count(node.op_type) || node.op_type == "Gelu") return node.inputs.size() == 1;
   if (node.op_type == "Clip") {
     for (size_t i = 1; i < node.inputs.size(); ++i) {

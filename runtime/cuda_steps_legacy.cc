@@ -10,6 +10,7 @@
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/fused_lowering.h"
 
 namespace exec {
 
@@ -171,10 +172,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
   if (inserted) {
     e.status = [&]() -> absl::Status {
       if (out_id == ir::kNoValue) return absl::UnimplementedError("several outputs");
-      const cudnn::IoType io = x->dtype == ir::DType::kFloat16    ? cudnn::IoType::kHalf
-                               : x->dtype == ir::DType::kBFloat16 ? cudnn::IoType::kBFloat16
-                                                                  : cudnn::IoType::kFloat;
-      if (!IsFloatType(x->dtype)) return absl::UnimplementedError("not float");
+      absl::StatusOr<cudnn::IoType> io_type = IoTypeOf(x->dtype);
+      if (!io_type.ok()) return io_type.status();
+      const cudnn::IoType io = *io_type;
       absl::StatusOr<cudnn::LegacyActivation> act = AbsorbedActivation(g, step);
       if (!act.ok()) return act.status();
       const std::string& op = node.op_type;

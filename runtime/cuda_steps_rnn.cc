@@ -15,6 +15,7 @@
 #include "ops/rnn_attrs.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/fused_lowering.h"
 
 namespace exec {
 namespace {
@@ -156,8 +157,7 @@ absl::StatusOr<cudnn::RnnSpec> RecurrentSpecOf(const ir::Graph& graph, const ir:
               : a->kind == RnnKind::kGru                             ? cudnn::RnnCell::kGru
               : a->activation(0, 0).kind == RnnActivationKind::kRelu ? cudnn::RnnCell::kRnnRelu
                                                                      : cudnn::RnnCell::kRnnTanh;
-  spec.type =
-      graph.value(node.inputs[0]).type.dtype == ir::DType::kFloat16 ? cudnn::IoType::kHalf : cudnn::IoType::kFloat;
+  CUDNN_ASSIGN_OR_RETURN(spec.type, IoTypeOf(graph.value(node.inputs[0]).type.dtype));
   spec.allow_tf32 = allow_tf32;
   spec.bidirectional = a->num_directions == 2;
   spec.batch_major = a->batch_major;

@@ -21,6 +21,7 @@ namespace exec {
 // Unimplemented "<op> on the device: why": the caller runs the node on the host instead.
 absl::Status NotCovered(const ir::Node& node, absl::string_view why);
 
+// The float dtypes the own kernels and legacy calls compute in.
 inline bool IsFloat(ir::DType d) {
   return d == ir::DType::kFloat32 || d == ir::DType::kFloat16 || d == ir::DType::kBFloat16;
 }

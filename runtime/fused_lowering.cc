@@ -14,12 +14,16 @@ using cudnn::IoType;
 using cudnn::PointwiseOp;
 using cudnn::TensorDesc;
 
+}  // namespace
+
 absl::StatusOr<IoType> IoTypeOf(ir::DType dtype) {
   if (dtype == ir::DType::kFloat32) return IoType::kFloat;
   if (dtype == ir::DType::kFloat16) return IoType::kHalf;
   if (dtype == ir::DType::kBFloat16) return IoType::kBFloat16;
-  return absl::UnimplementedError(absl::StrCat("fused graph on ", ir::DTypeName(dtype)));
+  return absl::UnimplementedError(absl::StrCat(ir::DTypeName(dtype), " is not a float type cuDNN computes in"));
 }
+
+namespace {
 
 class Lowerer {
  public:

@@ -29,6 +29,9 @@ struct LoweredStep {
   std::vector<int64_t> output_dims;  // logical dims of the step's output value
 };
 
+// The cuDNN element type of float32, float16 or bfloat16 tensors; Unimplemented for other dtypes.
+absl::StatusOr<cudnn::IoType> IoTypeOf(ir::DType dtype);
+
 // `dims` gives the concrete dims of every value the step reads (non-constant inputs); constants are
 // read from the graph. `allow_tf32` for the tf32 precision.
 absl::StatusOr<LoweredStep> LowerFusedStep(const Plan& plan, const Step& step,

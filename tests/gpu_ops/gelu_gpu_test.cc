@@ -14,6 +14,7 @@
 #include "runtime/session.h"
 #include "tests/util/compare.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace {
 
@@ -52,10 +53,7 @@ std::string TanhGeluModel() {
 }
 
 std::vector<runtime::NamedTensor> Inputs() {
-  ir::Tensor x = *ir::Tensor::Create(ir::DType::kFloat32, {kRows, kSeq, kIn});
-  const std::vector<float> v = Random(kRows * kSeq * kIn, 3, 2.0f);
-  for (size_t i = 0; i < v.size(); ++i) x.data<float>()[i] = v[i];
-  return {{"x", std::move(x)}};
+  return {{"x", partitioner::test::RandomTensor({kRows, kSeq, kIn}, 3, -2, 2)}};
 }
 
 class TanhGeluGpuTest : public testing::TestWithParam<std::string> {};
