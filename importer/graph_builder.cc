@@ -40,11 +40,17 @@ void CollectUnsupported(const onnx::GraphProto& graph, std::map<std::string, std
   }
 }
 
-// Builds one graph. A body's builder has its enclosing graph's builder as parent.
+// `type` with only what stays true whatever the dims: its dtype, kind and optionality.
+ir::TensorType WithoutShape(const ir::TensorType& type) {
+  return ir::TensorType{type.dtype, std::nullopt, type.kind, type.optional};
+}
+
+// Builds one graph. A body's builder has its enclosing graph's builder as parent. A relaxed body
+// sees the values it reads from enclosing graphs without their shapes (constants keep their values).
 class GraphBuilder {
  public:
-  GraphBuilder(ImportState& state, const GraphBuilder* parent, int depth)
-      : state_(state), parent_(parent), depth_(depth) {}
+  GraphBuilder(ImportState& state, const GraphBuilder* parent, int depth, bool relaxed = false)
+      : state_(state), parent_(parent), depth_(depth), relaxed_(relaxed) {}
 
   // Converts `proto` into graph(); a body's outer reads are in captured(). `input_types[i]` types
   // the graph's input i when the proto leaves it untyped.
@@ -56,8 +62,9 @@ class GraphBuilder {
   const std::vector<std::string>& captured() const { return captured_; }
 
  private:
-  // The value `name` in this graph or an enclosing one; nullptr when none defines it.
-  const ir::Value* Lookup(const std::string& name) const;
+  // The value `name` in this graph or an enclosing one; nullptr when none defines it. Sets
+  // *crossed_relaxed when the lookup leaves a relaxed body to find it.
+  const ir::Value* Lookup(const std::string& name, bool* crossed_relaxed = nullptr) const;
   // The id of `name` here, capturing it (or copying its constant) from an enclosing graph.
   absl::StatusOr<ir::ValueId> Resolve(const std::string& name);
   absl::Status AddInputs(const onnx::GraphProto& proto, const std::vector<std::optional<ir::TensorType>>& input_types);
@@ -66,6 +73,8 @@ class GraphBuilder {
   absl::StatusOr<int> NodeOpset(const onnx::NodeProto& proto) const;
   absl::Status AddNode(const onnx::NodeProto& proto, int index);
   absl::Status AddConstantNode(const onnx::NodeProto& proto, ir::Node& node);
+  // The body `proto` of `node` (its explicit inputs and non-graph attributes set), built.
+  absl::StatusOr<std::unique_ptr<GraphBuilder>> BuildBody(const onnx::GraphProto& proto, const ir::Node& node);
   // Converts the node's attributes; bodies are built and their captures become implicit inputs.
   absl::Status ConvertAttributes(const onnx::NodeProto& proto, ir::Node& node);
   absl::Status AddCanonicalNodes(const onnx::NodeProto& proto, int index, ir::Node node);
@@ -73,28 +82,32 @@ class GraphBuilder {
   ImportState& state_;
   const GraphBuilder* parent_;
   const int depth_;
+  const bool relaxed_;
   ir::Graph graph_;
   std::map<std::string, ir::ValueId> ids_;
   std::vector<std::string> captured_;
   size_t num_formal_inputs_ = 0;
 };
 
-const ir::Value* GraphBuilder::Lookup(const std::string& name) const {
+const ir::Value* GraphBuilder::Lookup(const std::string& name, bool* crossed_relaxed) const {
   auto it = ids_.find(name);
   if (it != ids_.end()) return &graph_.value(it->second);
-  return parent_ ? parent_->Lookup(name) : nullptr;
+  if (parent_ == nullptr) return nullptr;
+  if (relaxed_ && crossed_relaxed != nullptr) *crossed_relaxed = true;
+  return parent_->Lookup(name, crossed_relaxed);
 }
 
 absl::StatusOr<ir::ValueId> GraphBuilder::Resolve(const std::string& name) {
   auto it = ids_.find(name);
   if (it != ids_.end()) return it->second;
-  const ir::Value* outer = parent_ ? parent_->Lookup(name) : nullptr;
+  bool relaxed = relaxed_;
+  const ir::Value* outer = parent_ ? parent_->Lookup(name, &relaxed) : nullptr;
   if (outer == nullptr) return absl::InvalidArgumentError(absl::StrCat("'", name, "' is never produced"));
   ir::ValueId id;
   if (outer->constant) {
     id = graph_.AddConstant(name, *outer->constant);
   } else {
-    id = graph_.AddValue(name, outer->type);
+    id = graph_.AddValue(name, relaxed ? WithoutShape(outer->type) : outer->type);
     graph_.inputs().push_back(id);
     captured_.push_back(name);
   }
@@ -195,10 +208,9 @@ absl::Status GraphBuilder::ConvertAttributes(const onnx::NodeProto& proto, ir::N
   }
   for (const auto& attr : proto.attribute()) {
     if (attr.type() != onnx::AttributeProto::GRAPH) continue;
-    auto body = std::make_unique<GraphBuilder>(state_, this, depth_ + 1);
-    if (absl::Status built = body->Build(attr.g(), BodyInputTypes(graph_, node)); !built.ok()) {
-      return Prefixed(built, absl::StrCat("attribute '", attr.name(), "': "));
-    }
+    absl::StatusOr<std::unique_ptr<GraphBuilder>> built = BuildBody(attr.g(), node);
+    if (!built.ok()) return Prefixed(built.status(), absl::StrCat("attribute '", attr.name(), "': "));
+    std::unique_ptr<GraphBuilder> body = *std::move(built);
     for (const std::string& name : body->captured()) {
       if (std::find(implicit.begin(), implicit.end(), name) == implicit.end()) implicit.push_back(name);
     }
@@ -217,6 +229,28 @@ absl::Status GraphBuilder::ConvertAttributes(const onnx::NodeProto& proto, ir::N
     node.attrs.Set(name, std::make_shared<const ir::Graph>(std::move(body->graph())));
   }
   return absl::OkStatus();
+}
+
+// An If branch runs only when its condition picks it, so a branch that does not type-check with
+// the shapes of the enclosing values it reads (an expanded function's branch for another rank, say)
+// must not fail the import: it is built again seeing only their dtypes, and checked with the
+// concrete shapes if it ever runs (where it fails, naming its node, when those shapes do not fit).
+// Its output types are then less precise, never wrong; the If merges them with the other branch's.
+// An error that remains without the shapes stands, as does any error of a Loop or Scan body,
+// which runs whenever its node does. The second build's nodes count again against
+// ImportLimits::max_nodes, which so bounds the work however such branches nest; the first
+// build's constants are dropped with it.
+absl::StatusOr<std::unique_ptr<GraphBuilder>> GraphBuilder::BuildBody(const onnx::GraphProto& proto,
+                                                                      const ir::Node& node) {
+  const int64_t constant_bytes = state_.constant_bytes;
+  auto body = std::make_unique<GraphBuilder>(state_, this, depth_ + 1);
+  absl::Status built = body->Build(proto, BodyInputTypes(graph_, node));
+  if (built.ok()) return body;
+  if (node.op_type != "If" || absl::IsResourceExhausted(built)) return built;
+  state_.constant_bytes = constant_bytes;
+  auto relaxed = std::make_unique<GraphBuilder>(state_, this, depth_ + 1, /*relaxed=*/true);
+  if (!relaxed->Build(proto, BodyInputTypes(graph_, node)).ok()) return built;
+  return relaxed;
 }
 
 absl::Status GraphBuilder::AddConstantNode(const onnx::NodeProto& proto, ir::Node& node) {

@@ -18,8 +18,10 @@ namespace importer {
 // one is a ResourceExhausted (sizes) or InvalidArgument (ranks, dims) Status naming the value.
 struct ImportLimits {
   int64_t max_model_bytes = int64_t{2} << 30;  // the serialized model; protobuf's own limit is 2 GiB
-  int64_t max_nodes = 1'000'000;               // nodes in the graph, control-flow bodies included
-  int64_t max_rank = 16;                       // rank of any value info, initializer or inferred value
+  // Nodes in the graph, control-flow bodies included (an If branch imported a second time without
+  // the outer shapes, graph_builder.cc, counts twice).
+  int64_t max_nodes = 1'000'000;
+  int64_t max_rank = 16;  // rank of any value info, initializer or inferred value
   // Bytes of any one tensor: initializers, constants, and every value whose inferred shape is known
   // (symbolic dims count as 1). The runtime's hard cap (ir::kMaxTensorBytes) is 64 GiB.
   int64_t max_tensor_bytes = int64_t{16} << 30;

@@ -177,6 +177,33 @@ TEST(ImporterTest, OuterReadsOfBodiesBecomeImplicitInputs) {
   EXPECT_THAT(text, HasSubstr("relu: Relu(%in) -> (%x: float32[3])\n  if: If(%c, %x, %y) -> (%out: float32[3])"));
 }
 
+// An If branch that does not type-check with the shapes of the values it reads (x[5] does not
+// split into 4 parts) imports, typed from their dtypes alone: the If's output keeps its dtype and
+// loses only the shape the branches no longer agree on (tests/control_flow: the run-time side).
+TEST(ImporterTest, IfBranchThatCannotRunWithTheOuterShapesImportsWithoutThem) {
+  onnx::ModelProto model = testing_util::MakeModel(18);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("c", {}, onnx::TensorProto::BOOL);
+  *g->add_input() = TensorInfo("x", {5});
+  *g->add_output() = TensorInfo("out", {5});
+  onnx::GraphProto then_branch, else_branch;
+  onnx::NodeProto split = MakeNode("Split", {"x"}, {"t", "t1", "t2", "t3"}, "split");
+  testing_util::SetIntAttr(split, "num_outputs", 4);
+  *then_branch.add_node() = split;
+  *then_branch.add_output() = TensorInfo("t", {2});
+  *else_branch.add_node() = MakeNode("Identity", {"x"}, {"e"}, "copy");
+  *else_branch.add_output() = TensorInfo("e", {5});
+  onnx::NodeProto if_node = MakeNode("If", {"c"}, {"out"}, "if");
+  for (auto [name, body] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
+    onnx::AttributeProto* attr = if_node.add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    *attr->mutable_g() = *body;
+  }
+  *g->add_node() = if_node;
+  EXPECT_THAT(ImportText(model), HasSubstr("if: If(%c, %x) -> (%out: float32[*])"));
+}
+
 // Momentum(R, T, X, G, V) in `domain`; the model imports ai.onnx.preview.training at
 // `training_version` (none when 0) and ai.onnx at `opset` (none when 0).
 onnx::ModelProto MomentumModel(const std::string& domain, int64_t training_version, int opset) {

@@ -1,6 +1,7 @@
 // Owns the type/shape inference of the logic family: comparisons (Equal, Greater, GreaterOrEqual,
 // Less, LessOrEqual), boolean logic (Not, And, Or, Xor), IsInf, IsNaN, Sign, Mod, BitShift and
 // BitwiseAnd/Or/Xor/Not, plus the attribute parsers of ops/logic.h. Binary ops broadcast (numpy).
+// Equal compares strings too (opset 19); every other op here refuses them.
 #include "ops/logic.h"
 
 #include <optional>
@@ -79,6 +80,18 @@ bool IsNumericOrBool(DType d) { return ir::IsFloatingPoint(d) || IsInteger(d) ||
 // Equal, Greater, ...: two inputs of one dtype -> bool.
 InferResult InferCompare(const InferContext& ctx) {
   if (absl::Status s = ExpectSameKindPair(ctx, IsNumericOrBool, "numeric or bool"); !s.ok()) return s;
+  return Broadcast(ctx, DType::kBool);
+}
+
+// Equal also compares strings (opset 19), so its OpDef takes string tensors.
+InferResult InferEqual(const InferContext& ctx) {
+  const bool strings = ctx.node.opset >= 19;
+  if (absl::Status s = ExpectSameKindPair(
+          ctx, [strings](DType d) { return IsNumericOrBool(d) || (strings && d == DType::kString); },
+          strings ? "numeric, bool or string" : "numeric or bool");
+      !s.ok()) {
+    return s;
+  }
   return Broadcast(ctx, DType::kBool);
 }
 
@@ -167,7 +180,7 @@ absl::StatusOr<BitShiftAttrs> ParseBitShiftAttrs(const ir::Node& node) {
 
 std::vector<OpDef> LogicOpDefs() {
   return {
-      {"Equal", 2, 2, InferCompare},
+      {"Equal", 2, 2, InferEqual, /*takes_non_tensors=*/false, /*takes_strings=*/true},
       {"Greater", 2, 2, InferCompare},
       {"GreaterOrEqual", 2, 2, InferCompare},
       {"Less", 2, 2, InferCompare},

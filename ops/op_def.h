@@ -88,6 +88,8 @@ std::vector<OpDef> OptimizerOpDefs();      // ops/optimizer.h: ai.onnx.preview.t
 std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
 std::vector<OpDef> SequenceOpDefs();       // ops/sequence.h: Sequence*, Optional*
 std::vector<OpDef> StringOpDefs();         // ops/string_normalizer.h: StringNormalizer
+std::vector<OpDef> StringTextOpDefs();     // ops/string_text.h: StringConcat, StringSplit, RegexFullMatch
+std::vector<OpDef> DeformConvOpDefs();     // ops/deform_conv.h: DeformConv
 
 }  // namespace ops
 

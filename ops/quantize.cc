@@ -159,12 +159,19 @@ absl::StatusOr<Types> InferMatMulInteger(const InferContext& ctx) { return Infer
 absl::StatusOr<Types> InferConvInteger(const InferContext& ctx) { return InferIntegerOp(ctx, "Conv"); }
 
 // QLinearMatMul / QLinearConv: (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp[, B]).
-absl::StatusOr<Types> InferQLinear(const InferContext& ctx, const char* op) {
+absl::StatusOr<Types> InferQLinear(const InferContext& ctx, const char* op, std::initializer_list<DType> scale_types) {
   for (size_t i : {0, 3, 7}) {
     if (absl::Status s = ExpectDType(ctx, i, kQuantTypes); !s.ok()) return s;
   }
+  // QLinearMatMul-21 takes float16 and bfloat16 scales as QuantizeLinear does (one dtype for all
+  // three); QLinearConv's are float32.
   for (size_t i : {1, 4, 6}) {
-    if (absl::Status s = ExpectDType(ctx, i, {DType::kFloat32}); !s.ok()) return s;
+    if (absl::Status s = ExpectDType(ctx, i, scale_types); !s.ok()) return s;
+    if (ctx.type(i).dtype != ctx.type(1).dtype) {
+      return absl::InvalidArgumentError(absl::StrCat("the scales differ in dtype: a_scale ",
+                                                     ir::DTypeName(ctx.type(1).dtype), ", input ", i, " ",
+                                                     ir::DTypeName(ctx.type(i).dtype)));
+    }
   }
   if (absl::Status s = ExpectZeroPoint(ctx, 2, 0, "the first zero point"); !s.ok()) return s;
   if (absl::Status s = ExpectZeroPoint(ctx, 5, 3, "the second zero point"); !s.ok()) return s;
@@ -178,9 +185,9 @@ absl::StatusOr<Types> InferQLinear(const InferContext& ctx, const char* op) {
 
 absl::StatusOr<Types> InferQLinearMatMul(const InferContext& ctx) {
   if (ctx.num_inputs() != 8) return absl::InvalidArgumentError("QLinearMatMul takes 8 inputs");
-  return InferQLinear(ctx, "MatMul");
+  return InferQLinear(ctx, "MatMul", kScaleTypes);
 }
-absl::StatusOr<Types> InferQLinearConv(const InferContext& ctx) { return InferQLinear(ctx, "Conv"); }
+absl::StatusOr<Types> InferQLinearConv(const InferContext& ctx) { return InferQLinear(ctx, "Conv", {DType::kFloat32}); }
 
 }  // namespace
 

@@ -51,11 +51,18 @@ absl::StatusOr<std::vector<bool>> ReducedMask(const std::vector<int64_t>& axes, 
   return mask;
 }
 
+// ReduceMax and ReduceMin take bool from opset 20 (false < true).
+bool TakesBool(const ir::Node& node) {
+  return node.opset >= 20 && (node.op_type == "ReduceMax" || node.op_type == "ReduceMin");
+}
+
 absl::StatusOr<std::vector<ir::TensorType>> InferReduce(const InferContext& ctx) {
-  absl::Status st = ExpectDType(ctx, 0,
-                                {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32,
-                                 DType::kInt64, DType::kInt8, DType::kUint8});
-  if (!st.ok()) return st;
+  if (!(TakesBool(ctx.node) && ctx.has_input(0) && ctx.type(0).dtype == DType::kBool)) {
+    absl::Status st = ExpectDType(ctx, 0,
+                                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32,
+                                   DType::kInt64, DType::kInt8, DType::kUint8});
+    if (!st.ok()) return st;
+  }
   const bool keepdims = ctx.attrs().GetInt("keepdims", 1) != 0;
   const bool noop = ctx.attrs().GetInt("noop_with_empty_axes", 0) != 0;
   absl::StatusOr<std::optional<std::vector<int64_t>>> axes = ReadAxes(ctx);

@@ -38,12 +38,13 @@ absl::Status CheckAttributes(const InferContext& ctx) {
   if (!OneOf(nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
     return absl::InvalidArgumentError(absl::StrCat("unknown nearest_mode \"", nearest, "\""));
   }
-  if (attrs.GetInt("antialias", 0) != 0) {
-    return absl::UnimplementedError("Resize antialias is not supported");
+  const int64_t antialias = attrs.GetInt("antialias", 0);
+  if (antialias != 0 && antialias != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("antialias must be 0 or 1, got ", antialias));
   }
-  if (attrs.Has("axes")) return absl::UnimplementedError("Resize axes is not supported");
-  if (attrs.GetString("keep_aspect_ratio_policy", "stretch") != "stretch") {
-    return absl::UnimplementedError("Resize keep_aspect_ratio_policy is not supported");
+  const std::string policy = attrs.GetString("keep_aspect_ratio_policy", "stretch");
+  if (!OneOf(policy, {"stretch", "not_larger", "not_smaller"})) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown keep_aspect_ratio_policy \"", policy, "\""));
   }
   const DType dtype = ctx.type(0).dtype;
   if (!ir::IsFloatingPoint(dtype)) {
@@ -87,14 +88,15 @@ absl::StatusOr<VectorInput> ReadVectorInput(const InferContext& ctx, size_t i, c
   return in;
 }
 
-absl::Status CheckLength(const VectorInput& v, int64_t rank, const char* name) {
-  if (v.present && v.length >= 0 && rank >= 0 && v.length != rank) {
+absl::Status CheckLength(const VectorInput& v, int64_t count, const char* name) {
+  if (v.present && v.length >= 0 && count >= 0 && v.length != count) {
     return absl::InvalidArgumentError(
-        absl::StrCat(name, " has ", v.length, " elements, expected the input rank ", rank));
+        absl::StrCat(name, " has ", v.length, " elements, expected one per resized axis (", count, ")"));
   }
   return absl::OkStatus();
 }
 
+// `rank` here is the number of resized axes (the input rank unless `axes` is given).
 absl::Status CheckRoi(const InferContext& ctx, int64_t rank) {
   if (ctx.attrs().GetString("coordinate_transformation_mode", "") != "tf_crop_and_resize") {
     return absl::OkStatus();
@@ -124,25 +126,54 @@ absl::StatusOr<ir::Dim> ScaledDim(const ir::Dim& in, double scale) {
   return ir::Dim(static_cast<int64_t>(out));
 }
 
-absl::StatusOr<ir::Shape> OutputShape(const std::optional<ir::Shape>& in_shape, int64_t rank, const VectorInput& scales,
+absl::Status CheckSize(double size, const ir::Dim& in) {
+  if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative size ", size));
+  if (size > static_cast<double>(int64_t{1} << 50)) {  // the bound ScaledDim uses
+    return absl::InvalidArgumentError(absl::StrCat("size ", size, " is too large"));
+  }
+  if (in.known() && in.value == 0 && size > 0) {
+    return absl::InvalidArgumentError("cannot resize an empty dimension to a non-empty one");
+  }
+  return absl::OkStatus();
+}
+
+// Sizes under keep_aspect_ratio_policy "not_larger"/"not_smaller": every listed axis' input
+// length must be known for its output length to be.
+absl::Status FitKnownSizes(const ir::Attributes& attrs, const ir::Shape& in, const std::vector<int64_t>& axes,
+                           const std::vector<double>& sizes, ir::Shape& out) {
+  std::vector<int64_t> in_lengths, size_values;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (!in[axes[i]].known()) return absl::OkStatus();  // the listed dims stay unknown
+    in_lengths.push_back(in[axes[i]].value);
+    size_values.push_back(static_cast<int64_t>(sizes[i]));
+  }
+  absl::StatusOr<AspectFit> fit = FitSizes(attrs, in_lengths, size_values);
+  if (!fit.ok()) return fit.status();
+  for (size_t i = 0; i < axes.size(); ++i) out[axes[i]] = ir::Dim(fit->lengths[i]);
+  return absl::OkStatus();
+}
+
+// The input's dims, with each listed axis resized (unknown where scales/sizes are not known).
+// (keep_aspect_ratio_policy only speaks of sizes: scales are used as given, as ONNX's reference does.)
+absl::StatusOr<ir::Shape> OutputShape(const ir::Attributes& attrs, const ir::Shape& in,
+                                      const std::vector<int64_t>& axes, const VectorInput& scales,
                                       const VectorInput& sizes) {
-  ir::Shape out(rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    if (sizes.present) {
-      if (!sizes.values) continue;
-      const double size = (*sizes.values)[d];
-      if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative size ", size));
-      if (size > static_cast<double>(int64_t{1} << 50)) {  // the bound ScaledDim uses
-        return absl::InvalidArgumentError(absl::StrCat("size ", size, " is too large"));
-      }
-      if (in_shape && (*in_shape)[d].known() && (*in_shape)[d].value == 0 && size > 0) {
-        return absl::InvalidArgumentError("cannot resize an empty dimension to a non-empty one");
-      }
-      out[d] = ir::Dim(static_cast<int64_t>(size));
-    } else if (scales.values) {
-      absl::StatusOr<ir::Dim> dim = ScaledDim(in_shape ? (*in_shape)[d] : ir::Dim(), (*scales.values)[d]);
+  ir::Shape out = in;
+  for (int64_t d : axes) out[d] = ir::Dim();
+  const bool stretch = attrs.GetString("keep_aspect_ratio_policy", "stretch") == "stretch";
+  if (sizes.present && sizes.values) {
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (absl::Status st = CheckSize((*sizes.values)[i], in[axes[i]]); !st.ok()) return st;
+      if (stretch) out[axes[i]] = ir::Dim(static_cast<int64_t>((*sizes.values)[i]));
+    }
+    if (!stretch) {
+      if (absl::Status st = FitKnownSizes(attrs, in, axes, *sizes.values, out); !st.ok()) return st;
+    }
+  } else if (!sizes.present && scales.values) {
+    for (size_t i = 0; i < axes.size(); ++i) {
+      absl::StatusOr<ir::Dim> dim = ScaledDim(in[axes[i]], (*scales.values)[i]);
       if (!dim.ok()) return dim.status();
-      out[d] = *dim;
+      out[axes[i]] = *dim;
     }
   }
   return out;
@@ -167,19 +198,70 @@ absl::StatusOr<std::vector<ir::TensorType>> InferResize(const InferContext& ctx)
 
   const ir::TensorType& x = ctx.type(0);
   int64_t rank = x.rank();
-  if (rank < 0) rank = sizes->present ? sizes->length : scales->length;
-  for (const auto& [v, name] : {std::pair{&*scales, "scales"}, std::pair{&*sizes, "sizes"}}) {
-    if (absl::Status st = CheckLength(*v, rank, name); !st.ok()) return st;
-  }
-  if (absl::Status st = CheckRoi(ctx, rank); !st.ok()) return st;
-
+  if (rank < 0 && !ctx.attrs().Has("axes")) rank = sizes->present ? sizes->length : scales->length;
   ir::TensorType out{x.dtype, std::nullopt};
-  if (rank >= 0) {
-    absl::StatusOr<ir::Shape> shape = OutputShape(x.shape, rank, *scales, *sizes);
-    if (!shape.ok()) return shape.status();
-    out.shape = *shape;
+  if (rank < 0) return std::vector<ir::TensorType>(ctx.num_outputs(), out);
+  absl::StatusOr<std::vector<int64_t>> axes = ResizeAxes(ctx.attrs(), rank);
+  if (!axes.ok()) return axes.status();
+  const int64_t count = static_cast<int64_t>(axes->size());
+  for (const auto& [v, name] : {std::pair{&*scales, "scales"}, std::pair{&*sizes, "sizes"}}) {
+    if (absl::Status st = CheckLength(*v, count, name); !st.ok()) return st;
   }
+  if (absl::Status st = CheckRoi(ctx, count); !st.ok()) return st;
+  absl::StatusOr<ir::Shape> shape =
+      OutputShape(ctx.attrs(), x.shape ? *x.shape : ir::Shape(rank), *axes, *scales, *sizes);
+  if (!shape.ok()) return shape.status();
+  out.shape = *shape;
   return std::vector<ir::TensorType>(ctx.num_outputs(), out);
+}
+
+absl::StatusOr<std::vector<int64_t>> ResizeAxes(const ir::Attributes& attrs, int64_t rank) {
+  std::vector<int64_t> axes;
+  if (!attrs.Has("axes")) {
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+    return axes;
+  }
+  std::vector<bool> seen(rank, false);
+  for (int64_t axis : attrs.GetInts("axes")) {
+    if (axis < -rank || axis >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("axes value ", axis, " is out of range for rank ", rank));
+    }
+    if (axis < 0) axis += rank;
+    if (seen[axis]) return absl::InvalidArgumentError(absl::StrCat("axes lists axis ", axis, " twice"));
+    seen[axis] = true;
+    axes.push_back(axis);
+  }
+  return axes;
+}
+
+absl::StatusOr<AspectFit> FitSizes(const ir::Attributes& attrs, const std::vector<int64_t>& in_lengths,
+                                   const std::vector<int64_t>& sizes) {
+  AspectFit fit;
+  const std::string policy = attrs.GetString("keep_aspect_ratio_policy", "stretch");
+  if (policy == "stretch") {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      fit.scales.push_back(in_lengths[i] > 0 ? static_cast<double>(sizes[i]) / static_cast<double>(in_lengths[i])
+                                             : 1.0);
+    }
+    fit.lengths = sizes;
+    return fit;
+  }
+  std::optional<double> scale;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (in_lengths[i] <= 0) continue;  // an empty axis stays empty whatever the scale
+    const double s = static_cast<double>(sizes[i]) / static_cast<double>(in_lengths[i]);
+    if (!scale || (policy == "not_larger" ? s < *scale : s > *scale)) scale = s;
+  }
+  const double common = scale.value_or(1.0);
+  for (int64_t in : in_lengths) {
+    const double length = std::floor(common * static_cast<double>(in) + 0.5);
+    if (length > static_cast<double>(int64_t{1} << 50)) {
+      return absl::InvalidArgumentError(absl::StrCat("keep_aspect_ratio_policy gives a too large dim ", length));
+    }
+    fit.scales.push_back(common);
+    fit.lengths.push_back(static_cast<int64_t>(length));
+  }
+  return fit;
 }
 
 }  // namespace ops

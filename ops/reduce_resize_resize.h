@@ -14,6 +14,20 @@ namespace ops {
 // input's rank otherwise. Errors on bad attributes, wrong-length or non-positive scales/sizes.
 absl::StatusOr<std::vector<ir::TensorType>> InferResize(const InferContext& ctx);
 
+// The axes scales/sizes/roi speak of (opset 18's `axes`): normalised to [0, rank), each once;
+// every axis in order when the attribute is absent.
+absl::StatusOr<std::vector<int64_t>> ResizeAxes(const ir::Attributes& attrs, int64_t rank);
+
+// keep_aspect_ratio_policy (opset 18) with sizes: "stretch" (each listed axis gets its size),
+// "not_larger" / "not_smaller" (one scale for every listed axis: the smallest / largest of
+// size / in; each length becomes round-half-up(scale * in)).
+struct AspectFit {
+  std::vector<double> scales;    // per listed axis
+  std::vector<int64_t> lengths;  // per listed axis
+};
+absl::StatusOr<AspectFit> FitSizes(const ir::Attributes& attrs, const std::vector<int64_t>& in_lengths,
+                                   const std::vector<int64_t>& sizes);
+
 }  // namespace ops
 
 #endif  // ONNXRUN_OPS_REDUCE_RESIZE_RESIZE_H_

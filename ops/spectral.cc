@@ -70,6 +70,7 @@ absl::StatusOr<ir::DType> MelOutputDType(const ir::Node& node) {
 
 struct DftAttrs {
   bool inverse = false, onesided = false;
+  bool irfft() const { return inverse && onesided; }  // Hermitian half in, real signal out
 };
 absl::StatusOr<DftAttrs> ParseDftAttrs(const ir::Node& node) {
   DftAttrs attrs;
@@ -77,7 +78,6 @@ absl::StatusOr<DftAttrs> ParseDftAttrs(const ir::Node& node) {
   if (!inverse.ok()) return inverse.status();
   absl::StatusOr<bool> onesided = ParseFlagAttribute(node, "onesided", false);
   if (!onesided.ok()) return onesided.status();
-  if (*inverse && *onesided) return Invalid("an inverse onesided DFT is not supported");
   attrs.inverse = *inverse;
   attrs.onesided = *onesided;
   return attrs;
@@ -106,14 +106,27 @@ absl::StatusOr<std::vector<ir::TensorType>> InferDft(const InferContext& ctx) {
   if (components.known() && components.value != 1 && components.value != 2) {
     return Invalid(absl::StrCat("the last dim must be 1 (real) or 2 (complex), not ", components.value));
   }
+  if (attrs->irfft() && components.known() && components.value != 2) {
+    return Invalid("an inverse onesided DFT needs complex input (a last dim of 2)");
+  }
   ir::Shape out = *x.shape;
-  out.back() = 2;
+  out.back() = attrs->irfft() ? 1 : 2;
   if (ctx.node.opset >= 20 && ctx.has_input(2) && ctx.value(2) == nullptr) {
-    return tensor_ops::One(x.dtype, tensor_ops::UnknownShape(rank));
+    ir::Shape unknown = tensor_ops::UnknownShape(rank);
+    unknown.back() = out.back();
+    return tensor_ops::One(x.dtype, unknown);
   }
   absl::StatusOr<int64_t> axis = DftAxis(ctx.node, ctx.value(2), rank);
   if (!axis.ok()) return axis.status();
   ir::Dim n = out[*axis];
+  if (attrs->irfft() && !ctx.has_input(1)) {  // the default length: 2 (input length - 1)
+    n = ir::Dim();
+    if (out[*axis].known()) {
+      absl::StatusOr<int64_t> checked = CheckedLength(2 * (out[*axis].value - 1), "dft_length");
+      if (!checked.ok()) return checked.status();
+      n = *checked;
+    }
+  }
   if (ctx.has_input(1)) {
     n = ir::Dim();
     if (ctx.value(1) != nullptr) {
@@ -124,7 +137,7 @@ absl::StatusOr<std::vector<ir::TensorType>> InferDft(const InferContext& ctx) {
       n = *checked;
     }
   }
-  out[*axis] = !attrs->onesided ? n : n.known() ? ir::Dim(n.value / 2 + 1) : ir::Dim();
+  out[*axis] = !attrs->onesided || attrs->irfft() ? n : n.known() ? ir::Dim(n.value / 2 + 1) : ir::Dim();
   return tensor_ops::One(x.dtype, out);
 }
 
@@ -193,12 +206,16 @@ absl::StatusOr<DftExtents> DftExtentsOf(const ir::Node& node, const std::vector<
   if (!axis.ok()) return axis.status();
   DftExtents e;
   e.inverse = attrs->inverse;
+  e.real_output = attrs->irfft();
   e.components = dims.back();
   if (e.components != 1 && e.components != 2) {
     return Invalid(absl::StrCat("the last dim must be 1 (real) or 2 (complex), not ", e.components));
   }
+  if (e.real_output && e.components != 2) {
+    return Invalid("an inverse onesided DFT needs complex input (a last dim of 2)");
+  }
   for (int64_t d = 0; d < rank - 1; ++d) (d < *axis ? e.outer : d == *axis ? e.length : e.inner) *= dims[d];
-  int64_t n = e.length;
+  int64_t n = e.real_output ? 2 * (e.length - 1) : e.length;
   if (dft_length != nullptr) {
     absl::StatusOr<int64_t> v = ScalarInt(*dft_length, "dft_length");
     if (!v.ok()) return v.status();
@@ -207,8 +224,9 @@ absl::StatusOr<DftExtents> DftExtentsOf(const ir::Node& node, const std::vector<
   absl::StatusOr<int64_t> checked = CheckedLength(n, "dft_length");
   if (!checked.ok()) return checked.status();
   e.dft_length = *checked;
-  e.bins = attrs->onesided ? e.dft_length / 2 + 1 : e.dft_length;
-  if (absl::Status s = CheckWork(e.outer * e.inner, e.bins, std::min(e.length, e.dft_length)); !s.ok()) return s;
+  e.bins = attrs->onesided && !e.real_output ? e.dft_length / 2 + 1 : e.dft_length;
+  const int64_t samples = e.real_output ? e.dft_length / 2 + 1 : e.dft_length;
+  if (absl::Status s = CheckWork(e.outer * e.inner, e.bins, std::min(e.length, samples)); !s.ok()) return s;
   return e;
 }
 

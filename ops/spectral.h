@@ -23,11 +23,16 @@ inline constexpr int64_t kMaxDftWork = int64_t{1} << 30;
 
 // One batch of 1-D transforms: the input viewed as [outer, length, inner, components] (components 1
 // real or 2 complex), each of the outer × inner lines transformed at `dft_length` points (the
-// input zero-padded or truncated to it), of which the first `bins` are written.
+// input zero-padded or truncated to it), of which the first `bins` are written, complex.
+// The inverse one-sided transform (irfft: inverse and onesided) instead reads the first
+// dft_length / 2 + 1 points of each complex line as half of a Hermitian spectrum and writes all
+// `bins` = dft_length points of its real inverse (components 1 out); dft_length defaults to
+// 2 (length - 1) there.
 struct DftExtents {
   int64_t outer = 1, length = 1, inner = 1, components = 1;
   int64_t dft_length = 1, bins = 1;
   bool inverse = false;
+  bool real_output = false;  // irfft
 };
 
 // DFT's extents for concrete input dims and its optional dft_length and (opset 20+) axis inputs.

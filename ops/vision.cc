@@ -1,6 +1,6 @@
 // The vision ops and their type/shape inference: NonMaxSuppression (data-dependent output
-// [selected, 3]), RoiAlign, MaxRoiPool, GridSample (N-d), LpPool and GlobalLpPool (shapes as
-// AveragePool and GlobalAveragePool); and the parsers of ops/vision_attrs.h.
+// [selected, 3]), RoiAlign, MaxRoiPool, GridSample (N-d), AffineGrid, LpPool and GlobalLpPool
+// (shapes as AveragePool and GlobalAveragePool); and the parsers of ops/vision_attrs.h.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -117,6 +117,50 @@ absl::StatusOr<Types> InferGridSample(const InferContext& ctx) {
   return Types{TensorType{x.dtype, out}};
 }
 
+// grid [N, D1..Dr, r]: every dim when size is known, else N from theta and r from either input.
+absl::StatusOr<Types> InferAffineGrid(const InferContext& ctx) {
+  if (absl::StatusOr<bool> a = ParseFlagAttribute(ctx.node, "align_corners", false); !a.ok()) return a.status();
+  if (absl::Status s = ExpectDType(ctx, 0, kFloatTypes); !s.ok()) return s;
+  if (absl::Status s = ExpectDType(ctx, 1, {DType::kInt64}); !s.ok()) return s;
+  const TensorType &theta = ctx.type(0), &size = ctx.type(1);
+  if (theta.shape && theta.rank() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("theta must have rank 3, got ", theta.rank()));
+  }
+  if (size.shape && size.rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("size must have rank 1, got ", size.rank()));
+  }
+  if (const ir::Tensor* value = ctx.value(1); value != nullptr && theta.shape && ir::ShapeToInts(*theta.shape)) {
+    absl::StatusOr<AffineGridExtents> e = AffineGridExtentsOf(ctx.node, *ir::ShapeToInts(*theta.shape), *value);
+    if (!e.ok()) return e.status();
+    Shape out = {Dim(e->batch)};
+    for (int64_t d : e->spatial) out.push_back(Dim(d));
+    out.push_back(Dim(static_cast<int64_t>(e->spatial.size())));
+    return Types{TensorType{theta.dtype, out}};
+  }
+  Dim r = DimOf(theta, 1);  // 2 or 3 spatial dims
+  if (const Dim n = DimOf(size, 0); n.known()) {
+    if (n.value != 4 && n.value != 5) {
+      return absl::InvalidArgumentError(absl::StrCat("size must hold 4 (2-D) or 5 (3-D) values, not ", n.value));
+    }
+    if (r.known() && r.value != n.value - 2) {
+      return absl::InvalidArgumentError(absl::StrCat("theta ", ir::ShapeToString(*theta.shape), " does not fit ",
+                                                     n.value - 2, "-D sizes (it must be [N, ", n.value - 2, ", ",
+                                                     n.value - 1, "])"));
+    }
+    r = Dim(n.value - 2);
+  }
+  if (!r.known()) return Types{TensorType{theta.dtype, std::nullopt}};
+  if (r.value != 2 && r.value != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("theta must be [N, 2, 3] or [N, 3, 4], got ", ir::ShapeToString(*theta.shape)));
+  }
+  if (absl::Status s = ExpectDims(theta, {DimOf(theta, 0), r, Dim(r.value + 1)}, "theta"); !s.ok()) return s;
+  Shape out(static_cast<size_t>(r.value + 2), Dim());
+  out.front() = DimOf(theta, 0);
+  out.back() = r;
+  return Types{TensorType{theta.dtype, out}};
+}
+
 absl::StatusOr<Types> InferLpPool(const InferContext& ctx) {
   if (absl::StatusOr<int64_t> p = ParseLpPoolP(ctx.node); !p.ok()) return p.status();
   return FindOpDef(ctx.node.op_type == "LpPool" ? "AveragePool" : "GlobalAveragePool")->infer(ctx);
@@ -195,6 +239,36 @@ absl::StatusOr<GridSampleAttrs> ParseGridSampleAttrs(const ir::Node& node) {
   return a;
 }
 
+absl::StatusOr<AffineGridExtents> AffineGridExtentsOf(const ir::Node& node, const std::vector<int64_t>& theta_dims,
+                                                      const ir::Tensor& size) {
+  AffineGridExtents e;
+  absl::StatusOr<bool> align_corners = ParseFlagAttribute(node, "align_corners", false);
+  if (!align_corners.ok()) return align_corners.status();
+  e.align_corners = *align_corners;
+  if (size.dtype() != DType::kInt64 || size.rank() != 1 || (size.num_elements() != 4 && size.num_elements() != 5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("size must be int64 [4] (N, C, H, W) or [5] (N, C, D, H, W), got ", size.Describe()));
+  }
+  const std::vector<int64_t> values = size.ToInt64Vector();
+  const int64_t r = static_cast<int64_t>(values.size()) - 2;
+  if (theta_dims != std::vector<int64_t>{theta_dims.empty() ? 0 : theta_dims[0], r, r + 1}) {
+    return absl::InvalidArgumentError(absl::StrCat("theta ", ir::ShapeToString(theta_dims), " does not fit ", r,
+                                                   "-D sizes (it must be [N, ", r, ", ", r + 1, "])"));
+  }
+  e.batch = theta_dims[0];
+  if (values[0] != e.batch) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("size gives N = ", values[0], " but theta holds ", e.batch, " matrices"));
+  }
+  for (int64_t v : values) {
+    if (v < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("size ", ir::ShapeToString(values), " has a negative value"));
+    }
+  }
+  e.spatial.assign(values.begin() + 2, values.end());
+  return e;
+}
+
 absl::StatusOr<int64_t> ParseLpPoolP(const ir::Node& node) {
   const int64_t p = node.attrs.GetInt("p", 2);
   if (p < 1 || p > 1024) return absl::InvalidArgumentError(absl::StrCat("p ", p, " out of range [1, 1024]"));
@@ -207,6 +281,7 @@ std::vector<OpDef> VisionOpDefs() {
       {"RoiAlign", 3, 3, InferRoiAlign},
       {"MaxRoiPool", 2, 2, InferMaxRoiPool},
       {"GridSample", 2, 2, InferGridSample},
+      {"AffineGrid", 2, 2, InferAffineGrid},
       {"LpPool", 1, 1, InferLpPool},
       {"GlobalLpPool", 1, 1, InferLpPool},
   };

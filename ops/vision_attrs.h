@@ -1,13 +1,15 @@
 // Attributes of the vision ops, parsed once and validated, shared by their inference
-// (ops/vision.cc) and CPU kernels (kernels/cpu/vision*.cc): RoiAlign, MaxRoiPool, GridSample and
-// LpPool's p.
+// (ops/vision.cc) and CPU kernels (kernels/cpu/vision*.cc): RoiAlign, MaxRoiPool, GridSample,
+// AffineGrid and LpPool's p.
 #ifndef ONNXRUN_OPS_VISION_ATTRS_H_
 #define ONNXRUN_OPS_VISION_ATTRS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
+#include "ir/tensor.h"
 
 namespace ops {
 
@@ -37,6 +39,19 @@ struct GridSampleAttrs {
   bool align_corners = false;
 };
 absl::StatusOr<GridSampleAttrs> ParseGridSampleAttrs(const ir::Node& node);
+
+// AffineGrid (opset 20): theta [N, r, r + 1] (r = 2 or 3) and the int64 size [N, C, D1..Dr] give
+// the grid [N, D1..Dr, r]; point (i1..ir) is theta[n] applied to (x_r, .., x_1, 1), where x_k is
+// i_k's position in [-1, 1] along D_k (align_corners: -1 + 2 i / (D - 1), and -1 when D is 1; else
+// the pixel centre -1 + (2 i + 1) / D), the last dim first, as ONNX's reference orders them.
+struct AffineGridExtents {
+  int64_t batch = 0;
+  std::vector<int64_t> spatial;  // D1..Dr
+  bool align_corners = false;
+};
+// Checks theta's dims against size's values (N must agree; no size is negative).
+absl::StatusOr<AffineGridExtents> AffineGridExtentsOf(const ir::Node& node, const std::vector<int64_t>& theta_dims,
+                                                      const ir::Tensor& size);
 
 // LpPool / GlobalLpPool's p (>= 1).
 absl::StatusOr<int64_t> ParseLpPoolP(const ir::Node& node);

@@ -626,6 +626,12 @@ TEST(CudaKernelSupportsTest, FormsLeftToTheHost) {
   Case reduce("ReduceSum");
   reduce.In(Random(DType::kFloat32, {4, 2}, 1)).In(Ints({1}));
   EXPECT_FALSE(Supports(reduce)) << "axes computed at run time";
+  Case reduce_bool("ReduceMax", 20);
+  reduce_bool.In(Random(DType::kBool, {4, 2}, 1)).Const(Ints({1}));
+  EXPECT_FALSE(Supports(reduce_bool)) << "bool reductions (opset 20): the host's any/all";
+  Case equal_strings("Equal", 19);
+  equal_strings.In(Tensor::FromStrings({"a", "b"})).In(Tensor::FromStrings({"a", "c"}));
+  EXPECT_FALSE(Supports(equal_strings)) << "strings stay on the host";
   Case reduce_attr("ReduceSum");
   reduce_attr.In(Random(DType::kFloat32, {4, 2}, 1)).Attr("axes", std::vector<int64_t>{1});
   EXPECT_FALSE(Supports(reduce_attr)) << "axes attribute: not the canonical form";

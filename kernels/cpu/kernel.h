@@ -63,12 +63,14 @@ std::vector<KernelDef> RotaryEmbeddingKernels();  // rotary_embedding.cc
 std::vector<KernelDef> KvCacheKernels();          // kv_cache.cc: TensorScatter
 std::vector<KernelDef> TfIdfKernels();            // tfidf.cc
 std::vector<KernelDef> OptimizerKernels();        // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum
+std::vector<KernelDef> DeformConvKernels();       // deform_conv.cc
 
 // control_flow.cc: If, Loop, Scan.
 std::vector<KernelDef> ControlFlowKernels();
 std::vector<KernelDef> SequenceKernels();  // sequence.cc: Sequence*, ConcatFromSequence, SplitToSequence
 std::vector<KernelDef> OptionalKernels();  // optional.cc: Optional*, SequenceMap
 std::vector<KernelDef> StringKernels();  // string_normalizer.cc: StringNormalizer (Cast's string forms: string_cast.h)
+std::vector<KernelDef> StringTextKernels();  // string_text.cc: StringConcat, StringSplit, RegexFullMatch
 
 }  // namespace kernels::cpu
 

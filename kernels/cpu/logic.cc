@@ -1,11 +1,13 @@
 // Owns the CPU kernels of the logic family (ops/logic.h): comparisons with a bool result, boolean
 // Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, BitShift and BitwiseAnd/Or/Xor/Not. Binary ops broadcast
-// through kernels/cpu/elementwise_broadcast.h; float16 compares and computes through float.
+// through kernels/cpu/elementwise_broadcast.h; float16 compares and computes through float; Equal
+// also compares strings.
 #include "ops/logic.h"
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -81,7 +83,18 @@ absl::Status Compare(KernelContext& ctx, Op op) {
   });
 }
 
+// Strings compare byte for byte (opset 19); other dtypes as Compare does.
 absl::Status Equal(KernelContext& ctx) {
+  if (ctx.input(0) != nullptr && ctx.input(0)->dtype() == ir::DType::kString) {
+    absl::StatusOr<BinaryArgs> args = GetBinaryArgs(ctx, ir::DType::kBool);
+    if (!args.ok()) return args.status();
+    if (args->a->strings() == nullptr || args->b->strings() == nullptr) {
+      return absl::InvalidArgumentError("Equal: string inputs must be dense string tensors");
+    }
+    BroadcastBinary(args->plan, args->a->strings(), args->b->strings(), args->out->data<uint8_t>(),
+                    [](const std::string& x, const std::string& y) -> uint8_t { return x == y ? 1 : 0; });
+    return absl::OkStatus();
+  }
   return Compare(ctx, [](auto x, auto y) { return x == y; });
 }
 absl::Status Greater(KernelContext& ctx) {

@@ -1,8 +1,9 @@
 // Edge cases and bad input of the logic, math, reduction, Einsum and normalisation ops
 // (ops/logic.cc, math.cc, reduce_resize.cc, einsum.cc, math_norm.cc and their CPU kernels), run as
 // the CPU executor runs a node. The conformance suite covers the ordinary cases (it has none for
-// Bitwise*); these cover the corners: integer Mod signs, shifts past the width, Einsum ellipses,
-// empty reductions, zero norms, loss targets out of range, transform limits and bad attributes.
+// Bitwise*); these cover the corners: integer Mod signs, shifts past the width, Equal on strings,
+// Einsum ellipses, empty reductions (bool ones too), zero norms, loss targets out of range,
+// transform limits, the inverse one-sided DFT's odd lengths and bad attributes.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -44,6 +45,18 @@ TEST(LogicTest, BitwiseBroadcast) {
   EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(~0b1100, ~0b1010, 0, -1));
   ir::Tensor f = F32({1}, {1});
   EXPECT_THAT(Error(RunNode(MakeNode("BitwiseOr", 1), {&f, &f})), HasSubstr("integer"));
+}
+
+TEST(LogicTest, EqualComparesStringsFromOpset19) {
+  ir::Tensor a = test_tensors::Strings({2, 2}, {"a", "b", "", "ab"}), b = test_tensors::Strings({2}, {"a", "ab"});
+  auto out = RunNode(MakeNode("Equal", 1, {}, 19), {&a, &b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), ir::DType::kBool);
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(1, 0, 0, 1));
+  EXPECT_THAT(Error(RunNode(MakeNode("Equal", 1, {}, 18), {&a, &b})), HasSubstr("numeric or bool only"));
+  EXPECT_THAT(Error(RunNode(MakeNode("Greater", 1, {}, 19), {&a, &b})), HasSubstr("does not take string tensors"));
+  ir::Tensor f = F32({2}, {1, 2});
+  EXPECT_THAT(Error(RunNode(MakeNode("Equal", 1, {}, 19), {&a, &f})), HasSubstr("must match"));
 }
 
 TEST(LogicTest, BitShiftPastTheWidthGivesZero) {
@@ -108,6 +121,29 @@ TEST(ReduceTest, LogSumExpOfLargeValuesAndEmptyMin) {
   EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(INFINITY, INFINITY));
   ir::Tensor bad = I64({1}, {2});
   EXPECT_THAT(Error(RunNode(MakeNode("ReduceProd", 1), {&empty, &bad})), HasSubstr("out of range"));
+}
+
+// Opset 20: ReduceMax is any, ReduceMin all (false < true); an empty set gives false and true.
+TEST(ReduceTest, BoolMaxAndMinFromOpset20) {
+  ir::Tensor x = test_tensors::Make<uint8_t>(ir::DType::kBool, {4, 2}, {1, 1, 1, 0, 0, 7, 0, 0});
+  ir::Tensor axes = I64({1}, {1});
+  auto out = RunNode(MakeNode("ReduceMax", 1, {}, 20), {&x, &axes});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), ir::DType::kBool);
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(1, 1, 1, 0));
+  out = RunNode(MakeNode("ReduceMin", 1, {}, 20), {&x, &axes});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(1, 0, 0, 0));
+  ir::Tensor empty = test_tensors::Make<uint8_t>(ir::DType::kBool, {2, 0, 2}, {});
+  out = RunNode(MakeNode("ReduceMax", 1, {}, 20), {&empty, &axes});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), std::vector<int64_t>({2, 1, 2}));
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(0, 0, 0, 0));
+  out = RunNode(MakeNode("ReduceMin", 1, {}, 20), {&empty, &axes});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(1, 1, 1, 1));
+  EXPECT_THAT(Error(RunNode(MakeNode("ReduceMax", 1, {}, 18), {&x, &axes})), HasSubstr("dtype bool"));
+  EXPECT_THAT(Error(RunNode(MakeNode("ReduceSum", 1, {}, 20), {&x, &axes})), HasSubstr("dtype bool"));
 }
 
 TEST(ReduceTest, ArgMaxLastIndexAndLargeIntegers) {
@@ -203,6 +239,29 @@ TEST(SpectralTest, HugeTransformsAndImpossibleFramesAreErrors) {
   std::vector<float> want = {10, 0, -2, 2, -2, 0};
   ASSERT_EQ(spectrum.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(spectrum[i], want[i], 1e-5) << i;
+  // Inverse and onesided: numpy.fft.irfft of the half spectrum, real points out (last dim 1); the
+  // imaginary parts of the first point and (n even) of the last are ignored.
+  ir::Tensor half = F32({1, 3, 2}, {10, 7, -2, 2, -2, 5});
+  const ir::Node irfft = MakeNode("DFT", 1, Attrs({{"inverse", int64_t{1}}, {"onesided", int64_t{1}}}), 20);
+  out = RunNode(irfft, {&half});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), std::vector<int64_t>({1, 4, 1}));
+  std::vector<float> signal = Values<float>((*out)[0]);
+  want = {1, 2, 3, 4};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(signal[i], want[i], 1e-5) << i;
+  ir::Tensor five = I64({}, {5});
+  out = RunNode(irfft, {&half, &five});  // numpy.fft.irfft([10+7j, -2+2j, -2+5j], n=5)
+  ASSERT_TRUE(out.ok()) << out.status();
+  signal = Values<float>((*out)[0]);
+  want = {0.4f, 0.46358428f, 3.83188483f, 0.96811517f, 4.33641572f};  // n odd: X_2's imaginary part counts
+  ASSERT_EQ(signal.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(signal[i], want[i], 1e-5) << i;
+  EXPECT_THAT(Error(RunNode(irfft, {&x})), HasSubstr("needs complex input"));
+  ir::Tensor dc = F32({1, 1, 2}, {6, 0}), three = I64({}, {3});
+  EXPECT_THAT(Error(RunNode(irfft, {&dc})), HasSubstr("dft_length 0"));  // 2 (1 - 1) points
+  out = RunNode(irfft, {&dc, &three});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(2, 2, 2));
   ir::Tensor step = I64({}, {1}), frame = I64({}, {5});
   EXPECT_THAT(Error(RunNode(MakeNode("STFT", 1, {}, 17), {&x, &step, nullptr, &frame})), HasSubstr("longer than"));
   EXPECT_THAT(Error(RunNode(MakeNode("STFT", 1, {}, 17), {&x, &step})), HasSubstr("window or a frame_length"));

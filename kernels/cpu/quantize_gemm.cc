@@ -2,7 +2,8 @@
 // QLinearConv. The integer data minus its zero points becomes float64 (every product and every sum
 // of int8/uint8 products is exact there) and runs through the MatMul and Conv reference kernels;
 // the accumulators then become int32 (wrapping like int32 arithmetic) or are requantized:
-// saturate(round(acc * a_scale * b_scale / y_scale) + y_zero_point), the scale product in float.
+// saturate(round(acc * a_scale * b_scale / y_scale) + y_zero_point), the scale product in float
+// (float16 and bfloat16 scales widen to it exactly).
 #include <cmath>
 
 #include "absl/strings/str_cat.h"

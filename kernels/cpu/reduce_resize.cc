@@ -212,6 +212,17 @@ void ReduceInto(const ir::Tensor& in, const std::vector<int64_t>& out_strides, R
   }
 }
 
+// ReduceMax (any) or ReduceMin (all) of bools, false < true; an empty set gives the identity:
+// false for Max, true for Min. Any nonzero byte reads as true; the output holds 0 or 1.
+void ReduceBool(const ir::Tensor& in, const std::vector<int64_t>& out_strides, bool max, ir::Tensor& out) {
+  const uint8_t* x = in.data<uint8_t>();
+  uint8_t* y = out.data<uint8_t>();
+  std::fill_n(y, out.num_elements(), max ? 0 : 1);
+  ForEachReduced(in.shape(), out_strides, in.num_elements(), [&](int64_t i, int64_t o) {
+    if ((x[i] != 0) == max) y[o] = max ? 1 : 0;
+  });
+}
+
 template <ReduceOp kOp>
 absl::Status Reduce(KernelContext& ctx) {
   if (absl::Status st = CheckIO(ctx); !st.ok()) return st;
@@ -233,6 +244,13 @@ absl::Status Reduce(KernelContext& ctx) {
     return absl::OkStatus();
   };
   switch (in.dtype()) {
+    case DType::kBool:
+      if constexpr (kOp != ReduceOp::kMax && kOp != ReduceOp::kMin) {
+        return absl::InvalidArgumentError("only ReduceMax and ReduceMin take bool");
+      } else {
+        ReduceBool(in, *strides, kOp == ReduceOp::kMax, out);
+        return absl::OkStatus();
+      }
     case DType::kInt8: return run(int8_t{});
     case DType::kUint8: return run(uint8_t{});
     case DType::kInt32: return run(int32_t{});

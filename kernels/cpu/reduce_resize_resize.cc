@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/shape.h"
 #include "kernels/cpu/dispatch.h"
+#include "ops/reduce_resize_resize.h"
 
 namespace kernels::cpu {
 namespace {
@@ -26,6 +27,7 @@ struct ResizeParams {
   std::string nearest_mode;
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  bool antialias = false;  // linear and cubic: the filter widened by 1 / scale when downsampling
   double extrapolation = 0;
 };
 
@@ -64,6 +66,7 @@ absl::StatusOr<ResizeParams> ReadParams(const ir::Attributes& attrs) {
   p.cubic_a = attrs.GetFloat("cubic_coeff_a", -0.75f);
   p.exclude_outside = attrs.GetInt("exclude_outside", 0) != 0;
   p.extrapolation = attrs.GetFloat("extrapolation_value", 0.0f);
+  p.antialias = p.mode != Mode::kNearest && attrs.GetInt("antialias", 0) != 0;
   return p;
 }
 
@@ -136,9 +139,37 @@ int64_t Taps(const ResizeParams& p, double x, double* w) {
   return base - 1;
 }
 
+// Antialiased taps when downsampling (ONNX's antialias): the linear (triangle) or cubic filter
+// stretched by 1 / scale, over the source indices nearest x, normalised to sum 1. Returns the
+// first index; `w` gets AntialiasTaps(p, scale) weights.
+int64_t AntialiasedTaps(const ResizeParams& p, double scale, double x, double* w) {
+  const double s = std::min(scale, 1.0);
+  const int64_t first = static_cast<int64_t>(std::ceil(x)) - 1;  // x - first is in (0, 1]
+  const double ratio = x - static_cast<double>(first);
+  const int64_t start = static_cast<int64_t>(std::floor((p.mode == Mode::kLinear ? -1 : -2) / s)) + 1;
+  const int64_t taps = 2 - 2 * start;
+  double sum = 0;
+  for (int64_t k = 0; k < taps; ++k) {
+    const double arg = s * (static_cast<double>(start + k) - ratio);
+    w[k] = p.mode == Mode::kLinear ? std::clamp(1 - std::fabs(arg), 0.0, 1.0) : CubicWeight(arg, p.cubic_a);
+    sum += w[k];
+  }
+  for (int64_t k = 0; k < taps; ++k) w[k] /= sum;
+  return first + start;
+}
+
+// Taps per output coordinate along an axis of this scale.
+int TapCount(const ResizeParams& p, double scale) {
+  if (p.mode == Mode::kNearest) return 1;
+  const int base = p.mode == Mode::kLinear ? 2 : 4;
+  if (!p.antialias || scale >= 1) return base;
+  const int64_t start = static_cast<int64_t>(std::floor(-(base / 2) / scale)) + 1;
+  return static_cast<int>(2 - 2 * start);
+}
+
 absl::StatusOr<AxisPlan> PlanAxis(const ResizeParams& p, const Axis& a) {
   AxisPlan plan;
-  plan.taps = p.mode == Mode::kNearest ? 1 : (p.mode == Mode::kLinear ? 2 : 4);
+  plan.taps = TapCount(p, a.scale);
   plan.index.resize(a.out_len * plan.taps);
   plan.weight.resize(a.out_len * plan.taps);
   plan.outside.assign(a.out_len, 0);
@@ -161,7 +192,7 @@ absl::StatusOr<AxisPlan> PlanAxis(const ResizeParams& p, const Axis& a) {
       w[0] = 1;
       continue;
     }
-    const int64_t first = Taps(p, *src, w);
+    const int64_t first = p.antialias ? AntialiasedTaps(p, a.scale, *src, w) : Taps(p, *src, w);
     double sum = 0;
     for (int k = 0; k < plan.taps; ++k) {
       idx[k] = first + k;
@@ -189,12 +220,8 @@ bool IsIdentity(const Axis& a, const AxisPlan& plan) {
   return true;
 }
 
-// Scales (from the scales input, or out / in from the sizes) and lengths of every axis; checks
-// that the pre-allocated output has the size these give.
-absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const ResizeParams& p) {
-  const ir::Tensor& x = *ctx.input(0);
-  const ir::Tensor& y = *ctx.output(0);
-  const int64_t rank = x.rank();
+// The scales (or sizes) input, one element per resized axis.
+absl::StatusOr<const ir::Tensor*> ScalesOrSizes(const KernelContext& ctx, bool& is_scales) {
   const ir::Tensor* scales = ctx.input(2);
   if (scales != nullptr && scales->num_elements() == 0) scales = nullptr;
   const ir::Tensor* sizes = ctx.input(3);
@@ -204,29 +231,82 @@ absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const Resiz
   if (scales == nullptr && sizes == nullptr) {
     return absl::InvalidArgumentError("one of scales and sizes is required");
   }
-  const ir::Tensor* given = scales != nullptr ? scales : sizes;
-  if (given->num_elements() != rank || y.rank() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat(scales ? "scales" : "sizes", " has ", given->num_elements(),
-                                                   " elements, expected the input rank ", rank));
+  is_scales = scales != nullptr;
+  return is_scales ? scales : sizes;
+}
+
+// Length and scale of resized axis `a` from its scale.
+absl::Status ScaleAxis(double scale, Axis& a) {
+  if (!(scale > 0) || !std::isfinite(scale)) {
+    return absl::InvalidArgumentError(absl::StrCat("scales must be positive, got ", scale));
+  }
+  const double out_len = std::floor(static_cast<double>(a.in_len) * scale);
+  if (out_len > static_cast<double>(int64_t{1} << 50)) {
+    return absl::InvalidArgumentError(absl::StrCat("scale ", scale, " is too large"));
+  }
+  a.scale = scale;
+  a.out_len = static_cast<int64_t>(out_len);
+  return absl::OkStatus();
+}
+
+// Lengths and scales of the listed axes from the sizes input and keep_aspect_ratio_policy.
+absl::Status SizeAxes(const ir::Attributes& attrs, const ir::Tensor& sizes, const std::vector<int64_t>& listed,
+                      std::vector<Axis>& axes) {
+  std::vector<int64_t> in_lengths, size_values;
+  for (size_t i = 0; i < listed.size(); ++i) {
+    in_lengths.push_back(axes[listed[i]].in_len);
+    size_values.push_back(sizes.GetAsInt64(i));
+    if (size_values.back() < 0) return absl::InvalidArgumentError(absl::StrCat("negative size ", size_values.back()));
+  }
+  absl::StatusOr<ops::AspectFit> fit = ops::FitSizes(attrs, in_lengths, size_values);
+  if (!fit.ok()) return fit.status();
+  for (size_t i = 0; i < listed.size(); ++i) {
+    axes[listed[i]].out_len = fit->lengths[i];
+    axes[listed[i]].scale = fit->scales[i];
+  }
+  return absl::OkStatus();
+}
+
+// tf_crop_and_resize: the region of interest of each listed axis (the whole axis elsewhere).
+absl::Status ReadRoi(const KernelContext& ctx, const std::vector<int64_t>& listed, std::vector<Axis>& axes) {
+  const int64_t count = static_cast<int64_t>(listed.size());
+  const ir::Tensor* roi = ctx.input(1);
+  if (roi == nullptr || roi->num_elements() != 2 * count) {
+    return absl::InvalidArgumentError(absl::StrCat("tf_crop_and_resize needs a roi of 2 * ", count, " elements"));
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    axes[listed[i]].roi_start = roi->GetAsDouble(i);
+    axes[listed[i]].roi_end = roi->GetAsDouble(count + i);
+  }
+  return absl::OkStatus();
+}
+
+// Scales and lengths of every axis (the listed ones from scales, or from sizes under the
+// keep_aspect_ratio_policy; the others unchanged); checks that the pre-allocated output has the
+// size these give.
+absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const ResizeParams& p) {
+  const ir::Tensor& x = *ctx.input(0);
+  const ir::Tensor& y = *ctx.output(0);
+  const int64_t rank = x.rank();
+  bool is_scales = false;
+  absl::StatusOr<const ir::Tensor*> given = ScalesOrSizes(ctx, is_scales);
+  if (!given.ok()) return given.status();
+  absl::StatusOr<std::vector<int64_t>> listed = ops::ResizeAxes(ctx.attrs(), rank);
+  if (!listed.ok()) return listed.status();
+  if ((*given)->num_elements() != static_cast<int64_t>(listed->size()) || y.rank() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat(is_scales ? "scales" : "sizes", " has ", (*given)->num_elements(),
+                                                   " elements, expected one per resized axis (", listed->size(), ")"));
   }
   std::vector<Axis> axes(rank);
+  for (int64_t d = 0; d < rank; ++d) axes[d].in_len = axes[d].out_len = x.shape()[d];
+  for (size_t i = 0; i < listed->size() && is_scales; ++i) {
+    if (absl::Status st = ScaleAxis((*given)->GetAsDouble(i), axes[(*listed)[i]]); !st.ok()) return st;
+  }
+  if (!is_scales) {
+    if (absl::Status st = SizeAxes(ctx.attrs(), **given, *listed, axes); !st.ok()) return st;
+  }
   for (int64_t d = 0; d < rank; ++d) {
-    Axis& a = axes[d];
-    a.in_len = x.shape()[d];
-    if (scales != nullptr) {
-      a.scale = scales->GetAsDouble(d);
-      if (!(a.scale > 0) || !std::isfinite(a.scale)) {
-        return absl::InvalidArgumentError(absl::StrCat("scales must be positive, got ", a.scale));
-      }
-      const double out_len = std::floor(static_cast<double>(a.in_len) * a.scale);
-      if (out_len > static_cast<double>(int64_t{1} << 50)) {
-        return absl::InvalidArgumentError(absl::StrCat("scale ", a.scale, " is too large"));
-      }
-      a.out_len = static_cast<int64_t>(out_len);
-    } else {
-      a.out_len = sizes->GetAsInt64(d);
-      a.scale = a.in_len > 0 ? static_cast<double>(a.out_len) / a.in_len : 1.0;
-    }
+    const Axis& a = axes[d];
     if (a.out_len != y.shape()[d]) {
       return absl::InvalidArgumentError(
           absl::StrCat("output shape ", ir::ShapeToString(y.shape()), " does not match the resize"));
@@ -234,20 +314,10 @@ absl::StatusOr<std::vector<Axis>> ReadAxes(const KernelContext& ctx, const Resiz
     if (a.in_len == 0 && a.out_len > 0) {
       return absl::InvalidArgumentError("cannot resize an empty dimension to a non-empty one");
     }
-    if (a.out_len > 0 && !(a.scale > 0)) {
-      return absl::InvalidArgumentError("Resize scale must be positive");
-    }
+    if (a.out_len > 0 && !(a.scale > 0)) return absl::InvalidArgumentError("Resize scale must be positive");
   }
   if (p.ctm == "tf_crop_and_resize") {
-    const ir::Tensor* roi = ctx.input(1);
-    if (roi == nullptr || roi->num_elements() != 2 * rank) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tf_crop_and_resize needs a roi of 2 * rank = ", 2 * rank, " elements"));
-    }
-    for (int64_t d = 0; d < rank; ++d) {
-      axes[d].roi_start = roi->GetAsDouble(d);
-      axes[d].roi_end = roi->GetAsDouble(rank + d);
-    }
+    if (absl::Status st = ReadRoi(ctx, *listed, axes); !st.ok()) return st;
   }
   return axes;
 }

@@ -24,7 +24,8 @@ KernelFn FindKernel(std::string_view op_type) {
                         KvCacheKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
-    for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels}) {
+    for (const KernelDef& def : DeformConvKernels()) (*map)[def.op_type] = def.fn;
+    for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels, StringTextKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;

@@ -1,6 +1,6 @@
-// The CPU reference kernels of DFT, STFT and MelWeightMatrix (extents and scalar inputs from
-// ops/spectral.h). Transforms are direct sums in double over a table of the n-th roots of unity;
-// the work is bounded by ops::kMaxDftWork.
+// The CPU reference kernels of DFT (the inverse one-sided form, irfft, included), STFT and
+// MelWeightMatrix (extents and scalar inputs from ops/spectral.h). Transforms are direct sums in
+// double over a table of the n-th roots of unity; the work is bounded by ops::kMaxDftWork.
 #include "ops/spectral.h"
 
 #include <algorithm>
@@ -42,6 +42,20 @@ Complex TransformPoint(const std::vector<Complex>& samples, int64_t count, int64
   return inverse ? sum / static_cast<double>(n) : sum;
 }
 
+// Point t of the real n-point inverse of the Hermitian spectrum whose first `count` points are
+// half[0..count) (count <= n / 2 + 1; zero beyond): (1/n) sum_k c_k Re(X_k e^{2πi k t / n}) with
+// c_k = 2 for the points that stand for a conjugate pair, 1 for X_0 and (n even) X_{n/2}, as
+// numpy's irfft computes it (the imaginary parts of those two are ignored).
+double RealInversePoint(const std::vector<Complex>& half, int64_t count, int64_t t, const std::vector<Complex>& roots) {
+  const int64_t n = static_cast<int64_t>(roots.size());
+  double sum = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    const double weight = k == 0 || 2 * k == n ? 1.0 : 2.0;
+    sum += weight * (half[static_cast<size_t>(k)] * std::conj(roots[static_cast<size_t>((k * t) % n)])).real();
+  }
+  return sum / static_cast<double>(n);
+}
+
 template <typename T>
 Complex SampleAt(const T* data, int64_t at, int64_t components) {
   const double re = static_cast<double>(data[at * components]);
@@ -54,11 +68,12 @@ absl::Status DftKernel(KernelContext& ctx) {
   absl::StatusOr<ops::DftExtents> e = ops::DftExtentsOf(ctx.node, x.shape(), ctx.input(1), ctx.input(2));
   if (!e.ok()) return e.status();
   ir::Tensor* y = ctx.output(0);
-  if (y == nullptr || y->num_elements() != e->outer * e->bins * e->inner * 2) {
+  const int64_t out_components = e->real_output ? 1 : 2;
+  if (y == nullptr || y->num_elements() != e->outer * e->bins * e->inner * out_components) {
     return absl::InternalError("DFT output does not match its extents");
   }
   const std::vector<Complex> roots = RootsOfUnity(e->dft_length);
-  const int64_t count = std::min(e->length, e->dft_length);
+  const int64_t count = std::min(e->length, e->real_output ? e->dft_length / 2 + 1 : e->dft_length);
   return DispatchFloat(x.dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     const T* in = x.template data<T>();
@@ -68,6 +83,12 @@ absl::Status DftKernel(KernelContext& ctx) {
       for (int64_t i = 0; i < e->inner; ++i) {
         for (int64_t m = 0; m < count; ++m) {
           line[static_cast<size_t>(m)] = SampleAt(in, (o * e->length + m) * e->inner + i, e->components);
+        }
+        if (e->real_output) {
+          for (int64_t t = 0; t < e->bins; ++t) {
+            out[(o * e->bins + t) * e->inner + i] = static_cast<T>(RealInversePoint(line, count, t, roots));
+          }
+          continue;
         }
         for (int64_t k = 0; k < e->bins; ++k) {
           const Complex v = TransformPoint(line, count, k, roots, e->inverse);

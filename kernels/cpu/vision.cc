@@ -1,5 +1,5 @@
-// The vision-family CPU kernel table (NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, and
-// the Lp pools whose kernels live with the other pools in nn_pool.cc), and NonMaxSuppression:
+// The vision-family CPU kernel table (NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample,
+// AffineGrid, and the Lp pools whose kernels live with the other pools in nn_pool.cc), and NonMaxSuppression:
 // per batch and class, greedy selection by descending score (ties: lower box index first) of boxes
 // whose IoU with every box already selected is at most iou_threshold.
 #include "kernels/cpu/vision.h"
@@ -124,6 +124,7 @@ std::vector<KernelDef> VisionKernels() {
       {"RoiAlign", vision::RoiAlign},
       {"MaxRoiPool", vision::MaxRoiPool},
       {"GridSample", vision::GridSample},
+      {"AffineGrid", vision::AffineGrid},
       {"LpPool", nn::LpPool},
       {"GlobalLpPool", nn::GlobalLpPool},
   };

@@ -11,6 +11,7 @@ absl::Status NonMaxSuppression(KernelContext& ctx);  // vision.cc
 absl::Status RoiAlign(KernelContext& ctx);           // vision_roi.cc
 absl::Status MaxRoiPool(KernelContext& ctx);         // vision_roi.cc
 absl::Status GridSample(KernelContext& ctx);         // vision_grid_sample.cc
+absl::Status AffineGrid(KernelContext& ctx);         // vision_affine_grid.cc
 
 }  // namespace kernels::cpu::vision
 

@@ -1,6 +1,7 @@
 // Control flow through the Session on the CPU, for what the ONNX conformance cases do not cover:
 // bodies reading values of the enclosing graphs (also two levels up), a huge trip count failing
-// fast, nesting past the import limit, and malformed bodies giving errors rather than crashes.
+// fast, nesting past the import limit, malformed bodies giving errors rather than crashes, and an
+// If branch that cannot run with the outer shapes failing only when taken.
 #include <string>
 #include <vector>
 
@@ -262,6 +263,93 @@ TEST(ControlFlowTest, LoopBodyWithWrongInputCountIsAnError) {
   auto session = Create(model);
   ASSERT_FALSE(session.ok());
   EXPECT_THAT(session.status().message(), HasSubstr("(Loop): its body has 4 inputs"));
+}
+
+// A float tensor of unknown shape.
+onnx::ValueInfoProto Unshaped(const std::string& name) {
+  onnx::ValueInfoProto info = TensorInfo(name, {});
+  info.mutable_type()->mutable_tensor_type()->clear_shape();
+  return info;
+}
+
+// A Loop running once (trip count m) whose body reads x from the enclosing graphs and yields
+// Split(x, num_outputs=4)'s first part as its scan output.
+onnx::GraphProto SplitLoopBody() {
+  onnx::GraphProto body;
+  *body.add_input() = TensorInfo("i", {}, onnx::TensorProto::INT64);
+  *body.add_input() = TensorInfo("c", {}, onnx::TensorProto::BOOL);
+  onnx::NodeProto split = MakeNode("Split", {"x"}, {"p0", "p1", "p2", "p3"}, "split");
+  testing_util::SetIntAttr(split, "num_outputs", 4);
+  *body.add_node() = split;
+  *body.add_node() = MakeNode("Identity", {"c"}, {"c_out"}, "c_copy");
+  *body.add_output() = TensorInfo("c_out", {}, onnx::TensorProto::BOOL);
+  *body.add_output() = TensorInfo("p0", {-1});
+  return body;
+}
+
+// If(cond) { Split(x, num_outputs=4)'s first part } else { x }, x float[5]: five values do not
+// split into four parts (ONNX's rule: parts of ceil(5 / 4) = 2, the last -1), so the then branch
+// cannot run with x's declared shape. With `in_loop`, the Split is in a Loop body inside the
+// branch, reading x two levels up.
+onnx::ModelProto UnsplittableBranchModel(bool in_loop) {
+  onnx::ModelProto model = testing_util::MakeModel(18);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("cond", {}, onnx::TensorProto::BOOL);
+  *g->add_input() = TensorInfo("m", {}, onnx::TensorProto::INT64);
+  *g->add_input() = TensorInfo("x", {5});
+  *g->add_output() = Unshaped("out");
+  onnx::GraphProto then_branch;
+  if (in_loop) {
+    onnx::NodeProto loop = MakeNode("Loop", {"m", ""}, {"then_out"}, "loop");
+    SetGraphAttr(loop, "body", SplitLoopBody());
+    *then_branch.add_node() = loop;
+  } else {
+    onnx::NodeProto split = MakeNode("Split", {"x"}, {"then_out", "q1", "q2", "q3"}, "split");
+    testing_util::SetIntAttr(split, "num_outputs", 4);
+    *then_branch.add_node() = split;
+  }
+  *then_branch.add_output() = Unshaped("then_out");
+  onnx::GraphProto else_branch;
+  *else_branch.add_node() = MakeNode("Identity", {"x"}, {"else_out"}, "copy");
+  *else_branch.add_output() = TensorInfo("else_out", {5});
+  onnx::NodeProto if_node = MakeNode("If", {"cond"}, {"out"}, "if");
+  SetGraphAttr(if_node, "then_branch", then_branch);
+  SetGraphAttr(if_node, "else_branch", else_branch);
+  *g->add_node() = if_node;
+  return model;
+}
+
+// A branch is checked against the outer shapes when it runs, not at Create: the model loads, the
+// other branch runs, and taking this one fails naming its node.
+TEST(ControlFlowTest, BranchThatCannotRunWithTheOuterShapesFailsOnlyWhenTaken) {
+  for (bool in_loop : {false, true}) {
+    SCOPED_TRACE(in_loop ? "Split in a Loop body" : "Split in the branch");
+    auto session = Create(UnsplittableBranchModel(in_loop));
+    ASSERT_TRUE(session.ok()) << session.status();
+    const ir::Tensor x = Floats({1, 2, 3, 4, 5});
+    auto out = (*session)->Run({{"cond", Bool(false)}, {"m", Int64(1)}, {"x", x}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const ir::Tensor& y = (*out)[0].tensor;
+    EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 5), std::vector<float>({1, 2, 3, 4, 5}));
+    out = (*session)->Run({{"cond", Bool(true)}, {"m", Int64(1)}, {"x", x}});
+    ASSERT_FALSE(out.ok());
+    EXPECT_THAT(out.status().message(), HasSubstr("node 'split' (Split): cannot split axis of size 5 into 4 parts"));
+  }
+}
+
+// A Loop body runs whenever its node does: one that cannot run with the outer shapes fails Create.
+TEST(ControlFlowTest, LoopBodyThatCannotRunWithTheOuterShapesIsAnImportError) {
+  onnx::ModelProto model = testing_util::MakeModel(18);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("m", {}, onnx::TensorProto::INT64);
+  *g->add_input() = TensorInfo("x", {5});
+  *g->add_output() = Unshaped("parts");
+  onnx::NodeProto loop = MakeNode("Loop", {"m", ""}, {"parts"}, "loop");
+  SetGraphAttr(loop, "body", SplitLoopBody());
+  *g->add_node() = loop;
+  auto session = Create(model);
+  ASSERT_FALSE(session.ok());
+  EXPECT_THAT(session.status().message(), HasSubstr("cannot split axis of size 5 into 4 parts"));
 }
 
 TEST(ControlFlowTest, MissingBranchIsAnError) {
