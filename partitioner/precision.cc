@@ -2,6 +2,7 @@
 #include "partitioner/precision.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <thread>
@@ -18,8 +19,12 @@ namespace {
 
 constexpr int64_t kOnnxFloat = static_cast<int64_t>(ir::DType::kFloat32);
 
-// Inputs that ONNX types as float32 whatever the data's type.
-bool IsFloat32Slot(const ir::Node& node, size_t i) { return node.op_type == "Resize" && (i == 1 || i == 2); }
+// Inputs kept float32 whatever the data's type: Resize's roi and scales (ONNX types them float),
+// and GridSample's grid (typed apart from X: a 16-bit grid moves samples by up to 1/2048 of the
+// image, enough to pick another nearest pixel; PyTorch's autocast keeps grid_sample in float32).
+bool IsFloat32Slot(const ir::Node& node, size_t i) {
+  return (node.op_type == "Resize" && (i == 1 || i == 2)) || (node.op_type == "GridSample" && i == 1);
+}
 
 bool IsFloat32(const ir::Value& value) { return value.type.dtype == ir::DType::kFloat32; }
 
@@ -28,15 +33,26 @@ int64_t OnnxType(ir::DType dtype) { return static_cast<int64_t>(dtype); }
 // "__fp16" / "__bf16": the suffix of names this pass makes for values of the 16-bit type.
 std::string Suffix(ir::DType half) { return half == ir::DType::kBFloat16 ? "__bf16" : "__fp16"; }
 
-// Large weights are converted on several threads (start-up time: ResNet-50 has 25M weights).
+// The largest finite value of the 16-bit type.
+float MaxFinite(ir::DType half_dtype) { return half_dtype == ir::DType::kBFloat16 ? 3.38953139e38f : 65504.0f; }
+
+// Converts float32 constants; large weights on several threads (start-up time: ResNet-50 has 25M
+// weights). A finite value beyond the 16-bit type's range saturates to its largest finite value
+// rather than becoming an infinity: exporters write attention masks as (1 - mask) *
+// finfo(float32).min, where an infinity times a kept position's 0 would give NaN (ONNX Runtime's
+// float16 converter clamps likewise).
 ir::Tensor ToHalf(const ir::Tensor& t, ir::DType half_dtype) {
   ir::Tensor half = *ir::Tensor::Create(half_dtype, t.shape());
   const float* src = t.data<float>();
   uint16_t* dst = half.data<uint16_t>();
   uint16_t (*const to_bits)(float) =
       half_dtype == ir::DType::kBFloat16 ? &ir::FloatToBFloat16Bits : &ir::FloatToHalfBits;
+  const float max_finite = MaxFinite(half_dtype);
   auto convert = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) dst[i] = to_bits(src[i]);
+    for (int64_t i = begin; i < end; ++i) {
+      const float v = src[i];
+      dst[i] = to_bits(std::isfinite(v) ? std::clamp(v, -max_finite, max_finite) : v);
+    }
   };
   const int64_t n = t.num_elements();
   const int64_t threads = n < (int64_t{1} << 20) ? 1 : std::min<int64_t>(8, std::thread::hardware_concurrency());

@@ -101,6 +101,30 @@ TEST(PrecisionTest, Fp16RewritesCastToFloat) {
   EXPECT_THAT(text, HasSubstr("graph test (%i: int64[2,3]) -> (%sig: float32[2,3])"));
 }
 
+// Exporters write masks as (1 - mask) * finfo(float32).min: in the 16-bit types that constant
+// saturates to the largest finite value, so a kept position (mask 1) adds 0, not 0 * -inf = NaN.
+TEST(PrecisionTest, HugeConstantsSaturateInsteadOfBecomingInfinite) {
+  for (PrecisionMode mode : {PrecisionMode::kFp16, PrecisionMode::kBf16}) {
+    GraphBuilder b;
+    ir::ValueId x = b.Input("x", {4});
+    ir::ValueId mask = b.Input("mask", {4});
+    ir::ValueId one = b.Constant("one", RandomTensor({1}, 1, 1.0f, 1.0f));
+    ir::ValueId lowest = b.Constant("lowest", RandomTensor({1}, 1, -3.4028235e38f, -3.4028235e38f));
+    ir::ValueId ext = b.Op("ext", "Mul", {b.Op("inverted", "Sub", {one, mask}), lowest});
+    b.Output(b.Op("y", "Add", {x, ext}));
+    ir::Graph graph = b.Build().value();
+    ASSERT_TRUE(Precision(mode).Run(graph).value());
+    ir::Tensor xs = RandomTensor({4}, 2);
+    ir::Tensor mask_values = RandomTensor({4}, 3, 1.0f, 1.0f);
+    mask_values.data<float>()[3] = 0.0f;  // the last position is masked out
+    absl::StatusOr<std::vector<ir::Tensor>> y = test::RunOnCpu(graph, {xs, mask_values});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const float max_finite = mode == PrecisionMode::kFp16 ? 65504.0f : 3.38953139e38f;
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR((*y)[0].data<float>()[i], xs.data<float>()[i], 1e-2f) << i;
+    EXPECT_EQ((*y)[0].data<float>()[3], -max_finite);
+  }
+}
+
 TEST(PrecisionTest, Fp16KeepsResizeScalesFloat32) {
   GraphBuilder b;
   ir::ValueId x = b.Input("x", {1, 2, 3, 3});
@@ -125,6 +149,18 @@ TEST(PrecisionTest, Fp16CastsComputedResizeScalesBackToFloat32) {
   EXPECT_THAT(text, HasSubstr("%half = const float16[4]"));
   EXPECT_THAT(text, HasSubstr("up__in2_to_f32: Cast(%scales) -> (%scales__up_f32: float32[4])"));
   EXPECT_THAT(text, HasSubstr("up: Resize(%x__fp16, _, %scales__up_f32)"));
+}
+
+TEST(PrecisionTest, Fp16KeepsGridSampleGridFloat32) {
+  GraphBuilder b(16);
+  ir::ValueId x = b.Input("x", {1, 2, 5, 5});
+  ir::ValueId grid = b.Input("grid", {1, 3, 4, 2});
+  b.Output(b.Op("sample", "GridSample", {x, grid}, Attrs({{"mode", std::string("nearest")}})));
+  ir::Graph graph = b.Build().value();
+  EXPECT_TRUE(ConvertAndCompare(graph));
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("sample: GridSample(%x__fp16, %grid) -> (%sample__fp16: float16[1,2,3,4])"));
+  EXPECT_THAT(text, Not(HasSubstr("grid__fp16")));
 }
 
 TEST(PrecisionTest, Fp16ConstantThatIsAlsoAGraphOutputGetsAHalfCopy) {

@@ -2,6 +2,8 @@
 // (see cuda_executor.h for what runs where; each step kind lives in its own cuda_steps_*.cc).
 #include "runtime/cuda_executor.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
 #include "ops/control_flow.h"
@@ -62,7 +64,22 @@ int64_t CudaExecutor::peak_device_bytes() const {
   }
   if (cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrReservedMemHigh, &graph_high) != cudaSuccess)
     graph_high = 0;
-  return static_cast<int64_t>(high + graph_high);
+  return std::max<int64_t>(peak_before_capture_.load(), static_cast<int64_t>(high + graph_high));
+}
+
+absl::Status CudaExecutor::ReleaseBeforeCapture() {
+  cudaMemPool_t pool;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaDeviceGetDefaultMemPool(&pool, options_.device_id));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // frees queued on it have happened
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolTrimTo(pool, 0));
+  uint64_t high = 0;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &high));
+  int64_t seen = peak_before_capture_.load();
+  while (static_cast<int64_t>(high) > seen && !peak_before_capture_.compare_exchange_weak(seen, high)) {
+  }
+  uint64_t restart = 0;  // "reset to the current reservation"
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &restart));
+  return absl::OkStatus();
 }
 
 bool CudaExecutor::Capturing() const {

@@ -151,7 +151,12 @@ class CudaExecutor {
     return notes_;
   }
   std::string device_name() const { return device_name_; }
-  // High-water mark of device memory: the stream-ordered pool plus CUDA graphs' memory, in bytes.
+  // High-water mark of device memory in bytes: the largest of (a) the stream-ordered pool's
+  // high-water mark before each graph capture (weights and the step-by-step runs' activations)
+  // and (b) the pool's high-water mark since the last capture plus CUDA graphs' memory. Before
+  // capturing, the pool returns its unused memory to the device (the step-by-step run's
+  // activations), so (a) and (b) are never held at once. Device-wide: other sessions' pool and
+  // graph use counts too.
   int64_t peak_device_bytes() const;
 
  private:
@@ -225,6 +230,9 @@ class CudaExecutor {
   // Every step on stream_ from `values` (graph inputs set), freeing values after their last reader.
   absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
                         const std::vector<cudaEvent_t>* step_events);
+  // Before a capture: the pool's unused memory returned, its high-water mark noted in
+  // peak_before_capture_ and restarted (see peak_device_bytes).
+  absl::Status ReleaseBeforeCapture();
   absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
                                                        const std::vector<DeviceTensor>& inputs);
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
@@ -348,6 +356,7 @@ class CudaExecutor {
   std::vector<std::unique_ptr<Context>> contexts_;
   std::vector<Context*> idle_;
   std::atomic<int> in_flight_{0}, max_in_flight_{0};
+  std::atomic<int64_t> peak_before_capture_{0};  // (a) of peak_device_bytes
   std::optional<PlanCache> cache_;
   std::set<std::vector<std::vector<int64_t>>> prepared_;  // input dims whose plans were built
   // Per input dims: the shape computations folded for them (shape_folding.h), host and device.

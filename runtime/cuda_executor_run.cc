@@ -140,6 +140,7 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   run->staging_in.resize(run->inputs.size());
   run->staging_out.resize(run->outputs.size());
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // the fixed buffers exist before capture
+  if (absl::Status released = ReleaseBeforeCapture(); !released.ok()) return released;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   CaptureScope scope{stream_};  // ends the capture however this function is left
   // Everything allocated while capturing is freed before the capture ends (graph memory nodes).

@@ -132,7 +132,8 @@ void MakeStencil(const GridSampleAttrs& a, const std::vector<double>& pos, const
   }
 }
 
-template <typename T>
+// T: X's and Y's element type; G: the grid's (ONNX types them apart: an fp16 plan keeps a float32 grid).
+template <typename T, typename G>
 absl::Status GridSampleTyped(const GridSampleAttrs& a, const ir::Tensor& x, const ir::Tensor& grid, ir::Tensor& y) {
   const size_t nd = static_cast<size_t>(x.rank() - 2);
   const int64_t n = x.shape()[0], channels = x.shape()[1];
@@ -141,7 +142,7 @@ absl::Status GridSampleTyped(const GridSampleAttrs& a, const ir::Tensor& x, cons
   std::vector<Axis> axes;
   for (size_t k = 0; k < nd; ++k) axes.push_back(MakeAxis(x.shape()[k + 2], a.align_corners));
   const T* xd = x.data<T>();
-  const T* gd = grid.data<T>();
+  const G* gd = grid.data<G>();
   T* yd = y.data<T>();
   std::vector<double> pos(nd);
   Stencil st;
@@ -181,9 +182,7 @@ absl::Status GridSample(KernelContext& ctx) {
   ir::Tensor* y = ctx.output(0);
   if (x == nullptr || grid == nullptr || y == nullptr) return absl::InvalidArgumentError("X, grid and Y are required");
   if (x->rank() < 3) return absl::InvalidArgumentError("X must have rank >= 3 (N, C, spatial...)");
-  if (grid->dtype() != x->dtype() || y->dtype() != x->dtype()) {
-    return absl::InvalidArgumentError("X, grid and Y must have one dtype");
-  }
+  if (y->dtype() != x->dtype()) return absl::InvalidArgumentError("X and Y must have one dtype");
   const int64_t nd = x->rank() - 2;
   const int64_t taps = a->mode == GridSampleMode::kNearest ? 1 : a->mode == GridSampleMode::kLinear ? 2 : 4;
   if (std::pow(static_cast<double>(taps), static_cast<double>(nd)) > 4096) {
@@ -196,7 +195,11 @@ absl::Status GridSample(KernelContext& ctx) {
   std::vector<int64_t> y_shape = {x->shape()[0], x->shape()[1]};
   y_shape.insert(y_shape.end(), grid->shape().begin() + 1, grid->shape().end() - 1);
   if (absl::Status s = nn::ExpectShape(*y, y_shape, "Y"); !s.ok()) return s;
-  return DispatchFloat(x->dtype(), [&](auto tag) { return GridSampleTyped<decltype(tag)>(*a, *x, *grid, *y); });
+  return DispatchFloat(x->dtype(), [&](auto x_tag) {
+    return DispatchFloat(grid->dtype(), [&](auto grid_tag) {
+      return GridSampleTyped<decltype(x_tag), decltype(grid_tag)>(*a, *x, *grid, *y);
+    });
+  });
 }
 
 }  // namespace kernels::cpu::vision
