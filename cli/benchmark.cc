@@ -142,7 +142,14 @@ absl::Status Benchmark(const runtime::Session& session, const std::vector<runtim
     if (!in_flight.ok()) return in_flight;
   }
   const int64_t peak = session.peak_device_bytes();
-  if (peak >= 0) std::printf("peak device memory: %.1f MiB\n", peak / (1024.0 * 1024.0));
+  if (peak >= 0 && session.gpu() != nullptr) {
+    const exec::CudaExecutor::PeakParts parts = session.gpu()->peak_parts();
+    constexpr double kMiB = 1024.0 * 1024.0;
+    std::printf(
+        "peak device memory: %.1f MiB (stream pool %.1f MiB + CUDA graphs %.1f MiB since the last capture; "
+        "%.1f MiB before it)\n",
+        peak / kMiB, parts.pool / kMiB, parts.graphs / kMiB, parts.before_capture / kMiB);
+  }
   return absl::OkStatus();
 }
 

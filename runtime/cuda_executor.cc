@@ -54,17 +54,27 @@ CudaExecutor::~CudaExecutor() {
   contexts_.clear();
 }
 
-int64_t CudaExecutor::peak_device_bytes() const {
+CudaExecutor::PeakParts CudaExecutor::peak_parts() const {
+  PeakParts parts;
   cudaMemPool_t pool;
   uint64_t high = 0, graph_high = 0;
   const int device = options_.device_id;
   if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &high) != cudaSuccess) {
-    return -1;
+    return parts;
   }
-  if (cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrReservedMemHigh, &graph_high) != cudaSuccess)
-    graph_high = 0;
-  return std::max<int64_t>(peak_before_capture_.load(), static_cast<int64_t>(high + graph_high));
+  parts.pool = static_cast<int64_t>(high);
+  parts.graphs = cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrReservedMemHigh, &graph_high) == cudaSuccess
+                     ? static_cast<int64_t>(graph_high)
+                     : 0;
+  parts.before_capture = peak_before_capture_.load();
+  return parts;
+}
+
+int64_t CudaExecutor::peak_device_bytes() const {
+  const PeakParts parts = peak_parts();
+  if (parts.pool < 0) return -1;
+  return std::max(parts.before_capture, parts.pool + parts.graphs);
 }
 
 absl::Status CudaExecutor::ReleaseBeforeCapture() {

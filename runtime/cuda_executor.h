@@ -158,6 +158,12 @@ class CudaExecutor {
   // activations), so (a) and (b) are never held at once. Device-wide: other sessions' pool and
   // graph use counts too.
   int64_t peak_device_bytes() const;
+  // Its parts, in bytes: the stream pool's high-water mark since the last capture, CUDA graphs'
+  // memory, and the pool's high-water mark before captures (-1 each when CUDA cannot say).
+  struct PeakParts {
+    int64_t pool = -1, graphs = -1, before_capture = -1;
+  };
+  PeakParts peak_parts() const;
 
  private:
   CudaExecutor(const Plan& plan, const CudaExecutorOptions& options) : plan_(plan), options_(options) {}
@@ -214,6 +220,12 @@ class CudaExecutor {
   // The first runs for a key, under mu_ with `context` in use (UseContext): plans, a step-by-step
   // run or a capture into `context`. Returns the captured run to replay, or null when
   // `eager_outputs` holds the step-by-step result.
+  // A host run's capture for dims that already ran step by step, without uploading the host
+  // inputs first (ReplayHost copies them into the graph's own input buffers; an upload would hold
+  // a batch-256 image twice). nullptr when this call does not capture so (the caller then runs
+  // RunLocked, which also handles a capture that failed here).
+  absl::StatusOr<CapturedRun*> CaptureForHostInputs(Context& context, const std::string& key,
+                                                    const std::vector<ir::Tensor>& inputs);
   absl::StatusOr<CapturedRun*> RunLocked(Context& context, const std::string& key,
                                          const std::vector<DeviceTensor>& inputs, const ValueObserver& observer,
                                          std::vector<DeviceTensor>& eager_outputs);

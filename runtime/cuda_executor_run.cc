@@ -216,6 +216,31 @@ absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& cont
   return it->second.get();
 }
 
+absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::CaptureForHostInputs(Context& context, const std::string& key,
+                                                                              const std::vector<ir::Tensor>& inputs) {
+  auto record = eager_runs_.find(key);
+  if (!options_.cuda_graph || record == eager_runs_.end() || !record->second.device_only) return nullptr;
+  std::vector<DeviceTensor> shapes;  // dtype and dims only: Capture allocates the buffers
+  for (const ir::Tensor& t : inputs) {
+    if (StaysOnHost(t)) return nullptr;
+    DeviceTensor shape;
+    shape.dtype = t.dtype();
+    shape.dims = t.shape();
+    shapes.push_back(std::move(shape));
+  }
+  absl::Status prepared = PrepareForInputs(shapes);
+  if (!prepared.ok()) return prepared;
+  absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(record->second, shapes);
+  if (!run.ok()) {
+    graph_status_ = absl::StrCat("step by step (CUDA graph capture failed: ", run.status().message(), ")");
+    record->second.device_only = false;  // RunLocked runs these dims step by step from now on
+    return nullptr;
+  }
+  graph_status_ = "CUDA graph replay";
+  auto [it, inserted] = context.captured.emplace(key, *std::move(run));
+  return it->second.get();
+}
+
 absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor> inputs,
                                                           const ValueObserver& observer) {
   DeviceScope device(options_.device_id);
@@ -234,6 +259,11 @@ absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status used = UseContext(ctx);
   if (!used.ok()) return used;
+  if (!observer) {
+    absl::StatusOr<CapturedRun*> captured = CaptureForHostInputs(ctx, key, inputs);
+    if (!captured.ok()) return captured.status();
+    if (*captured != nullptr) return ReplayHost(ctx, **captured, inputs);
+  }
   absl::StatusOr<std::vector<DeviceTensor>> device_inputs = UploadInputs(inputs);
   if (!device_inputs.ok()) return device_inputs.status();
   std::vector<DeviceTensor> eager_outputs;

@@ -1,6 +1,7 @@
 // FusedGraph steps: one cuDNN operation graph per step (plans built by plan_builder.cc, bound to the
 // step's values here), and the split fallback rung when no graph finalized.
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_step_rules.h"
@@ -25,6 +26,16 @@ absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding, cons
   return ToLayout(*t, want, stream_);
 }
 
+namespace {
+
+// ", workspace 12.0 MiB" for a workspace of 1 MiB or more (what a step adds to peak memory).
+std::string WorkspaceNote(size_t bytes) {
+  if (bytes < (size_t{1} << 20)) return "";
+  return absl::StrFormat(", workspace %.1f MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+}  // namespace
+
 void CudaExecutor::InstallFused(BuiltFusedStep built) {
   FusedEntry& entry = fused_[built.step][built.dims_key];
   entry.status = built.status;
@@ -32,10 +43,11 @@ void CudaExecutor::InstallFused(BuiltFusedStep built) {
   entry.plan = std::move(built.plan);
   if (!built.cache_warning.empty()) cache_warnings_.push_back(built.cache_warning);
   notes_[built.step] =
-      entry.plan ? absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description(),
-                                built.from_cache ? " (plan from the cache)" : "",
-                                built.autotune_note.empty() ? "" : absl::StrCat(" (", built.autotune_note, ")"))
-                 : absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
+      entry.plan
+          ? absl::StrCat("cuDNN operation graph: ", entry.plan->engine_description(),
+                         WorkspaceNote(entry.plan->workspace_bytes()), built.from_cache ? " (plan from the cache)" : "",
+                         built.autotune_note.empty() ? "" : absl::StrCat(" (", built.autotune_note, ")"))
+          : absl::StrCat("host reference kernels (cuDNN graph not built: ", entry.status.message(), ")");
 }
 
 absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& values) {
