@@ -143,12 +143,13 @@ absl::Status Benchmark(const runtime::Session& session, const std::vector<runtim
   }
   const int64_t peak = session.peak_device_bytes();
   if (peak >= 0 && session.gpu() != nullptr) {
-    const exec::CudaExecutor::PeakParts parts = session.gpu()->peak_parts();
+    const exec::CudaExecutor::PeakParts held = session.gpu()->peak_parts(/*reserved=*/true);
     constexpr double kMiB = 1024.0 * 1024.0;
     std::printf(
-        "peak device memory: %.1f MiB (stream pool %.1f MiB + CUDA graphs %.1f MiB since the last capture; "
-        "%.1f MiB before it)\n",
-        peak / kMiB, parts.pool / kMiB, parts.graphs / kMiB, parts.before_capture / kMiB);
+        "peak device memory: %.1f MiB in use (%.1f MiB reserved: stream pool %.1f MiB + CUDA graphs %.1f MiB "
+        "since the last capture, %.1f MiB before it)\n",
+        peak / kMiB, session.gpu()->peak_device_bytes(/*reserved=*/true) / kMiB, held.pool / kMiB, held.graphs / kMiB,
+        held.before_capture / kMiB);
   }
   return absl::OkStatus();
 }

@@ -160,6 +160,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                         "--device-id needs N >= 0"),
       cli::Switch({"--no-cuda-graph"}, "GPU: run step by step instead of capturing a CUDA graph and replaying it",
                   &s.gpu.cuda_graph, false),
+      cli::Switch({"--no-activation-arena"},
+                  "GPU: captured graphs take activation memory from CUDA graph memory nodes\n"
+                  "instead of one arena planned from a recorded run",
+                  &s.gpu.activation_arena, false),
       {{"--plan-cache"},
        FlagArity::kValue,
        "DIR",

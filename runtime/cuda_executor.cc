@@ -54,41 +54,54 @@ CudaExecutor::~CudaExecutor() {
   contexts_.clear();
 }
 
-CudaExecutor::PeakParts CudaExecutor::peak_parts() const {
+CudaExecutor::PeakParts CudaExecutor::peak_parts(bool reserved) const {
   PeakParts parts;
   cudaMemPool_t pool;
   uint64_t high = 0, graph_high = 0;
   const int device = options_.device_id;
   if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &high) != cudaSuccess) {
+      cudaMemPoolGetAttribute(pool, reserved ? cudaMemPoolAttrReservedMemHigh : cudaMemPoolAttrUsedMemHigh, &high) !=
+          cudaSuccess) {
     return parts;
   }
   parts.pool = static_cast<int64_t>(high);
-  parts.graphs = cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrReservedMemHigh, &graph_high) == cudaSuccess
+  const cudaGraphMemAttributeType graph_attr = reserved ? cudaGraphMemAttrReservedMemHigh : cudaGraphMemAttrUsedMemHigh;
+  parts.graphs = cudaDeviceGetGraphMemAttribute(device, graph_attr, &graph_high) == cudaSuccess
                      ? static_cast<int64_t>(graph_high)
                      : 0;
-  parts.before_capture = peak_before_capture_.load();
+  parts.before_capture = (reserved ? reserved_before_capture_ : used_before_capture_).load();
   return parts;
 }
 
-int64_t CudaExecutor::peak_device_bytes() const {
-  const PeakParts parts = peak_parts();
+int64_t CudaExecutor::peak_device_bytes(bool reserved) const {
+  const PeakParts parts = peak_parts(reserved);
   if (parts.pool < 0) return -1;
   return std::max(parts.before_capture, parts.pool + parts.graphs);
 }
+
+namespace {
+
+void RaiseTo(std::atomic<int64_t>& peak, uint64_t value) {
+  int64_t seen = peak.load();
+  while (static_cast<int64_t>(value) > seen && !peak.compare_exchange_weak(seen, static_cast<int64_t>(value))) {
+  }
+}
+
+}  // namespace
 
 absl::Status CudaExecutor::ReleaseBeforeCapture() {
   cudaMemPool_t pool;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaDeviceGetDefaultMemPool(&pool, options_.device_id));
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // frees queued on it have happened
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolTrimTo(pool, 0));
-  uint64_t high = 0;
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &high));
-  int64_t seen = peak_before_capture_.load();
-  while (static_cast<int64_t>(high) > seen && !peak_before_capture_.compare_exchange_weak(seen, high)) {
+  for (auto [attr, peak] : {std::pair{cudaMemPoolAttrReservedMemHigh, &reserved_before_capture_},
+                            std::pair{cudaMemPoolAttrUsedMemHigh, &used_before_capture_}}) {
+    uint64_t high = 0;
+    ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolGetAttribute(pool, attr, &high));
+    RaiseTo(*peak, high);
+    uint64_t restart = 0;  // "reset to the current value"
+    ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, attr, &restart));
   }
-  uint64_t restart = 0;  // "reset to the current reservation"
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &restart));
   return absl::OkStatus();
 }
 

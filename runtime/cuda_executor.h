@@ -42,6 +42,7 @@
 #include "ops/infer_concrete.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
+#include "runtime/device_arena.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
 #include "runtime/plan_builder.h"
@@ -58,7 +59,10 @@ std::string CudaUnavailableReason();
 bool HasOwnCudaKernel(std::string_view op_type);
 
 struct CudaExecutorOptions {
-  bool cuda_graph = true;        // capture and replay runs with the same input dims
+  bool cuda_graph = true;  // capture and replay runs with the same input dims
+  // A captured run's activations in one planned arena (device_arena.h); false: CUDA graph memory
+  // nodes.
+  bool activation_arena = true;
   bool plan_cache = true;        // keep built cuDNN plans on disk (runtime/plan_cache.h)
   std::string plan_cache_dir;    // "" : PlanCache::DefaultDir()
   int build_threads = 0;         // threads building plans; 0: hardware threads, at most 16
@@ -151,19 +155,19 @@ class CudaExecutor {
     return notes_;
   }
   std::string device_name() const { return device_name_; }
-  // High-water mark of device memory in bytes: the largest of (a) the stream-ordered pool's
-  // high-water mark before each graph capture (weights and the step-by-step runs' activations)
-  // and (b) the pool's high-water mark since the last capture plus CUDA graphs' memory. Before
-  // capturing, the pool returns its unused memory to the device (the step-by-step run's
-  // activations), so (a) and (b) are never held at once. Device-wide: other sessions' pool and
-  // graph use counts too.
-  int64_t peak_device_bytes() const;
+  // High-water mark of device memory in bytes, in use (as PyTorch's max_memory_allocated counts)
+  // or, `reserved`, held by the pools: the largest of (a) the stream-ordered pool's high-water mark
+  // before each graph capture (weights and the step-by-step runs' activations) and (b) the pool's
+  // high-water mark since the last capture plus CUDA graphs' memory. Before capturing, the pool
+  // returns its unused memory to the device, so (a) and (b) are never held at once. Device-wide:
+  // other sessions' pool and graph use counts too.
+  int64_t peak_device_bytes(bool reserved = false) const;
   // Its parts, in bytes: the stream pool's high-water mark since the last capture, CUDA graphs'
   // memory, and the pool's high-water mark before captures (-1 each when CUDA cannot say).
   struct PeakParts {
     int64_t pool = -1, graphs = -1, before_capture = -1;
   };
-  PeakParts peak_parts() const;
+  PeakParts peak_parts(bool reserved) const;
 
  private:
   CudaExecutor(const Plan& plan, const CudaExecutorOptions& options) : plan_(plan), options_(options) {}
@@ -183,6 +187,7 @@ class CudaExecutor {
     cudaGraphExec_t exec = nullptr;
     std::vector<DeviceTensor> inputs, outputs;
     std::vector<std::shared_ptr<uint8_t[]>> staging_in, staging_out;  // page-locked, made on first need
+    DeviceTensor arena;  // the activations' planned memory (device_arena.h); empty: graph memory nodes
     ~CapturedRun();
   };
   // What one run needs of its own (see the header comment); used by one caller at a time.
@@ -243,8 +248,14 @@ class CudaExecutor {
   absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
                         const std::vector<cudaEvent_t>* step_events);
   // Before a capture: the pool's unused memory returned, its high-water mark noted in
-  // peak_before_capture_ and restarted (see peak_device_bytes).
+  // used_/reserved_before_capture_ and restarted (see peak_device_bytes).
   absl::Status ReleaseBeforeCapture();
+  // One step-by-step run on `run`'s (zeroed) inputs under an AllocationRecorder: the arena
+  // layout of its activations.
+  absl::StatusOr<ArenaLayout> RecordActivations(CapturedRun& run);
+  absl::Status CopyToRunOutputs(const std::vector<DeviceTensor>& values, CapturedRun& run);
+  // Captures the steps into run.exec (allocations from the installed hook, if any).
+  absl::Status CaptureSteps(CapturedRun& run);
   absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
                                                        const std::vector<DeviceTensor>& inputs);
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
@@ -261,7 +272,9 @@ class CudaExecutor {
   // inference fails.
   std::optional<std::vector<ops::ConcreteOutput>> InferOutputs(const ir::Node& node, ir::DType dtype,
                                                                const std::vector<int64_t>& dims) const;
-  absl::Status RunPointwise(const Step& step, std::vector<DeviceTensor>& values);
+  // `input_dies`: the node's only data input is read by nothing after it, so a unary op may write
+  // its result over it (no second buffer).
+  absl::Status RunPointwise(const Step& step, std::vector<DeviceTensor>& values, bool input_dies = false);
   // Concat and constant Pad with the strided-copy kernel, in the output's layout.
   absl::Status RunConcat(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
@@ -368,7 +381,7 @@ class CudaExecutor {
   std::vector<std::unique_ptr<Context>> contexts_;
   std::vector<Context*> idle_;
   std::atomic<int> in_flight_{0}, max_in_flight_{0};
-  std::atomic<int64_t> peak_before_capture_{0};  // (a) of peak_device_bytes
+  std::atomic<int64_t> used_before_capture_{0}, reserved_before_capture_{0};  // (a) of peak_device_bytes
   std::optional<PlanCache> cache_;
   std::set<std::vector<std::vector<int64_t>>> prepared_;  // input dims whose plans were built
   // Per input dims: the shape computations folded for them (shape_folding.h), host and device.

@@ -119,9 +119,59 @@ absl::StatusOr<std::vector<DeviceTensor>> CudaExecutor::RunEager(Context& contex
   return outputs;
 }
 
+// The run's outputs copied, in logical layout, into its fixed output buffers.
+absl::Status CudaExecutor::CopyToRunOutputs(const std::vector<DeviceTensor>& values, CapturedRun& run) {
+  const ir::Graph& g = plan_.graph;
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    if (!run.outputs[o].valid() || run.outputs[o].num_elements() == 0) continue;
+    absl::StatusOr<DeviceTensor> logical = ToLayout(values[g.outputs()[o]], false, stream_);
+    if (!logical.ok()) return logical.status();
+    if (logical->dims != run.outputs[o].dims) return absl::InternalError("output dims changed between runs");
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(run.outputs[o].data(), logical->data(), logical->bytes(), cudaMemcpyDeviceToDevice, stream_));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ArenaLayout> CudaExecutor::RecordActivations(CapturedRun& run) {
+  const ir::Graph& g = plan_.graph;
+  for (const DeviceTensor& in : run.inputs) {  // zeros: every gather index is then in range
+    if (in.bytes() > 0) ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(in.data(), 0, in.bytes(), stream_));
+  }
+  AllocationRecorder recorder;
+  absl::Status status;
+  {
+    ScopedAllocationHook hook(&recorder);
+    std::vector<DeviceTensor> values(g.values().size());
+    for (size_t i = 0; i < run.inputs.size(); ++i) values[g.inputs()[i]] = run.inputs[i];
+    status = RunSteps(values, nullptr, nullptr);
+    if (status.ok()) status = CopyToRunOutputs(values, run);
+  }  // the values go first: every block has died when the hook is removed
+  if (status.ok()) status = CudaOk(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  if (!status.ok()) return status;
+  return PackBlocks(recorder.blocks());
+}
+
+absl::Status CudaExecutor::CaptureSteps(CapturedRun& run) {
+  const ir::Graph& g = plan_.graph;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  CaptureScope scope{stream_};  // ends the capture however this function is left
+  absl::Status status = [&]() -> absl::Status {
+    std::vector<DeviceTensor> values(g.values().size());
+    for (size_t i = 0; i < run.inputs.size(); ++i) values[g.inputs()[i]] = run.inputs[i];
+    absl::Status steps = RunSteps(values, nullptr, nullptr);
+    if (!steps.ok()) return steps;
+    return CopyToRunOutputs(values, run);
+  }();
+  const cudaError_t ended = scope.End();
+  if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
+  if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run.exec, scope.graph, 0), "cudaGraphInstantiate");
+  cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
+  return status;
+}
+
 absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture(
     const EagerRecord& record, const std::vector<DeviceTensor>& inputs) {
-  const ir::Graph& g = plan_.graph;
   auto run = std::make_unique<CapturedRun>();
   for (const DeviceTensor& t : inputs) {
     absl::StatusOr<DeviceTensor> d = DeviceTensor::Allocate(t.dtype, t.dims, false, stream_);
@@ -139,31 +189,33 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   }
   run->staging_in.resize(run->inputs.size());
   run->staging_out.resize(run->outputs.size());
+  // The activations in one planned arena when a recorded run gives its layout; else (or when the
+  // capture asks for other allocations than the recorded run made) CUDA graph memory nodes.
+  absl::StatusOr<ArenaLayout> layout = options_.activation_arena
+                                           ? RecordActivations(*run)
+                                           : absl::StatusOr<ArenaLayout>(absl::UnavailableError("switched off"));
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // the fixed buffers exist before capture
   if (absl::Status released = ReleaseBeforeCapture(); !released.ok()) return released;
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-  CaptureScope scope{stream_};  // ends the capture however this function is left
-  // Everything allocated while capturing is freed before the capture ends (graph memory nodes).
-  absl::Status status = [&]() -> absl::Status {
-    std::vector<DeviceTensor> values(g.values().size());
-    for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = run->inputs[i];
-    absl::Status steps = RunSteps(values, nullptr, nullptr);
-    if (!steps.ok()) return steps;
-    for (size_t o = 0; o < g.outputs().size(); ++o) {
-      if (!run->outputs[o].valid() || run->outputs[o].num_elements() == 0) continue;
-      absl::StatusOr<DeviceTensor> logical = ToLayout(values[g.outputs()[o]], false, stream_);
-      if (!logical.ok()) return logical.status();
-      if (logical->dims != run->outputs[o].dims) return absl::InternalError("output dims changed between runs");
-      ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(run->outputs[o].data(), logical->data(), logical->bytes(),
-                                                   cudaMemcpyDeviceToDevice, stream_));
+  if (layout.ok()) {
+    absl::StatusOr<DeviceTensor> arena =
+        DeviceTensor::Allocate(ir::DType::kUint8, {static_cast<int64_t>(layout->bytes)}, false, stream_);
+    if (!arena.ok()) return arena.status();
+    ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    ArenaAllocator allocator(arena->buffer, *std::move(layout));
+    absl::Status captured;
+    {
+      ScopedAllocationHook hook(&allocator);
+      captured = CaptureSteps(*run);
     }
-    return absl::OkStatus();
-  }();
-  const cudaError_t ended = scope.End();
-  if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
-  if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run->exec, scope.graph, 0), "cudaGraphInstantiate");
-  cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
-  if (!status.ok()) return status;
+    if (captured.ok() && allocator.complete()) {
+      run->arena = *std::move(arena);
+      return run;
+    }
+    if (run->exec != nullptr) cudaGraphExecDestroy(run->exec);
+    run->exec = nullptr;
+  }
+  absl::Status captured = CaptureSteps(*run);
+  if (!captured.ok()) return captured;
   return run;
 }
 

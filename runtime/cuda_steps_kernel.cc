@@ -181,7 +181,7 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
   return absl::OkStatus();
 }
 
-absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTensor>& values) {
+absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTensor>& values, bool input_dies) {
   const ir::Graph& g = plan_.graph;
   const ir::Node& node = g.node(step.nodes[0]);
   const ir::ValueId out_id = node.outputs[0];
@@ -204,7 +204,9 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
   if (node.inputs.size() == 1 || node.op_type == "Clip") {
     absl::StatusOr<DeviceTensor> src = ToLayout(*a, nhwc, stream_);
     if (!src.ok()) return src.status();
-    absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(a->dtype, a->dims, src->nhwc, stream_);
+    const bool in_place = input_dies && src->buffer == a->buffer;  // no layout copy was made
+    absl::StatusOr<DeviceTensor> out =
+        in_place ? absl::StatusOr<DeviceTensor>(*src) : DeviceTensor::Allocate(a->dtype, a->dims, src->nhwc, stream_);
     if (!out.ok()) return out.status();
     float alpha, beta;
     UnaryParams(g, node, alpha, beta);

@@ -59,6 +59,13 @@ std::vector<int64_t> DeviceTensor::BroadcastStrides(const std::vector<int64_t>& 
   return result;
 }
 
+namespace {
+thread_local AllocationHook* current_hook = nullptr;
+}  // namespace
+
+ScopedAllocationHook::ScopedAllocationHook(AllocationHook* hook) : previous_(current_hook) { current_hook = hook; }
+ScopedAllocationHook::~ScopedAllocationHook() { current_hook = previous_; }
+
 absl::StatusOr<DeviceTensor> DeviceTensor::Allocate(ir::DType dtype, std::vector<int64_t> dims, bool nhwc,
                                                     cudaStream_t stream) {
   if (!ir::IsSupportedDType(dtype)) {
@@ -70,8 +77,15 @@ absl::StatusOr<DeviceTensor> DeviceTensor::Allocate(ir::DType dtype, std::vector
   t.dtype = dtype;
   t.dims = std::move(dims);
   t.nhwc = nhwc && t.dims.size() == 4;
+  const size_t bytes = std::max<size_t>(t.bytes(), 16);
+  if (current_hook != nullptr) {
+    absl::StatusOr<std::shared_ptr<void>> buffer = current_hook->Allocate(bytes, stream);
+    if (!buffer.ok()) return buffer.status();
+    t.buffer = *std::move(buffer);
+    return t;
+  }
   void* ptr = nullptr;
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMallocAsync(&ptr, std::max<size_t>(t.bytes(), 16), stream));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMallocAsync(&ptr, bytes, stream));
   t.buffer = std::shared_ptr<void>(ptr, [stream](void* p) { cudaFreeAsync(p, stream); });
   return t;
 }

@@ -25,6 +25,27 @@ absl::Status CudaStatus(cudaError_t error, const char* call);
       return ::exec::CudaStatus(onnxrun_err_, #call);                   \
   } while (0)
 
+// Where DeviceTensor::Allocate takes memory from on the thread that installed it
+// (ScopedAllocationHook), instead of cudaMallocAsync: runtime/device_arena.h records a run's
+// allocations and serves a captured run's from one planned arena.
+class AllocationHook {
+ public:
+  virtual ~AllocationHook() = default;
+  virtual absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t stream) = 0;
+};
+
+// Installs `hook` for this thread while it lives (and restores the one before).
+class ScopedAllocationHook {
+ public:
+  explicit ScopedAllocationHook(AllocationHook* hook);
+  ~ScopedAllocationHook();
+  ScopedAllocationHook(const ScopedAllocationHook&) = delete;
+  ScopedAllocationHook& operator=(const ScopedAllocationHook&) = delete;
+
+ private:
+  AllocationHook* previous_;
+};
+
 struct DeviceTensor {
   std::shared_ptr<void> buffer;
   ir::DType dtype = ir::DType::kUndefined;

@@ -105,7 +105,8 @@ class Session {
   // A zero-filled host tensor for Run's inputs: page-locked on a GPU session (copied to the device
   // without staging, so copies overlap other requests' compute), ordinary memory on the CPU.
   absl::StatusOr<ir::Tensor> AllocateHostTensor(ir::DType dtype, std::vector<int64_t> dims) const;
-  // Peak device memory held by the GPU backend's pool in bytes; -1 on the CPU.
+  // Peak device memory in use by the GPU backend in bytes (CudaExecutor::peak_device_bytes); -1 on
+  // the CPU.
   int64_t peak_device_bytes() const { return cuda_ ? cuda_->peak_device_bytes() : -1; }
   // How each plan step runs on the GPU (empty on the CPU).
   std::vector<std::string> gpu_step_notes() const;

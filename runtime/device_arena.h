@@ -1,0 +1,70 @@
+// Planned activation memory for a captured run. One step-by-step pass records every
+// DeviceTensor allocation of the run (its size, and from when to when it is alive); PackBlocks
+// gives each an offset in one arena so that two alive at once never overlap; the capture then
+// takes its buffers from that arena, in the same order, instead of CUDA graph memory nodes (whose
+// reuse the driver decides, and which held a quarter more memory than the run needs).
+#ifndef ONNXRUN_RUNTIME_DEVICE_ARENA_H_
+#define ONNXRUN_RUNTIME_DEVICE_ARENA_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/device_tensor.h"
+
+namespace exec {
+
+// One allocation of a recorded run: `bytes`, alive from event `born` to event `died` (exclusive;
+// -1: still alive when the run ended). Events are allocations and frees, counted in order.
+struct ArenaBlock {
+  size_t bytes = 0;
+  int64_t born = 0;
+  int64_t died = -1;
+};
+
+struct ArenaLayout {
+  size_t bytes = 0;             // the arena's size
+  std::vector<size_t> offsets;  // per block, in allocation order
+  std::vector<size_t> sizes;    // per block: the size the replay must ask for
+};
+
+// Offsets (multiples of `alignment`) for `blocks` such that blocks alive at the same time do not
+// overlap: the largest first, each at the lowest offset free for its whole lifetime.
+ArenaLayout PackBlocks(const std::vector<ArenaBlock>& blocks, size_t alignment = 256);
+
+// Records the allocations made while it is installed; they come from cudaMallocAsync as usual.
+class AllocationRecorder : public AllocationHook {
+ public:
+  AllocationRecorder();
+  absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t stream) override;
+  // The blocks so far (call once the recorded buffers are gone, or treat live ones as alive).
+  std::vector<ArenaBlock> blocks() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;  // shared with the buffers' deleters
+};
+
+// Serves the allocations of a replayed run from `arena` in the recorded order: the i-th request
+// gets layout.offsets[i]; a request beyond the recorded ones or of another size is an error (the
+// run took another path: the caller falls back to graph memory nodes). Buffers are not freed
+// one by one: the arena is, when its last user goes.
+class ArenaAllocator : public AllocationHook {
+ public:
+  ArenaAllocator(std::shared_ptr<void> arena, ArenaLayout layout)
+      : arena_(std::move(arena)), layout_(std::move(layout)) {}
+  absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t stream) override;
+  // Whether every recorded allocation was asked for.
+  bool complete() const { return next_ == layout_.offsets.size(); }
+
+ private:
+  std::shared_ptr<void> arena_;
+  ArenaLayout layout_;
+  size_t next_ = 0;
+};
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_DEVICE_ARENA_H_
