@@ -222,15 +222,19 @@ class CudaExecutor {
   // Builds the plans and folds the shape computations for the inputs' dims, and makes them the
   // running ones (current_folded_); mu_ held.
   absl::Status PrepareForInputs(const std::vector<DeviceTensor>& inputs);
+  // A host run's capture for dims that already ran step by step, without uploading the host
+  // inputs first (ReplayHost copies them into the graph's own input buffers; an upload would hold
+  // a batch-256 image twice). nullptr when this call does not capture (the caller then runs
+  // RunLocked, which runs step by step when a capture failed here).
+  absl::StatusOr<CapturedRun*> CaptureForHostInputs(Context& context, const std::string& key,
+                                                    const std::vector<ir::Tensor>& inputs);
+  // Captures `inputs`' run into `context` for `key`; on failure says why in graph_status_, marks the
+  // dims step by step (`record`) and returns nullptr.
+  CapturedRun* CaptureOrStepByStep(Context& context, const std::string& key, EagerRecord& record,
+                                   const std::vector<DeviceTensor>& inputs);
   // The first runs for a key, under mu_ with `context` in use (UseContext): plans, a step-by-step
   // run or a capture into `context`. Returns the captured run to replay, or null when
   // `eager_outputs` holds the step-by-step result.
-  // A host run's capture for dims that already ran step by step, without uploading the host
-  // inputs first (ReplayHost copies them into the graph's own input buffers; an upload would hold
-  // a batch-256 image twice). nullptr when this call does not capture so (the caller then runs
-  // RunLocked, which also handles a capture that failed here).
-  absl::StatusOr<CapturedRun*> CaptureForHostInputs(Context& context, const std::string& key,
-                                                    const std::vector<ir::Tensor>& inputs);
   absl::StatusOr<CapturedRun*> RunLocked(Context& context, const std::string& key,
                                          const std::vector<DeviceTensor>& inputs, const ValueObserver& observer,
                                          std::vector<DeviceTensor>& eager_outputs);
@@ -247,8 +251,8 @@ class CudaExecutor {
   // Every step on stream_ from `values` (graph inputs set), freeing values after their last reader.
   absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
                         const std::vector<cudaEvent_t>* step_events);
-  // Before a capture: the pool's unused memory returned, its high-water mark noted in
-  // used_/reserved_before_capture_ and restarted (see peak_device_bytes).
+  // Before a capture: the stream synchronized, the pool's unused memory returned, its high-water
+  // marks noted in used_/reserved_before_capture_ and restarted (see peak_device_bytes).
   absl::Status ReleaseBeforeCapture();
   // One step-by-step run on `run`'s (zeroed) inputs under an AllocationRecorder: the arena
   // layout of its activations.

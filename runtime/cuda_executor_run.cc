@@ -194,7 +194,7 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   absl::StatusOr<ArenaLayout> layout = options_.activation_arena
                                            ? RecordActivations(*run)
                                            : absl::StatusOr<ArenaLayout>(absl::UnavailableError("switched off"));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // the fixed buffers exist before capture
+  // Synchronizes the stream: the fixed buffers exist before capture.
   if (absl::Status released = ReleaseBeforeCapture(); !released.ok()) return released;
   if (layout.ok()) {
     absl::StatusOr<DeviceTensor> arena =
@@ -257,11 +257,18 @@ absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& cont
   if (record == eager_runs_.end()) return eager("step by step (first run for these input dims builds the plans)");
   if (!record->second.device_only)
     return eager("step by step (a step runs on the host, which a CUDA graph cannot hold)");
-  absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(record->second, inputs);
+  if (CapturedRun* run = CaptureOrStepByStep(context, key, record->second, inputs)) return run;
+  return eager(nullptr);
+}
+
+CudaExecutor::CapturedRun* CudaExecutor::CaptureOrStepByStep(Context& context, const std::string& key,
+                                                             EagerRecord& record,
+                                                             const std::vector<DeviceTensor>& inputs) {
+  absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(record, inputs);
   if (!run.ok()) {
     graph_status_ = absl::StrCat("step by step (CUDA graph capture failed: ", run.status().message(), ")");
-    record->second.device_only = false;  // do not try again for these dims
-    return eager(nullptr);
+    record.device_only = false;  // do not try again for these dims
+    return nullptr;
   }
   graph_status_ = "CUDA graph replay";
   auto [it, inserted] = context.captured.emplace(key, *std::move(run));
@@ -282,15 +289,7 @@ absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::CaptureForHostInputs(Co
   }
   absl::Status prepared = PrepareForInputs(shapes);
   if (!prepared.ok()) return prepared;
-  absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(record->second, shapes);
-  if (!run.ok()) {
-    graph_status_ = absl::StrCat("step by step (CUDA graph capture failed: ", run.status().message(), ")");
-    record->second.device_only = false;  // RunLocked runs these dims step by step from now on
-    return nullptr;
-  }
-  graph_status_ = "CUDA graph replay";
-  auto [it, inserted] = context.captured.emplace(key, *std::move(run));
-  return it->second.get();
+  return CaptureOrStepByStep(context, key, record->second, shapes);
 }
 
 absl::StatusOr<std::vector<ir::Tensor>> CudaExecutor::Run(std::vector<ir::Tensor> inputs,

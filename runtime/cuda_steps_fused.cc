@@ -1,6 +1,8 @@
 // FusedGraph steps: one cuDNN operation graph per step (plans built by plan_builder.cc, bound to the
 // step's values here), and the split fallback rung when no graph finalized.
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -118,23 +120,23 @@ absl::Status CudaExecutor::RunSplit(size_t index, const absl::Status& why_not_wh
   const std::string why(why_not_whole.message());
   const bool ran_on_host_before = ran_on_host_;
   ran_on_host_ = false;
-  // Intermediates (outputs of the step's nodes that are not the step's outputs) are dropped once no
-  // later node of the step reads them, and a unary op may overwrite a dying input: the split form
-  // holds no more than the step's input and two tensors of its size.
-  auto read_after = [&](size_t k, ir::ValueId v) {
-    for (size_t later = k + 1; later < fused.nodes.size(); ++later) {
-      const std::vector<ir::ValueId>& ins = g.node(fused.nodes[later]).inputs;
-      if (std::find(ins.begin(), ins.end(), v) != ins.end()) return true;
+  // Intermediates (outputs of the step's nodes that are not the step's outputs) are dropped after
+  // their last reader in the step, and a unary op may overwrite a dying input: the split form holds
+  // no more than the step's input and two tensors of its size.
+  std::map<ir::ValueId, size_t> last_reader;  // intermediate -> index of its last reading node
+  std::set<ir::ValueId> intermediates;
+  for (size_t k = 0; k < fused.nodes.size(); ++k) {
+    const ir::Node& node = g.node(fused.nodes[k]);
+    for (ir::ValueId in : node.inputs) {
+      if (intermediates.count(in)) last_reader[in] = k;
     }
-    return false;
-  };
-  auto intermediate = [&](size_t k, ir::ValueId v) {
-    if (std::find(fused.outputs.begin(), fused.outputs.end(), v) != fused.outputs.end()) return false;
-    for (size_t earlier = 0; earlier < k; ++earlier) {
-      const std::vector<ir::ValueId>& outs = g.node(fused.nodes[earlier]).outputs;
-      if (std::find(outs.begin(), outs.end(), v) != outs.end()) return true;
+    for (ir::ValueId out : node.outputs) {
+      if (std::find(fused.outputs.begin(), fused.outputs.end(), out) == fused.outputs.end()) intermediates.insert(out);
     }
-    return false;
+  }
+  auto dies_at = [&](ir::ValueId v, size_t k) {
+    auto it = last_reader.find(v);
+    return it != last_reader.end() && it->second == k;
   };
   for (size_t k = 0; k < fused.nodes.size(); ++k) {
     const ir::NodeId id = fused.nodes[k];
@@ -150,24 +152,16 @@ absl::Status CudaExecutor::RunSplit(size_t index, const absl::Status& why_not_wh
     if (id == fused.nodes[0]) {
       status = RunLegacy(index, single, values);
     } else if (RunsOnDevicePointwise(g, node)) {
-      const ir::ValueId in = node.inputs[0];
-      const bool dies = node.inputs.size() == 1 && intermediate(k, in) && !read_after(k, in);
-      status = RunPointwise(single, values, dies);
+      status = RunPointwise(single, values, node.inputs.size() == 1 && dies_at(node.inputs[0], k));
     } else {
       status = RunOnHost(single, values);
     }
     if (!status.ok()) return status;
     for (ir::ValueId in : node.inputs) {
-      if (in != ir::kNoValue && intermediate(k, in) && !read_after(k, in)) values[in] = DeviceTensor();
+      if (dies_at(in, k)) values[in] = DeviceTensor();
     }
   }
-  for (ir::NodeId id : fused.nodes) {  // intermediates of the split graph die here
-    for (ir::ValueId out : g.node(id).outputs) {
-      if (std::find(fused.outputs.begin(), fused.outputs.end(), out) == fused.outputs.end()) {
-        values[out] = DeviceTensor();
-      }
-    }
-  }
+  for (ir::ValueId v : intermediates) values[v] = DeviceTensor();  // also those no node of the step read
   const bool all_on_device = !ran_on_host_;
   ran_on_host_ = ran_on_host_ || ran_on_host_before;
   notes_[index] =
