@@ -57,8 +57,10 @@ void PrintStartup(const runtime::Session& session, double first_run_seconds) {
     absl::StrAppendFormat(&line, "; %.1f s of build work)", p.step_seconds);
     const exec::MeasuredChoices m = session.gpu()->measured_choices();
     if (m.timed + m.from_cache > 0) {
-      absl::StrAppendFormat(&line, ", graph-or-split choices: %d timed in %.2f s, %d from the plan cache, %d split",
-                            m.timed, m.seconds, m.from_cache, m.split);
+      absl::StrAppendFormat(&line,
+                            ", graph-or-split choices: %d timed in %.2f s, %d from the plan cache, %d split, %d own "
+                            "1x1-conv kernel",
+                            m.timed, m.seconds, m.from_cache, m.split, m.own_kernel);
     }
     for (const std::string& warning : session.gpu()->cache_warnings()) {
       std::fprintf(stderr, "onnxrun: warning: %s\n", warning.c_str());

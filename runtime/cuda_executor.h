@@ -79,8 +79,12 @@ struct CudaExecutorOptions {
 };
 
 // What the measured choice between a step's cuDNN graph and its split form did (for start-up lines).
+// How a FusedGraph step runs once measured (cuda_measured_choice.cc).
+enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel };
+
 struct MeasuredChoices {
   int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
+  int own_kernel = 0;                        // own pointwise-conv kernel chosen
   double seconds = 0;                        // time spent timing
 };
 
@@ -361,13 +365,17 @@ class CudaExecutor {
     absl::Status status;  // why no plan, when the build failed
     LoweredStep lowered;
     std::shared_ptr<const cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
-    enum class Choice { kUnmeasured, kGraph, kSplit } choice = Choice::kUnmeasured;
+    FusedChoice choice = FusedChoice::kUnmeasured;
     std::string note;  // the step note once chosen (how it runs, and what was measured)
   };
   // Runs the built cuDNN graph of a FusedGraph step.
   absl::Status ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
-  // Sets entry.choice: the cached decision, else the faster of the graph and the split form timed
-  // on `values` (the step's real inputs), else the graph (measuring off, or during a capture).
+  // Runs a FusedGraph step that MatchPointwiseConv accepts on the own 1x1-conv kernel (the cuDNN
+  // graph when the tensors are not 16-byte aligned).
+  absl::Status RunOwnPointwiseConv(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
+  // Sets entry.choice: the cached decision, else the fastest of the graph, the split form and (for
+  // a 1x1 conv it computes) the own pointwise-conv kernel timed on `values` (the step's real
+  // inputs), else the graph (measuring off, or during a capture).
   absl::Status ChooseGraphOrSplit(size_t index, FusedEntry& entry, std::vector<DeviceTensor>& values);
   // Whether the split form's conv/matmul can run on legacy cuDNN (a 4-D conv, or a Gemm).
   bool SplitRunsOnDevice(size_t index, const std::vector<DeviceTensor>& values) const;

@@ -1,8 +1,9 @@
-// The measured choice between a FusedGraph step's cuDNN operation graph and its split form (the
-// conv/matmul on legacy cuDNN, each epilogue op on an own kernel): both are timed on the step's
-// real inputs at the first run for its dims (before any CUDA graph capture), the faster is kept
-// (the graph unless the split is at least 5% faster), and the decision is stored in the plan cache
-// next to the plans, so a warm start does not time again. --explain shows both times.
+// The measured choice for a FusedGraph step between its cuDNN operation graph, its split form (the
+// conv/matmul on legacy cuDNN, each epilogue op on an own kernel) and, for a 1x1 conv with few input
+// channels, the own pointwise-conv kernel (kernels/cuda/pointwise_conv.h): each is timed on the
+// step's real inputs at the first run for its dims (before any CUDA graph capture), the fastest is
+// kept (the graph unless another is at least 5% faster), and the decision is stored in the plan
+// cache next to the plans, so a warm start does not time again. --explain shows the times.
 #include <chrono>
 #include <optional>
 
@@ -12,37 +13,60 @@
 #include "absl/strings/str_split.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_run_util.h"
+#include "runtime/pointwise_conv_form.h"
 
 namespace exec {
 namespace {
 
-constexpr int kTimedRuns = 3;
-constexpr double kSplitMargin = 0.95;  // the split must take under 95% of the graph's time
+using Choice = FusedChoice;
 
-// "graph 0.123 0.456" / "split 0.123 0.456" (graph ms, split ms; -1 when the split failed).
+constexpr int kTimedRuns = 3;
+constexpr double kMargin = 0.95;  // another way must take under 95% of the graph's time
+
+// "graph 0.123 0.456 -1" / "split ..." / "own ..." (graph ms, split ms, own kernel ms; -1 when that
+// way was not possible).
 struct Decision {
-  bool split = false;
-  double graph_ms = 0, split_ms = -1;
+  Choice choice = Choice::kGraph;
+  double graph_ms = 0, split_ms = -1, own_ms = -1;
 };
+constexpr const char* kChoiceWords[] = {"unmeasured", "graph", "split", "own"};
+
 std::string Encode(const Decision& d) {
-  return absl::StrFormat("%s %.6f %.6f", d.split ? "split" : "graph", d.graph_ms, d.split_ms);
+  return absl::StrFormat("%s %.6f %.6f %.6f", kChoiceWords[static_cast<int>(d.choice)], d.graph_ms, d.split_ms,
+                         d.own_ms);
 }
 std::optional<Decision> Decode(const std::string& blob) {
   std::vector<std::string> parts = absl::StrSplit(blob, ' ');
   Decision d;
-  if (parts.size() != 3 || (parts[0] != "split" && parts[0] != "graph") || !absl::SimpleAtod(parts[1], &d.graph_ms) ||
-      !absl::SimpleAtod(parts[2], &d.split_ms)) {
+  if (parts.size() != 4 || !absl::SimpleAtod(parts[1], &d.graph_ms) || !absl::SimpleAtod(parts[2], &d.split_ms) ||
+      !absl::SimpleAtod(parts[3], &d.own_ms)) {
     return std::nullopt;
   }
-  d.split = parts[0] == "split";
-  return d;
+  for (Choice c : {Choice::kGraph, Choice::kSplit, Choice::kOwnKernel}) {
+    if (parts[0] == kChoiceWords[static_cast<int>(c)]) {
+      d.choice = c;
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+// The fastest way: the graph unless the split or the own kernel takes under kMargin of its time.
+Choice Fastest(const Decision& d) {
+  Choice best = Choice::kGraph;
+  double best_ms = kMargin * d.graph_ms;
+  if (d.split_ms >= 0 && d.split_ms < best_ms) best = Choice::kSplit, best_ms = d.split_ms;
+  if (d.own_ms >= 0 && d.own_ms < best_ms) best = Choice::kOwnKernel;
+  return best;
 }
 
 std::string Describe(const Decision& d, bool from_cache) {
   const std::string split = d.split_ms < 0 ? "not possible" : absl::StrFormat("%.3f ms", d.split_ms);
-  return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s -> %s",
+  const std::string own = d.own_ms < 0 ? "" : absl::StrFormat(", own 1x1-conv kernel %.3f ms", d.own_ms);
+  const char* won = d.choice == Choice::kSplit ? "split" : d.choice == Choice::kOwnKernel ? "own kernel" : "graph";
+  return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s%s -> %s",
                          from_cache ? " (decision from the plan cache)" : " at the first run for these dims",
-                         d.graph_ms, split, d.split ? "split" : "graph");
+                         d.graph_ms, split, own, won);
 }
 
 }  // namespace
@@ -54,11 +78,11 @@ bool CudaExecutor::SplitRunsOnDevice(size_t index, const std::vector<DeviceTenso
 }
 
 absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, std::vector<DeviceTensor>& values) {
-  entry.choice = FusedEntry::Choice::kGraph;
+  entry.choice = Choice::kGraph;
   if (!options_.measure_choices || Capturing() || !SplitRunsOnDevice(index, values)) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =
-      absl::StrCat("onnxrun measured choice v1\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
+      absl::StrCat("onnxrun measured choice v2\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {
@@ -96,8 +120,20 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
           },
           stream_, kTimedRuns);
     ran_on_host_ = host_before;
-    decision = Decision{split_ms.ok() && split_on_device && *split_ms < kSplitMargin * *graph_ms, *graph_ms,
-                        split_ms.ok() && split_on_device ? *split_ms : -1.0};
+    decision = Decision{Choice::kGraph, *graph_ms, split_ms.ok() && split_on_device ? *split_ms : -1.0, -1.0};
+    const ir::Node& anchor = plan_.graph.node(plan_.steps[index].nodes[0]);
+    absl::StatusOr<PointwiseConvForm> form =
+        MatchPointwiseConv(plan_.graph, plan_.steps[index], values[anchor.inputs[0]].dims);
+    if (form.ok() && kernels::cuda::PointwiseConvSupported(form->params)) {
+      absl::StatusOr<double> own_ms = TimeGpuMs(
+          [&] {
+            drop_outputs();
+            return RunOwnPointwiseConv(index, entry, values);
+          },
+          stream_, kTimedRuns);
+      if (own_ms.ok()) decision->own_ms = *own_ms;
+    }
+    decision->choice = Fastest(*decision);
     ++measured_.timed;
     measured_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (cached) {
@@ -107,13 +143,17 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   } else {
     ++measured_.from_cache;
   }
-  if (decision->split) {
+  entry.choice = decision->choice;
+  if (decision->choice == Choice::kSplit) {
     ++measured_.split;
-    entry.choice = FusedEntry::Choice::kSplit;
     entry.note = absl::StrCat(
         "split into single nodes: the conv/matmul on legacy cuDNN, each following op on an "
         "own kernel (",
         Describe(*decision, from_cache), ")");
+  } else if (decision->choice == Choice::kOwnKernel) {
+    ++measured_.own_kernel;
+    entry.note =
+        absl::StrCat("own 1x1-conv kernel (kernels/cuda/pointwise_conv) (", Describe(*decision, from_cache), ")");
   } else {
     entry.note = absl::StrCat(graph_note, " (", Describe(*decision, from_cache), ")");
   }

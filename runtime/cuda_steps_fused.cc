@@ -1,5 +1,6 @@
 // FusedGraph steps: one cuDNN operation graph per step (plans built by plan_builder.cc, bound to the
-// step's values here), and the split fallback rung when no graph finalized.
+// step's values here), the split fallback rung when no graph finalized, and the own 1x1-conv kernel
+// when the measured choice picked it.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,6 +10,7 @@
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/pointwise_conv_form.h"
 
 namespace exec {
 
@@ -68,12 +70,13 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
   }
   FusedEntry& entry = fused_[index].at(key);
   if (!entry.status.ok()) return RunSplit(index, entry.status, values);
-  if (entry.choice == FusedEntry::Choice::kUnmeasured) {
+  if (entry.choice == FusedChoice::kUnmeasured) {
     absl::Status chosen = ChooseGraphOrSplit(index, entry, values);
     if (!chosen.ok()) return chosen;
   }
   if (!entry.note.empty()) notes_[index] = entry.note;
-  if (entry.choice != FusedEntry::Choice::kSplit) return ExecuteFused(index, entry, values);
+  if (entry.choice == FusedChoice::kOwnKernel) return RunOwnPointwiseConv(index, entry, values);
+  if (entry.choice != FusedChoice::kSplit) return ExecuteFused(index, entry, values);
   absl::Status split = RunSplit(index, absl::OkStatus(), values);
   notes_[index] = entry.note;
   return split;
@@ -108,6 +111,35 @@ absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, s
   absl::Status status = entry.plan->Execute(cudnn_, ptrs, workspace.data());
   if (!status.ok()) return status;
   absl::StatusOr<DeviceTensor> stored = ToLayout(output, WantsNhwc(step.outputs[0]), stream_);
+  if (!stored.ok()) return stored.status();
+  values[step.outputs[0]] = *std::move(stored);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunOwnPointwiseConv(size_t index, const FusedEntry& entry,
+                                               std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
+  const ir::Node& conv = plan_.graph.node(step.nodes[0]);
+  absl::StatusOr<DeviceTensor> x = Input(conv.inputs[0], values);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(plan_.graph, step, x->dims);
+  if (!form.ok()) return form.status();
+  absl::StatusOr<DeviceTensor> in = ToLayout(*x, /*nhwc=*/true, stream_);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<DeviceTensor> w = Input(form->weights, values);  // [Cout, Cin, 1, 1] as given
+  if (!w.ok()) return w.status();
+  DeviceTensor bias;
+  if (form->bias != ir::kNoValue) {
+    absl::StatusOr<DeviceTensor> b = Input(form->bias, values);
+    if (!b.ok()) return b.status();
+    bias = *std::move(b);
+  }
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(in->dtype, form->out_dims, /*nhwc=*/true, stream_);
+  if (!out.ok()) return out.status();
+  if (!kernels::cuda::PointwiseConvAligned(in->data(), out->data())) return ExecuteFused(index, entry, values);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::PointwiseConvNhwc(form->params, in->data(), w->data(), bias.data(), out->data(), stream_));
+  absl::StatusOr<DeviceTensor> stored = ToLayout(*out, WantsNhwc(step.outputs[0]), stream_);
   if (!stored.ok()) return stored.status();
   values[step.outputs[0]] = *std::move(stored);
   return absl::OkStatus();

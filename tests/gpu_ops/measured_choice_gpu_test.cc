@@ -1,8 +1,8 @@
-// The measured choice between a conv step's cuDNN graph and its split form (runtime/
-// cuda_measured_choice.cc): a Conv + bias + Sigmoid·Mul (SiLU) model, fp32 and fp16. Whatever is
-// chosen, the output equals the CPU's run of the same plan through the step-by-step run, the capture
-// and the replays; --explain's note shows both times; a second session on the same plan cache
-// reads the decision instead of timing again. Skipped without a GPU.
+// The measured choice between a conv step's cuDNN graph, its split form and (fp16) the own 1x1-conv
+// kernel (runtime/cuda_measured_choice.cc): a 1x1 Conv + bias + Sigmoid·Mul (SiLU) model, fp32 and
+// fp16. Whatever is chosen, the output equals the CPU's run of the same plan through the
+// step-by-step run, the capture and the replays; --explain's note shows the times; a second
+// session on the same plan cache reads the decision instead of timing again. Skipped without a GPU.
 #include <filesystem>
 #include <random>
 #include <string>
@@ -76,6 +76,8 @@ TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
     EXPECT_EQ((*session)->gpu()->graph_status(), "CUDA graph replay");
     const std::string note = MeasuredNote(**session);
     EXPECT_TRUE(absl::StrContains(note, "cuDNN graph")) << note;
+    // A 1x1 conv of 16 channels: in fp16 the own pointwise-conv kernel is a third candidate.
+    EXPECT_EQ(absl::StrContains(note, "own 1x1-conv kernel"), GetParam() == "fp16") << note;
     const exec::MeasuredChoices m = (*session)->gpu()->measured_choices();
     if (warm) {
       EXPECT_TRUE(absl::StrContains(note, "decision from the plan cache")) << note;

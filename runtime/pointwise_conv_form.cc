@@ -1,0 +1,100 @@
+// MatchPointwiseConv: the conv's attributes and weights, then the tail (see pointwise_conv_form.h).
+#include "runtime/pointwise_conv_form.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace exec {
+namespace {
+
+using Params = kernels::cuda::PointwiseConvParams;
+
+bool AllEqual(const std::vector<int64_t>& v, int64_t want) {
+  return std::all_of(v.begin(), v.end(), [want](int64_t x) { return x == want; });
+}
+
+// A constant scalar input of `node` (Clip's min/max), if it has one.
+std::optional<double> ConstantScalar(const ir::Graph& g, const ir::Node& node, size_t input) {
+  if (node.input(input) == ir::kNoValue) return std::nullopt;
+  const auto& constant = g.value(node.input(input)).constant;
+  if (!constant || constant->num_elements() != 1) return std::nullopt;
+  return constant->GetAsDouble(0);
+}
+
+// The activation of the nodes after the conv (which writes `conv_out`).
+absl::StatusOr<Params::Activation> TailActivation(const ir::Graph& g, const Step& step, ir::ValueId conv_out) {
+  const size_t n = step.nodes.size();
+  if (n == 1) return Params::kNone;
+  const ir::Node& first = g.node(step.nodes[1]);
+  if (first.inputs.empty() || first.inputs[0] != conv_out)
+    return absl::UnimplementedError("the tail reads another value");
+  if (n == 2 && first.op_type == "Relu") return Params::kRelu;
+  if (n == 2 && first.op_type == "Clip") {
+    const bool by_inputs = ConstantScalar(g, first, 1) == 0.0 && ConstantScalar(g, first, 2) == 6.0;
+    const bool by_attrs = first.attrs.Has("min") && first.attrs.GetFloat("min", 1) == 0.f &&
+                          first.attrs.GetFloat("max", 0) == 6.f;  // opset < 11
+    if (by_inputs || by_attrs) return Params::kRelu6;
+    return absl::UnimplementedError("Clip other than Clip(0, 6)");
+  }
+  if (n == 3 && first.op_type == "Sigmoid") {
+    const ir::Node& mul = g.node(step.nodes[2]);
+    const ir::ValueId sig = first.outputs[0];
+    const bool silu =
+        mul.op_type == "Mul" && mul.inputs.size() == 2 &&
+        ((mul.inputs[0] == conv_out && mul.inputs[1] == sig) || (mul.inputs[0] == sig && mul.inputs[1] == conv_out));
+    if (silu) return Params::kSilu;
+  }
+  std::string tail;
+  for (size_t k = 1; k < n; ++k) absl::StrAppend(&tail, k > 1 ? "+" : "", g.node(step.nodes[k]).op_type);
+  return absl::UnimplementedError(absl::StrCat(tail, " after the conv"));
+}
+
+absl::StatusOr<kernels::cuda::FloatType> StorageOf(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::kFloat32: return kernels::cuda::FloatType::kFloat32;
+    case ir::DType::kFloat16: return kernels::cuda::FloatType::kFloat16;
+    case ir::DType::kBFloat16: return kernels::cuda::FloatType::kBFloat16;
+    default: return absl::UnimplementedError(absl::StrCat(ir::DTypeName(dtype), " tensors"));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,
+                                                     const std::vector<int64_t>& x_dims) {
+  if (step.nodes.empty() || step.outputs.size() != 1) return absl::UnimplementedError("not a one-output step");
+  const ir::Node& conv = g.node(step.nodes[0]);
+  if (conv.op_type != "Conv" || conv.inputs.size() < 2) return absl::UnimplementedError("not a Conv");
+  PointwiseConvForm form;
+  form.x = conv.inputs[0];
+  form.weights = conv.inputs[1];
+  form.bias = conv.input(2);
+  const auto& w = g.value(form.weights).constant;
+  if (!w || w->shape().size() != 4 || w->shape()[2] != 1 || w->shape()[3] != 1) {
+    return absl::UnimplementedError("not constant 1x1 weights");
+  }
+  if (form.bias != ir::kNoValue && !g.value(form.bias).constant) return absl::UnimplementedError("a computed bias");
+  if (conv.attrs.GetInt("group", 1) != 1) return absl::UnimplementedError("a grouped conv");
+  if (!AllEqual(conv.attrs.GetInts("strides"), 1) || !AllEqual(conv.attrs.GetInts("pads"), 0)) {
+    return absl::UnimplementedError("strides or pads");
+  }
+  if (x_dims.size() != 4 || x_dims[1] != w->shape()[1]) return absl::UnimplementedError("not a 2-D conv input");
+  absl::StatusOr<Params::Activation> act = TailActivation(g, step, conv.outputs[0]);
+  if (!act.ok()) return act.status();
+  const ir::DType dtype = g.value(form.x).type.dtype;
+  absl::StatusOr<kernels::cuda::FloatType> storage = StorageOf(dtype);
+  if (!storage.ok()) return storage.status();
+  if (w->dtype() != dtype || (form.bias != ir::kNoValue && g.value(form.bias).constant->dtype() != dtype)) {
+    return absl::UnimplementedError("weights or bias of another type than the input");
+  }
+  form.params.pixels = x_dims[0] * x_dims[2] * x_dims[3];
+  form.params.cin = static_cast<int>(x_dims[1]);
+  form.params.cout = static_cast<int>(w->shape()[0]);
+  form.params.activation = *act;
+  form.params.type = *storage;
+  form.out_dims = {x_dims[0], w->shape()[0], x_dims[2], x_dims[3]};
+  return form;
+}
+
+}  // namespace exec

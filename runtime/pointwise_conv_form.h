@@ -1,0 +1,31 @@
+// Whether a FusedGraph step is a 1x1 convolution the own pointwise-conv kernel
+// (kernels/cuda/pointwise_conv.h) computes, and its parameters: Conv with a 1x1 kernel, strides 1,
+// no pads, group 1, constant weights and optional constant bias, followed by nothing, Relu,
+// Clip(0, 6) or x * Sigmoid(x) of the conv's output. No GPU needed. Whether the kernel takes the
+// matched sizes and type is kernels::cuda::PointwiseConvSupported's answer (the measured choice
+// times the kernel only for steps that match and are supported).
+#ifndef ONNXRUN_RUNTIME_POINTWISE_CONV_FORM_H_
+#define ONNXRUN_RUNTIME_POINTWISE_CONV_FORM_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "exec/plan.h"
+#include "kernels/cuda/pointwise_conv.h"
+
+namespace exec {
+
+struct PointwiseConvForm {
+  kernels::cuda::PointwiseConvParams params;
+  ir::ValueId x = ir::kNoValue, weights = ir::kNoValue, bias = ir::kNoValue;  // bias may be kNoValue
+  std::vector<int64_t> out_dims;                                              // logical [N, Cout, H, W]
+};
+
+// The form of `step` when its input has dims `x_dims` ([N, C, H, W]); an error saying why not
+// otherwise (e.g. "a 3x3 kernel", "Add after the conv").
+absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,
+                                                     const std::vector<int64_t>& x_dims);
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_POINTWISE_CONV_FORM_H_
