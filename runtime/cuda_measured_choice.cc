@@ -3,7 +3,10 @@
 // channels, the own pointwise-conv kernel (kernels/cuda/pointwise_conv.h): each is timed on the
 // step's real inputs at the first run for its dims (before any CUDA graph capture), the fastest is
 // kept (the graph unless another is at least 5% faster), and the decision is stored in the plan
-// cache next to the plans, so a warm start does not time again. --explain shows the times.
+// cache next to the plans, so a warm start does not time again. --explain shows the times. Timing
+// never raises the run's peak memory: a split form that would hold more than the run has needed so
+// far (its intermediates are the output's size each) is not timed.
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -24,11 +27,12 @@ constexpr int kTimedRuns = 3;
 constexpr double kMargin = 0.95;  // another way must take under 95% of the graph's time
 
 // "graph 0.123 0.456 -1" / "split ..." / "own ..." (graph ms, split ms, own kernel ms; -1 when that
-// way was not possible).
+// way was not possible, kNotTimedForMemory when the split was not timed because of its memory).
 struct Decision {
   Choice choice = Choice::kGraph;
   double graph_ms = 0, split_ms = -1, own_ms = -1;
 };
+constexpr double kNotTimedForMemory = -2;
 constexpr const char* kChoiceWords[] = {"unmeasured", "graph", "split", "own"};
 
 std::string Encode(const Decision& d) {
@@ -61,12 +65,37 @@ Choice Fastest(const Decision& d) {
 }
 
 std::string Describe(const Decision& d, bool from_cache) {
-  const std::string split = d.split_ms < 0 ? "not possible" : absl::StrFormat("%.3f ms", d.split_ms);
+  const std::string split = d.split_ms == kNotTimedForMemory ? "not timed (it would raise the run's peak memory)"
+                            : d.split_ms < 0                 ? "not possible"
+                                                             : absl::StrFormat("%.3f ms", d.split_ms);
   const std::string own = d.own_ms < 0 ? "" : absl::StrFormat(", own 1x1-conv kernel %.3f ms", d.own_ms);
   const char* won = d.choice == Choice::kSplit ? "split" : d.choice == Choice::kOwnKernel ? "own kernel" : "graph";
   return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s%s -> %s",
                          from_cache ? " (decision from the plan cache)" : " at the first run for these dims",
                          d.graph_ms, split, own, won);
+}
+
+// The default pool's bytes in use now and its high-water mark; nullopt when unreadable.
+std::optional<std::pair<int64_t, int64_t>> PoolUse(int device) {
+  cudaMemPool_t pool;
+  uint64_t now = 0, high = 0;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &now) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high) != cudaSuccess) {
+    return std::nullopt;
+  }
+  return std::pair{static_cast<int64_t>(now), static_cast<int64_t>(high)};
+}
+
+// Whether timing a split form of `nodes` nodes would raise the run's peak memory: it holds up to
+// two intermediates of the output's size besides the output (`out_bytes`), where the graph form
+// holds the output alone; the pool's high-water mark so far is what the run has needed.
+bool SplitRaisesPeak(int device, int64_t out_bytes, size_t nodes) {
+  const std::optional<std::pair<int64_t, int64_t>> use = PoolUse(device);
+  if (!use) return false;
+  const auto [now, high] = *use;
+  const int64_t intermediates = std::min<int64_t>(static_cast<int64_t>(nodes) - 1, 2);
+  return now + out_bytes * (1 + intermediates) > std::max(high, now + out_bytes);
 }
 
 }  // namespace
@@ -106,21 +135,27 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
         },
         stream_, kTimedRuns);
     if (!graph_ms.ok()) return graph_ms.status();
-    const bool host_before = ran_on_host_;
-    ran_on_host_ = false;
+    const int64_t out_bytes = static_cast<int64_t>(values[outputs[0]].bytes());
     drop_outputs();
-    const absl::Status first_split = RunSplit(index, absl::OkStatus(), values);  // untimed: where does it run?
-    const bool split_on_device = first_split.ok() && !ran_on_host_;
-    absl::StatusOr<double> split_ms = absl::UnavailableError("the split form does not stay on the device");
-    if (split_on_device)
-      split_ms = TimeGpuMs(
-          [&] {
-            drop_outputs();
-            return RunSplit(index, absl::OkStatus(), values);
-          },
-          stream_, kTimedRuns);
-    ran_on_host_ = host_before;
-    decision = Decision{Choice::kGraph, *graph_ms, split_ms.ok() && split_on_device ? *split_ms : -1.0, -1.0};
+    decision = Decision{Choice::kGraph, *graph_ms, -1.0, -1.0};
+    if (SplitRaisesPeak(options_.device_id, out_bytes, plan_.steps[index].nodes.size())) {
+      decision->split_ms = kNotTimedForMemory;
+    } else {
+      const bool host_before = ran_on_host_;
+      ran_on_host_ = false;
+      const absl::Status first_split = RunSplit(index, absl::OkStatus(), values);  // untimed: where does it run?
+      const bool split_on_device = first_split.ok() && !ran_on_host_;
+      absl::StatusOr<double> split_ms = absl::UnavailableError("the split form does not stay on the device");
+      if (split_on_device)
+        split_ms = TimeGpuMs(
+            [&] {
+              drop_outputs();
+              return RunSplit(index, absl::OkStatus(), values);
+            },
+            stream_, kTimedRuns);
+      ran_on_host_ = host_before;
+      if (split_ms.ok() && split_on_device) decision->split_ms = *split_ms;
+    }
     const ir::Node& anchor = plan_.graph.node(plan_.steps[index].nodes[0]);
     absl::StatusOr<PointwiseConvForm> form =
         MatchPointwiseConv(plan_.graph, plan_.steps[index], values[anchor.inputs[0]].dims);

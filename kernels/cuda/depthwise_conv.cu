@@ -18,15 +18,9 @@ using Activation = DepthwiseConvParams::Activation;
 // Output columns one thread of the tiled kernel computes.
 constexpr int kTileW = 4;
 
-__device__ __forceinline__ float Activate(Activation act, float v) {
-  switch (act) {
-    case DepthwiseConvParams::kNone: return v;
-    case DepthwiseConvParams::kRelu: return v > 0.f ? v : 0.f;
-    case DepthwiseConvParams::kRelu6: return fminf(fmaxf(v, 0.f), 6.f);
-    case DepthwiseConvParams::kSilu: return __fdividef(v, 1.f + expf(-v));  // 0 once exp(-v) > 2^126
-  }
-  return v;
-}
+static_assert(DepthwiseConvParams::kNone == kConvActNone && DepthwiseConvParams::kRelu == kConvActRelu &&
+              DepthwiseConvParams::kRelu6 == kConvActRelu6 && DepthwiseConvParams::kSilu == kConvActSilu);
+__device__ __forceinline__ float Activate(Activation act, float v) { return ApplyConvActivation(act, v); }
 
 __device__ __forceinline__ float2 Half2BitsToFloat2(uint32_t bits) {
   __half2 h;

@@ -32,6 +32,19 @@ __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
+// The activations the own conv kernels fuse after their bias (DepthwiseConvParams::Activation and
+// PointwiseConvParams::Activation share these values): none, ReLU, ReLU6 = min(max(v, 0), 6), and
+// SiLU = v * sigmoid(v) (0 once exp(-v) > 2^126).
+constexpr int kConvActNone = 0, kConvActRelu = 1, kConvActRelu6 = 2, kConvActSilu = 3;
+__device__ __forceinline__ float ApplyConvActivation(int act, float v) {
+  switch (act) {
+    case kConvActRelu: return v > 0.f ? v : 0.f;
+    case kConvActRelu6: return fminf(fmaxf(v, 0.f), 6.f);
+    case kConvActSilu: return __fdividef(v, 1.f + expf(-v));
+  }
+  return v;
+}
+
 // Calls fn with a value of the element type of `type` (float, __half or __nv_bfloat16).
 template <typename Fn>
 auto DispatchFloatType(FloatType type, Fn&& fn) {

@@ -31,23 +31,20 @@ size_t SharedBytes(int cin, int cout) {
          32 * 32;
 }
 
-__device__ __forceinline__ float Activate(Activation act, float v) {
-  switch (act) {
-    case PointwiseConvParams::kNone: return v;
-    case PointwiseConvParams::kRelu: return v > 0.f ? v : 0.f;
-    case PointwiseConvParams::kRelu6: return fminf(fmaxf(v, 0.f), 6.f);
-    case PointwiseConvParams::kSilu: return __fdividef(v, 1.f + __expf(-v));  // 0 once exp(-v) > 2^126
-  }
-  return v;
-}
+static_assert(PointwiseConvParams::kNone == kConvActNone && PointwiseConvParams::kRelu == kConvActRelu &&
+              PointwiseConvParams::kRelu6 == kConvActRelu6 && PointwiseConvParams::kSilu == kConvActSilu);
+__device__ __forceinline__ float Activate(Activation act, float v) { return ApplyConvActivation(act, v); }
 
-// Copies `rows` rows of `cin` elements from src (dense) into dst [kTile][kpad], zero-filling the
-// padding columns and the rows past `rows`; the calling warp's lanes share the work.
+// Copies `rows` rows of `cin` elements from src (dense, 16-byte aligned rows: cin is a multiple of 8)
+// into dst [kTile][kpad], zero-filling the padding columns and the rows past `rows`, 8 elements
+// (16 bytes) per lane and step; the calling warp's lanes share the work.
 template <typename T>
 __device__ __forceinline__ void StageInputTile(const T* src, int rows, int cin, int kpad, T* dst) {
-  for (int i = threadIdx.x % 32; i < kTile * kpad; i += 32) {
-    const int r = i / kpad, k = i % kpad;
-    dst[i] = r < rows && k < cin ? src[r * cin + k] : FromFloat<T>(0.f);
+  for (int i = threadIdx.x % 32; i < kTile * kpad / 8; i += 32) {
+    const int r = i / (kpad / 8), k = (i % (kpad / 8)) * 8;
+    uint4 v = make_uint4(0, 0, 0, 0);  // 8 zeros of either 16-bit type
+    if (r < rows && k < cin) v = *reinterpret_cast<const uint4*>(src + r * cin + k);
+    *reinterpret_cast<uint4*>(dst + r * kpad + k) = v;
   }
 }
 
@@ -58,10 +55,15 @@ __device__ __forceinline__ void StoreOutputTile(const float* c, const float* bia
                                                 Activation act, T* y) {
   const int lane = threadIdx.x % 32, r = lane / 2, c0 = (lane % 2) * 8;
   if (r >= rows) return;
+  const float4* cv = reinterpret_cast<const float4*>(c + r * kTile + c0);
+  const float4* bv = reinterpret_cast<const float4*>(bias + n0 + c0);
+  const float4 c_lo = cv[0], c_hi = cv[1], b_lo = bv[0], b_hi = bv[1];
+  const float sums[8] = {c_lo.x + b_lo.x, c_lo.y + b_lo.y, c_lo.z + b_lo.z, c_lo.w + b_lo.w,
+                         c_hi.x + b_hi.x, c_hi.y + b_hi.y, c_hi.z + b_hi.z, c_hi.w + b_hi.w};
   uint4 raw;
   T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
-  for (int j = 0; j < 8; ++j) out[j] = FromFloat<T>(Activate(act, c[r * kTile + c0 + j] + bias[n0 + c0 + j]));
+  for (int j = 0; j < 8; ++j) out[j] = FromFloat<T>(Activate(act, sums[j]));
   *reinterpret_cast<uint4*>(y + static_cast<int64_t>(r) * cout + n0 + c0) = raw;
 }
 

@@ -1,0 +1,103 @@
+// Tests of CastPadToNhwc (kernels/cuda/cast_pad.h) on the GPU: NCHW float32 / float16 in, NHWC
+// float32 / float16 / bfloat16 out with the channels zero-padded, for the packed channel counts (2, 4,
+// 8) and the per-channel loop (5), every output element against the input rounded to the output
+// type (a cast is exact up to that rounding). Skipped without a GPU.
+#include "kernels/cuda/cast_pad.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ir/half.h"
+
+namespace kernels::cuda {
+namespace {
+
+class CastPadGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
+  }
+};
+
+size_t Bytes(FloatType t) { return t == FloatType::kFloat32 ? 4 : 2; }
+
+uint16_t ToBits(FloatType t, float v) {
+  return t == FloatType::kFloat16 ? ir::FloatToHalfBits(v) : ir::FloatToBFloat16Bits(v);
+}
+float FromBits(FloatType t, uint16_t bits) {
+  return t == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
+}
+
+// The value `v` stored in type t and read back as float.
+float Round(FloatType t, float v) { return t == FloatType::kFloat32 ? v : FromBits(t, ToBits(t, v)); }
+
+void ExpectCastPad(FloatType in, FloatType out, int64_t n, int64_t c, int64_t hw, int64_t c_out) {
+  std::vector<float> x(n * c * hw);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = Round(in, 0.37f * static_cast<float>(i % 101) - 17.3f);
+  std::vector<uint8_t> x_bytes(x.size() * Bytes(in));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (in == FloatType::kFloat32) {
+      std::memcpy(&x_bytes[i * 4], &x[i], 4);
+    } else {
+      const uint16_t bits = ToBits(in, x[i]);
+      std::memcpy(&x_bytes[i * 2], &bits, 2);
+    }
+  }
+  const size_t y_bytes = n * hw * c_out * Bytes(out);
+  void *dx = nullptr, *dy = nullptr;
+  ASSERT_EQ(cudaMalloc(&dx, x_bytes.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dy, y_bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx, x_bytes.data(), x_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dy, 0x7f, y_bytes), cudaSuccess);  // padding must be written, not left
+  ASSERT_EQ(CastPadToNhwc(in, out, dx, dy, n, c, hw, c_out, nullptr), cudaSuccess);
+  std::vector<uint8_t> y(y_bytes);
+  ASSERT_EQ(cudaMemcpy(y.data(), dy, y_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  int bad = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t p = 0; p < hw; ++p) {
+      for (int64_t ch = 0; ch < c_out; ++ch) {
+        const size_t at = ((b * hw + p) * c_out + ch) * Bytes(out);
+        float got;
+        if (out == FloatType::kFloat32) {
+          std::memcpy(&got, &y[at], 4);
+        } else {
+          uint16_t bits;
+          std::memcpy(&bits, &y[at], 2);
+          got = FromBits(out, bits);
+        }
+        const float want = ch < c ? Round(out, x[(b * c + ch) * hw + p]) : 0.0f;
+        if (got != want && ++bad <= 5)
+          ADD_FAILURE() << "n " << b << " pixel " << p << " channel " << ch << ": got " << got << ", want " << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << "c " << c << " -> " << c_out;
+  cudaFree(dx);
+  cudaFree(dy);
+}
+
+TEST_F(CastPadGpuTest, PackedChannelCountsMatchTheCast) {
+  for (int64_t c_out : {2, 4, 8}) {
+    ExpectCastPad(FloatType::kFloat32, FloatType::kFloat16, 3, c_out == 2 ? 1 : 3, 37 * 41, c_out);
+    ExpectCastPad(FloatType::kFloat32, FloatType::kFloat32, 2, c_out == 2 ? 2 : 3, 1000, c_out);
+    ExpectCastPad(FloatType::kFloat16, FloatType::kFloat16, 2, c_out == 2 ? 1 : 3, 999, c_out);
+    ExpectCastPad(FloatType::kFloat32, FloatType::kBFloat16, 1, c_out == 2 ? 1 : 3, 513, c_out);
+  }
+}
+
+TEST_F(CastPadGpuTest, OtherChannelCountsMatchTheCast) {
+  ExpectCastPad(FloatType::kFloat32, FloatType::kFloat16, 2, 3, 777, 5);
+  ExpectCastPad(FloatType::kFloat32, FloatType::kFloat16, 2, 3, 777, 3);  // no padding
+}
+
+TEST_F(CastPadGpuTest, ImageNetShapedBatchMatchesTheCast) {
+  ExpectCastPad(FloatType::kFloat32, FloatType::kFloat16, 80, 3, 224 * 224 + 3, 4);
+}
+
+}  // namespace
+}  // namespace kernels::cuda
