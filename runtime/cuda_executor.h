@@ -355,6 +355,7 @@ class CudaExecutor {
     std::unique_ptr<cudnn::BatchNormInference> bn;
     std::unique_ptr<cudnn::LegacyConv> conv;
     std::optional<kernels::cuda::DepthwiseConvParams> depthwise;  // own NHWC depthwise kernel instead
+    bool own_global_avg_pool = false;                             // NHWC GlobalAveragePool on the own kernel
     std::unique_ptr<cudnn::Pooling> pool;
     std::unique_ptr<cudnn::Softmax> softmax;
     std::unique_ptr<cudnn::Lrn> lrn;

@@ -5,11 +5,13 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cuda/global_avg_pool.h"
 #include "kernels/cudnn/status.h"
 #include "ops/lrn.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/device_runner.h"
 #include "runtime/fused_lowering.h"
 
 namespace exec {
@@ -262,6 +264,11 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
         e.conv = std::make_unique<cudnn::LegacyConv>(std::move(conv));
         return absl::OkStatus();
       }
+      if (op == "GlobalAveragePool" && e.nhwc && step.nodes.size() == 1) {
+        e.own_global_avg_pool = true;
+        e.out_dims = {x->dims[0], x->dims[1], 1, 1};
+        return absl::OkStatus();
+      }
       cudnn::PoolSpec pool;
       pool.x = shape;
       pool.layout = layout;
@@ -298,7 +305,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
     }();
     const bool own_kernel = step.nodes.size() == 1 && CudaKernelSupports(g, node);
     notes_[index] =
-        e.status.ok() && e.depthwise ? "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)"
+        e.status.ok() && e.depthwise             ? "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)"
+        : e.status.ok() && e.own_global_avg_pool ? "own NHWC global-average-pool kernel (kernels/cuda/global_avg_pool)"
         : e.status.ok() ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : LegacyCallName(node))
         : own_kernel ? absl::StrCat("own CUDA kernel (legacy cuDNN not used: ", e.status.message(), ")")
                         : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
@@ -326,6 +334,18 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
     }
     CUDNN_RETURN_IF_NOT_OK(e.bn->Run(cudnn_, in->data(), out->data(), params[0].data(), params[1].data(),
                                      params[2].data(), params[3].data()));
+  } else if (e.own_global_avg_pool) {
+    const int64_t n = in->dims[0], c = in->dims[1], hw = in->dims[2] * in->dims[3];
+    const int splits = kernels::cuda::GlobalAvgPoolSplits(n, hw, c);
+    DeviceTensor scratch;
+    if (splits > 1) {
+      absl::StatusOr<DeviceTensor> s = DeviceTensor::Allocate(ir::DType::kFloat32, {splits * n * c}, false, stream_);
+      if (!s.ok()) return s.status();
+      scratch = *std::move(s);
+    }
+    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::GlobalAvgPoolNhwc(ToFloatType(in->dtype), in->data(), out->data(), n,
+                                                                  hw, c, static_cast<float*>(scratch.data()), splits,
+                                                                  stream_));
   } else if (e.depthwise) {
     absl::StatusOr<DeviceTensor> w = Input(node.inputs[1], values);  // [C,1,R,S] as given
     if (!w.ok()) return w.status();

@@ -1,0 +1,120 @@
+// GlobalAvgPoolNhwc (global_avg_pool.h): a block owns up to 256 channel vectors of one image and one
+// slice of its rows; its threads split the slice's rows into groups, sum along them, and reduce the
+// groups in shared memory. Vectors are 16 bytes when c allows (8 16-bit or 4 float32 channels).
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cuda/device_math.h"
+#include "kernels/cuda/global_avg_pool.h"
+
+namespace kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kMinRowsPerSlice = 64;
+constexpr int kTargetBlocks = 2 * 132;  // about two blocks per multiprocessor of an H100/H200
+
+template <typename T, int V>
+struct alignas(V * sizeof(T)) Vec {
+  T v[V];
+};
+
+// Blocks: x = groups of up to 256 channel vectors, y = image, z = row slice. Writes the mean to y
+// (one slice) or the slice's sum to scratch[z][n][c].
+template <typename T, int V>
+__global__ void __launch_bounds__(kThreads)
+    SumRowsKernel(const T* __restrict__ x, T* __restrict__ y, float* __restrict__ scratch, int64_t hw, int c,
+                  int64_t rows_per_slice, float scale) {
+  __shared__ float partial[kThreads * V];
+  const int vectors = c / V;
+  const int per_block = min(vectors, kThreads);
+  const int groups = kThreads / per_block;
+  const int t = threadIdx.x, cv = blockIdx.x * per_block + t % per_block, group = t / per_block;
+  const int64_t n = blockIdx.y;
+  const int64_t begin = blockIdx.z * rows_per_slice, end = min(hw, begin + rows_per_slice);
+  float acc[V] = {};
+  if (group < groups && cv < vectors) {
+    const T* base = x + n * hw * c + static_cast<int64_t>(cv) * V;
+#pragma unroll 4
+    for (int64_t r = begin + group; r < end; r += groups) {
+      const Vec<T, V> v = *reinterpret_cast<const Vec<T, V>*>(base + r * c);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] += ToFloat(v.v[j]);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) partial[t * V + j] = acc[j];
+  __syncthreads();
+  if (group != 0 || cv >= vectors) return;
+  for (int g = 1; g < groups; ++g) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[j] += partial[(g * per_block + t) * V + j];
+  }
+  if (gridDim.z == 1) {
+    Vec<T, V> out;
+#pragma unroll
+    for (int j = 0; j < V; ++j) out.v[j] = FromFloat<T>(acc[j] * scale);
+    *reinterpret_cast<Vec<T, V>*>(y + n * c + static_cast<int64_t>(cv) * V) = out;
+  } else {
+    float* dst = scratch + (blockIdx.z * gridDim.y + n) * c + static_cast<int64_t>(cv) * V;
+#pragma unroll
+    for (int j = 0; j < V; ++j) dst[j] = acc[j];
+  }
+}
+
+// y[i] = scale * sum over slices of scratch[s][i], for i < n * c.
+template <typename T>
+__global__ void AddSlicesKernel(const float* __restrict__ scratch, T* __restrict__ y, int64_t count, int splits,
+                                float scale) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float sum = 0;
+    for (int s = 0; s < splits; ++s) sum += scratch[s * count + i];
+    y[i] = FromFloat<T>(sum * scale);
+  }
+}
+
+template <typename T, int V>
+cudaError_t LaunchSum(const void* x, void* y, int64_t n, int64_t hw, int64_t c, float* scratch, int splits,
+                      cudaStream_t stream) {
+  const int vectors = static_cast<int>(c / V);
+  const int per_block = std::min(vectors, kThreads);
+  const dim3 grid((vectors + per_block - 1) / per_block, static_cast<unsigned>(n), splits);
+  const int64_t rows_per_slice = (hw + splits - 1) / splits;
+  const float scale = 1.0f / static_cast<float>(hw);
+  SumRowsKernel<T, V><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), scratch, hw,
+                                                     static_cast<int>(c), rows_per_slice, scale);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
+  const int64_t count = n * c;
+  const int blocks = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 4096));
+  AddSlicesKernel<T><<<blocks, kThreads, 0, stream>>>(scratch, static_cast<T*>(y), count, splits, scale);
+  return cudaGetLastError();
+}
+
+bool Aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+
+}  // namespace
+
+int GlobalAvgPoolSplits(int64_t n, int64_t hw, int64_t c) {
+  const int64_t blocks = n * ((c + kThreads - 1) / kThreads);
+  if (blocks >= kTargetBlocks || hw < 2 * kMinRowsPerSlice) return 1;
+  const int64_t by_blocks = (kTargetBlocks + blocks - 1) / blocks, by_rows = hw / kMinRowsPerSlice;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_blocks, by_rows, 64})));
+}
+
+cudaError_t GlobalAvgPoolNhwc(FloatType type, const void* x, void* y, int64_t n, int64_t hw, int64_t c, float* scratch,
+                              int splits, cudaStream_t stream) {
+  if (n < 1 || hw < 1 || c < 1 || n >= (1 << 16) || splits < 1 || splits > 65535 || c >= (int64_t{1} << 30) ||
+      (splits > 1 && scratch == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
+  return DispatchFloatType(type, [&](auto element) {
+    using T = decltype(element);
+    constexpr int kVector = 16 / sizeof(T);
+    const bool vectors = c % kVector == 0 && Aligned(x, 16) && Aligned(y, 16);
+    return vectors ? LaunchSum<T, kVector>(x, y, n, hw, c, scratch, splits, stream)
+                   : LaunchSum<T, 1>(x, y, n, hw, c, scratch, splits, stream);
+  });
+}
+
+}  // namespace kernels::cuda

@@ -1,0 +1,115 @@
+// Tests of GlobalAvgPoolNhwc (kernels/cuda/global_avg_pool.h): how many row slices it asks for (host
+// only), then every output against a double-precision mean of the very inputs the GPU reads, for the
+// vector and scalar paths, one and several slices, float32 / float16 / bfloat16 (float32 within 1e-5,
+// 16-bit within their output rounding). The GPU tests skip without a GPU.
+#include "kernels/cuda/global_avg_pool.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ir/half.h"
+
+namespace kernels::cuda {
+namespace {
+
+TEST(GlobalAvgPoolSplitsTest, SlicesOnlyWhenTheBatchLeavesTheGpuIdle) {
+  EXPECT_EQ(GlobalAvgPoolSplits(256, 49, 1152), 1);  // 256 images: enough blocks
+  EXPECT_EQ(GlobalAvgPoolSplits(1, 49, 1152), 1);    // too few rows to split
+  EXPECT_GT(GlobalAvgPoolSplits(1, 112 * 112, 32), 1);
+  EXPECT_LE(GlobalAvgPoolSplits(1, 112 * 112, 32), 64);
+  EXPECT_GT(GlobalAvgPoolSplits(32, 56 * 56, 144), 1);
+}
+
+class GlobalAvgPoolGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
+  }
+};
+
+size_t Bytes(FloatType t) { return t == FloatType::kFloat32 ? 4 : 2; }
+float Stored(FloatType t, float v) {
+  if (t == FloatType::kFloat16) return ir::HalfBitsToFloat(ir::FloatToHalfBits(v));
+  if (t == FloatType::kBFloat16) return ir::BFloat16BitsToFloat(ir::FloatToBFloat16Bits(v));
+  return v;
+}
+void Put(FloatType t, float v, uint8_t* at) {
+  if (t == FloatType::kFloat32) {
+    std::memcpy(at, &v, 4);
+    return;
+  }
+  const uint16_t bits = t == FloatType::kFloat16 ? ir::FloatToHalfBits(v) : ir::FloatToBFloat16Bits(v);
+  std::memcpy(at, &bits, 2);
+}
+float Get(FloatType t, const uint8_t* at) {
+  if (t == FloatType::kFloat32) {
+    float v;
+    std::memcpy(&v, at, 4);
+    return v;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, at, 2);
+  return t == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
+}
+
+void ExpectMeans(FloatType type, int64_t n, int64_t hw, int64_t c, int splits) {
+  std::vector<float> x(n * hw * c);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = Stored(type, static_cast<float>((i * 7919) % 1009) / 101.0f - 4.0f);
+  std::vector<uint8_t> bytes(x.size() * Bytes(type));
+  for (size_t i = 0; i < x.size(); ++i) Put(type, x[i], &bytes[i * Bytes(type)]);
+  void *dx = nullptr, *dy = nullptr, *scratch = nullptr;
+  ASSERT_EQ(cudaMalloc(&dx, bytes.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dy, n * c * Bytes(type)), cudaSuccess);
+  if (splits > 1) ASSERT_EQ(cudaMalloc(&scratch, splits * n * c * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(GlobalAvgPoolNhwc(type, dx, dy, n, hw, c, static_cast<float*>(scratch), splits, nullptr), cudaSuccess);
+  std::vector<uint8_t> y(n * c * Bytes(type));
+  ASSERT_EQ(cudaMemcpy(y.data(), dy, y.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  const double tolerance = type == FloatType::kFloat32 ? 1e-5 : type == FloatType::kFloat16 ? 1e-3 : 8e-3;
+  int bad = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      double sum = 0;
+      for (int64_t p = 0; p < hw; ++p) sum += x[(b * hw + p) * c + ch];
+      const double want = sum / static_cast<double>(hw);
+      const double got = Get(type, &y[(b * c + ch) * Bytes(type)]);
+      if (std::fabs(got - want) > tolerance * std::max(1.0, std::fabs(want)) && ++bad <= 5) {
+        ADD_FAILURE() << "image " << b << " channel " << ch << ": got " << got << ", want " << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << "n " << n << " hw " << hw << " c " << c << " splits " << splits;
+  for (void* d : {dx, dy, scratch}) cudaFree(d);
+}
+
+TEST_F(GlobalAvgPoolGpuTest, VectorPathMatchesTheMean) {
+  ExpectMeans(FloatType::kFloat16, 3, 49, 1152, 1);
+  ExpectMeans(FloatType::kBFloat16, 4, 196, 672, 1);
+  ExpectMeans(FloatType::kFloat32, 2, 49, 2560, 1);  // more than 256 vectors: several blocks per image
+}
+
+TEST_F(GlobalAvgPoolGpuTest, RowSlicesAddUpToTheMean) {
+  ExpectMeans(FloatType::kFloat16, 2, 112 * 112, 32, GlobalAvgPoolSplits(2, 112 * 112, 32));
+  ExpectMeans(FloatType::kFloat32, 1, 3136, 144, 7);
+}
+
+TEST_F(GlobalAvgPoolGpuTest, ScalarPathMatchesTheMean) {  // channels not a multiple of the vector
+  ExpectMeans(FloatType::kFloat32, 2, 300, 21, 1);
+  ExpectMeans(FloatType::kFloat16, 1, 1000, 13, 3);
+}
+
+TEST_F(GlobalAvgPoolGpuTest, RefusesBadArguments) {
+  EXPECT_EQ(GlobalAvgPoolNhwc(FloatType::kFloat16, nullptr, nullptr, 0, 1, 1, nullptr, 1, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(GlobalAvgPoolNhwc(FloatType::kFloat16, nullptr, nullptr, 1, 1000, 8, nullptr, 2, nullptr),
+            cudaErrorInvalidValue);  // slices without scratch
+}
+
+}  // namespace
+}  // namespace kernels::cuda
