@@ -1,6 +1,8 @@
 // Unary and broadcasting binary pointwise kernels (float math, float32/float16/bfloat16
-// storage).
+// storage), with a fast path for one operand broadcast along the middle of three collapsed dims.
 #include <cuda_fp16.h>
+
+#include <algorithm>
 
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/elementwise.h"
@@ -149,6 +151,81 @@ __global__ void UnaryPackedKernel(UnaryOp op, const T* in, T* out, int64_t packs
 
 bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// The row-broadcast form [d0, d1, d2] with one operand [d0, 1, d2] (strides d2, 0, 1) and the other
+// and out dense: a channel scale or bias over an NHWC map (squeeze-excite's Mul). A thread keeps
+// its V elements of the small operand in registers and walks kRows rows of the large one, so its
+// loads are independent (no index math per element). Blocks: x = row chunks, y = d0.
+constexpr int kRowBroadcastRows = 4;
+
+template <typename T, int V, bool kSmallIsA>
+__global__ void RowBroadcastKernel(BinaryOp op, const T* __restrict__ large, const T* __restrict__ small,
+                                   T* __restrict__ out, int64_t d1, int vectors) {
+  const int per_block = min(vectors, static_cast<int>(blockDim.x));
+  const int groups = blockDim.x / per_block;
+  const int v = threadIdx.x % per_block, group = threadIdx.x / per_block;
+  if (group >= groups) return;
+  const int64_t i0 = blockIdx.y, d2 = static_cast<int64_t>(vectors) * V;
+  const Pack<T, V> s = reinterpret_cast<const Pack<T, V>*>(small + i0 * d2)[v];
+  const int64_t first = (static_cast<int64_t>(blockIdx.x) * groups + group) * kRowBroadcastRows;
+#pragma unroll
+  for (int r = 0; r < kRowBroadcastRows; ++r) {
+    const int64_t j = first + r;
+    if (j >= d1) break;
+    const int64_t at = (i0 * d1 + j) * d2;
+    const Pack<T, V> x = reinterpret_cast<const Pack<T, V>*>(large + at)[v];
+    Pack<T, V> z;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const float l = Load(x.v, k), m = Load(s.v, k);
+      Store(z.v, k, kSmallIsA ? ApplyBinary(op, m, l) : ApplyBinary(op, l, m));
+    }
+    reinterpret_cast<Pack<T, V>*>(out + at)[v] = z;
+  }
+}
+
+// Launches RowBroadcastKernel when `shape` (collapsed) has that form with d2 a multiple of V up to
+// kBlockSize * V and aligned buffers; false otherwise.
+template <typename T>
+bool TryRowBroadcast(BinaryOp op, const void* a, const void* b, void* out, const CopyShape& shape, const Strides& bs,
+                     cudaStream_t stream) {
+  constexpr int kV = 16 / sizeof(T);
+  if (shape.rank == 2) {  // [d1, d2]: one image (collapsing dropped d0 = 1)
+    CopyShape three = shape;
+    Strides bs3 = bs;
+    three.rank = 3;
+    three.dims[0] = 1, three.dims[1] = shape.dims[0], three.dims[2] = shape.dims[1];
+    three.src_strides[0] = shape.src_strides[0] == 0 ? shape.dims[1] : shape.dims[0] * shape.dims[1];
+    three.src_strides[1] = shape.src_strides[0], three.src_strides[2] = shape.src_strides[1];
+    bs3.v[0] = bs.v[0] == 0 ? shape.dims[1] : shape.dims[0] * shape.dims[1];
+    bs3.v[1] = bs.v[0], bs3.v[2] = bs.v[1];
+    return TryRowBroadcast<T>(op, a, b, out, three, bs3, stream);
+  }
+  if (shape.rank != 3 || shape.dims[0] >= 65536 || shape.dims[2] % kV != 0 || shape.dims[2] > kBlockSize * kV ||
+      !Aligned16(a) || !Aligned16(b) || !Aligned16(out)) {
+    return false;
+  }
+  const int64_t d1 = shape.dims[1], d2 = shape.dims[2];
+  const bool a_dense = shape.src_strides[0] == d1 * d2 && shape.src_strides[1] == d2 && shape.src_strides[2] == 1;
+  const bool b_dense = bs.v[0] == d1 * d2 && bs.v[1] == d2 && bs.v[2] == 1;
+  const bool a_small = shape.src_strides[0] == d2 && shape.src_strides[1] == 0 && shape.src_strides[2] == 1;
+  const bool b_small = bs.v[0] == d2 && bs.v[1] == 0 && bs.v[2] == 1;
+  if (!((a_dense && b_small) || (a_small && b_dense))) return false;
+  const int vectors = static_cast<int>(d2 / kV);
+  const int per_block = std::min(vectors, kBlockSize), groups = kBlockSize / per_block;
+  const int64_t rows_per_block = static_cast<int64_t>(groups) * kRowBroadcastRows;
+  const int64_t row_blocks = (d1 + rows_per_block - 1) / rows_per_block;
+  if (row_blocks > 2147483647) return false;
+  const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(shape.dims[0]));
+  const T* ta = static_cast<const T*>(a);
+  const T* tb = static_cast<const T*>(b);
+  if (a_small) {
+    RowBroadcastKernel<T, kV, true><<<grid, kBlockSize, 0, stream>>>(op, tb, ta, static_cast<T*>(out), d1, vectors);
+  } else {
+    RowBroadcastKernel<T, kV, false><<<grid, kBlockSize, 0, stream>>>(op, ta, tb, static_cast<T*>(out), d1, vectors);
+  }
+  return true;
+}
+
 // Whether the packed kernel applies: innermost dim contiguous everywhere and a multiple of `v`,
 // every outer stride a multiple of `v`, 16-byte aligned buffers.
 bool Packable(const CopyShape& shape, const Strides& bs, int v, const void* a, const void* b, const void* out) {
@@ -238,6 +315,7 @@ cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, vo
   const bool small = total < (int64_t{1} << 30);
   DispatchFloatType(type, [&](auto tag) {
     using T = decltype(tag);
+    if (TryRowBroadcast<T>(op, a, b, out, collapsed, bs, stream)) return;
     if (small) {
       LaunchBinary<T, int32_t>(op, a, b, out, collapsed, bs, total, stream);
     } else {

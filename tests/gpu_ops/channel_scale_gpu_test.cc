@@ -1,0 +1,84 @@
+// The squeeze-excite shapes on the GPU: GlobalAveragePool of an NHWC conv output (the own pooling
+// kernel, one and several row slices) and a [N, C, 1, 1] operand broadcast over the NHWC map by Mul,
+// Add and Div on either side (the row-broadcast fast path of kernels/cuda/elementwise.cu), in fp32
+// and fp16, every output element against the CPU's run of the same plan. Skipped without a GPU.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+#include "tests/util/compare.h"
+#include "tests/util/onnx_builder.h"
+
+namespace {
+
+// x [n, 8, hw, hw] -> 1x1 Conv to 24 channels (NHWC) -> y; s = GlobalAveragePool(y);
+// outputs s, Mul(s, y), Div(s, y), Div(y, s), Add(y, s) (no Sub: y - s cancels, and the float sums
+// of the mean differ between devices in their last bits).
+std::string SqueezeExciteModel(int64_t n, int64_t hw) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {n, 8, hw, hw});
+  std::vector<float> w(24 * 8);
+  // Positive weights on positive inputs keep y away from 0, so Div(s, y) stays well conditioned.
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f + static_cast<float>((i * 37) % 23) / 23.0f;
+  testing_util::AddFloatInitializer(model, "w", {24, 8, 1, 1}, w);
+  *g->add_node() = testing_util::MakeNode("Conv", {"x", "w"}, {"y"}, "conv");
+  *g->add_node() = testing_util::MakeNode("GlobalAveragePool", {"y"}, {"s"}, "gap");
+  *g->add_node() = testing_util::MakeNode("Mul", {"s", "y"}, {"scaled"}, "mul");
+  *g->add_node() = testing_util::MakeNode("Div", {"s", "y"}, {"ratio"}, "div");
+  *g->add_node() = testing_util::MakeNode("Div", {"y", "s"}, {"quotient"}, "div2");
+  *g->add_node() = testing_util::MakeNode("Add", {"y", "s"}, {"sum"}, "add");
+  *g->add_output() = testing_util::TensorInfo("s", {n, 24, 1, 1});
+  for (const char* name : {"scaled", "ratio", "quotient", "sum"})
+    *g->add_output() = testing_util::TensorInfo(name, {n, 24, hw, hw});
+  return model.SerializeAsString();
+}
+
+ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
+  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(0.5f, 2.0f);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+struct Shape {
+  int64_t n, hw;
+};
+
+class ChannelScaleGpuTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(ChannelScaleGpuTest, MatchesCpu) {
+  // 3 x 5 x 5: one slice per image; 1 x 112 x 112: the pool splits the rows into slices.
+  for (const Shape& shape : {Shape{3, 5}, Shape{1, 112}}) {
+    runtime::SessionOptions options;
+    options.device = runtime::Device::kCuda;
+    options.precision = GetParam();
+    options.gpu.plan_cache = false;
+    auto session = runtime::Session::CreateFromBytes(SqueezeExciteModel(shape.n, shape.hw), options);
+    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_TRUE(session.ok()) << session.status();
+    const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({shape.n, 8, shape.hw, shape.hw})}};
+    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    const testing_util::Tolerance tol =
+        GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
+    for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
+      auto gpu = (*session)->Run(inputs);
+      ASSERT_TRUE(gpu.ok()) << gpu.status();
+      for (size_t o = 0; o < gpu->size(); ++o) {
+        EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
+            << (*gpu)[o].name << " run " << run << " n " << shape.n << " hw " << shape.hw;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, ChannelScaleGpuTest, testing::Values("fp32", "fp16"));
+
+}  // namespace
