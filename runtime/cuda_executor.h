@@ -378,6 +378,8 @@ class CudaExecutor {
   // a 1x1 conv it computes) the own pointwise-conv kernel timed on `values` (the step's real
   // inputs), else the graph (measuring off, or during a capture).
   absl::Status ChooseGraphOrSplit(size_t index, FusedEntry& entry, std::vector<DeviceTensor>& values);
+  // Whether the own pointwise-conv kernel computes the step for its current input dims.
+  bool OwnPointwiseConvFits(size_t index, const std::vector<DeviceTensor>& values) const;
   // Whether the split form's conv/matmul can run on legacy cuDNN (a 4-D conv, or a Gemm).
   bool SplitRunsOnDevice(size_t index, const std::vector<DeviceTensor>& values) const;
 

@@ -100,6 +100,14 @@ bool SplitRaisesPeak(int device, int64_t out_bytes, size_t nodes) {
 
 }  // namespace
 
+bool CudaExecutor::OwnPointwiseConvFits(size_t index, const std::vector<DeviceTensor>& values) const {
+  const Step& step = plan_.steps[index];
+  const ir::Node& anchor = plan_.graph.node(step.nodes[0]);
+  if (anchor.inputs.empty() || !values[anchor.inputs[0]].valid()) return false;
+  absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(plan_.graph, step, values[anchor.inputs[0]].dims);
+  return form.ok() && kernels::cuda::PointwiseConvSupported(form->params);
+}
+
 bool CudaExecutor::SplitRunsOnDevice(size_t index, const std::vector<DeviceTensor>& values) const {
   const ir::Node& anchor = plan_.graph.node(plan_.steps[index].nodes[0]);
   if (anchor.op_type == "Gemm") return true;  // as a 1x1 conv (other forms: found out by the untimed run)
@@ -111,7 +119,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   if (!options_.measure_choices || Capturing() || !SplitRunsOnDevice(index, values)) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =
-      absl::StrCat("onnxrun measured choice v2\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
+      absl::StrCat("onnxrun measured choice v3\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {
@@ -156,10 +164,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
       ran_on_host_ = host_before;
       if (split_ms.ok() && split_on_device) decision->split_ms = *split_ms;
     }
-    const ir::Node& anchor = plan_.graph.node(plan_.steps[index].nodes[0]);
-    absl::StatusOr<PointwiseConvForm> form =
-        MatchPointwiseConv(plan_.graph, plan_.steps[index], values[anchor.inputs[0]].dims);
-    if (form.ok() && kernels::cuda::PointwiseConvSupported(form->params)) {
+    if (OwnPointwiseConvFits(index, values)) {
       absl::StatusOr<double> own_ms = TimeGpuMs(
           [&] {
             drop_outputs();
@@ -178,6 +183,8 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   } else {
     ++measured_.from_cache;
   }
+  // A cached decision comes from a step with the same cuDNN graph; the own kernel may not fit this one.
+  if (decision->choice == Choice::kOwnKernel && !OwnPointwiseConvFits(index, values)) decision->choice = Choice::kGraph;
   entry.choice = decision->choice;
   if (decision->choice == Choice::kSplit) {
     ++measured_.split;

@@ -123,7 +123,9 @@ absl::Status CudaExecutor::RunOwnPointwiseConv(size_t index, const FusedEntry& e
   absl::StatusOr<DeviceTensor> x = Input(conv.inputs[0], values);
   if (!x.ok()) return x.status();
   absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(plan_.graph, step, x->dims);
-  if (!form.ok()) return form.status();
+  // A decision read from the plan cache was made for a step with the same cuDNN graph, which may
+  // differ in what the kernel needs (a bias node instead of an input, computed weights): the graph.
+  if (!form.ok() || !kernels::cuda::PointwiseConvSupported(form->params)) return ExecuteFused(index, entry, values);
   absl::StatusOr<DeviceTensor> in = ToLayout(*x, /*nhwc=*/true, stream_);
   if (!in.ok()) return in.status();
   absl::StatusOr<DeviceTensor> w = Input(form->weights, values);  // [Cout, Cin, 1, 1] as given

@@ -264,7 +264,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
         e.conv = std::make_unique<cudnn::LegacyConv>(std::move(conv));
         return absl::OkStatus();
       }
-      if (op == "GlobalAveragePool" && e.nhwc && step.nodes.size() == 1) {
+      const bool pool_fits_own_kernel = x->dims[0] >= 1 && x->dims[0] < 65536 && x->dims[1] >= 1 &&
+                                        x->dims[1] < (int64_t{1} << 30) && x->dims[2] * x->dims[3] >= 1;
+      if (op == "GlobalAveragePool" && e.nhwc && step.nodes.size() == 1 && pool_fits_own_kernel) {
         e.own_global_avg_pool = true;
         e.out_dims = {x->dims[0], x->dims[1], 1, 1};
         return absl::OkStatus();

@@ -11,43 +11,20 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ir/half.h"
+#include "kernels/cuda/kernel_testing.h"
 
 namespace kernels::cuda {
 namespace {
 
-class CastPadGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
-  }
-};
+using CastPadGpuTest = testing::GpuTest;
+using testing::RoundTo;
 
-size_t Bytes(FloatType t) { return t == FloatType::kFloat32 ? 4 : 2; }
-
-uint16_t ToBits(FloatType t, float v) {
-  return t == FloatType::kFloat16 ? ir::FloatToHalfBits(v) : ir::FloatToBFloat16Bits(v);
-}
-float FromBits(FloatType t, uint16_t bits) {
-  return t == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
-}
-
-// The value `v` stored in type t and read back as float.
-float Round(FloatType t, float v) { return t == FloatType::kFloat32 ? v : FromBits(t, ToBits(t, v)); }
+size_t Bytes(FloatType t) { return testing::StorageBytes(t); }
 
 void ExpectCastPad(FloatType in, FloatType out, int64_t n, int64_t c, int64_t hw, int64_t c_out) {
   std::vector<float> x(n * c * hw);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = Round(in, 0.37f * static_cast<float>(i % 101) - 17.3f);
-  std::vector<uint8_t> x_bytes(x.size() * Bytes(in));
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (in == FloatType::kFloat32) {
-      std::memcpy(&x_bytes[i * 4], &x[i], 4);
-    } else {
-      const uint16_t bits = ToBits(in, x[i]);
-      std::memcpy(&x_bytes[i * 2], &bits, 2);
-    }
-  }
+  for (size_t i = 0; i < x.size(); ++i) x[i] = RoundTo(in, 0.37f * static_cast<float>(i % 101) - 17.3f);
+  const std::vector<uint8_t> x_bytes = testing::Encode(in, x);
   const size_t y_bytes = n * hw * c_out * Bytes(out);
   void *dx = nullptr, *dy = nullptr;
   ASSERT_EQ(cudaMalloc(&dx, x_bytes.size()), cudaSuccess);
@@ -62,15 +39,8 @@ void ExpectCastPad(FloatType in, FloatType out, int64_t n, int64_t c, int64_t hw
     for (int64_t p = 0; p < hw; ++p) {
       for (int64_t ch = 0; ch < c_out; ++ch) {
         const size_t at = ((b * hw + p) * c_out + ch) * Bytes(out);
-        float got;
-        if (out == FloatType::kFloat32) {
-          std::memcpy(&got, &y[at], 4);
-        } else {
-          uint16_t bits;
-          std::memcpy(&bits, &y[at], 2);
-          got = FromBits(out, bits);
-        }
-        const float want = ch < c ? Round(out, x[(b * c + ch) * hw + p]) : 0.0f;
+        const float got = testing::Decode(out, &y[at]);
+        const float want = ch < c ? RoundTo(out, x[(b * c + ch) * hw + p]) : 0.0f;
         if (got != want && ++bad <= 5)
           ADD_FAILURE() << "n " << b << " pixel " << p << " channel " << ch << ": got " << got << ", want " << want;
       }

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ir/half.h"
+#include "kernels/cuda/kernel_testing.h"
 
 namespace kernels::cuda {
 namespace {
@@ -25,44 +25,15 @@ TEST(GlobalAvgPoolSplitsTest, SlicesOnlyWhenTheBatchLeavesTheGpuIdle) {
   EXPECT_GT(GlobalAvgPoolSplits(32, 56 * 56, 144), 1);
 }
 
-class GlobalAvgPoolGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
-  }
-};
+using GlobalAvgPoolGpuTest = testing::GpuTest;
 
-size_t Bytes(FloatType t) { return t == FloatType::kFloat32 ? 4 : 2; }
-float Stored(FloatType t, float v) {
-  if (t == FloatType::kFloat16) return ir::HalfBitsToFloat(ir::FloatToHalfBits(v));
-  if (t == FloatType::kBFloat16) return ir::BFloat16BitsToFloat(ir::FloatToBFloat16Bits(v));
-  return v;
-}
-void Put(FloatType t, float v, uint8_t* at) {
-  if (t == FloatType::kFloat32) {
-    std::memcpy(at, &v, 4);
-    return;
-  }
-  const uint16_t bits = t == FloatType::kFloat16 ? ir::FloatToHalfBits(v) : ir::FloatToBFloat16Bits(v);
-  std::memcpy(at, &bits, 2);
-}
-float Get(FloatType t, const uint8_t* at) {
-  if (t == FloatType::kFloat32) {
-    float v;
-    std::memcpy(&v, at, 4);
-    return v;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, at, 2);
-  return t == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
-}
+size_t Bytes(FloatType t) { return testing::StorageBytes(t); }
 
 void ExpectMeans(FloatType type, int64_t n, int64_t hw, int64_t c, int splits) {
   std::vector<float> x(n * hw * c);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = Stored(type, static_cast<float>((i * 7919) % 1009) / 101.0f - 4.0f);
-  std::vector<uint8_t> bytes(x.size() * Bytes(type));
-  for (size_t i = 0; i < x.size(); ++i) Put(type, x[i], &bytes[i * Bytes(type)]);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = testing::RoundTo(type, static_cast<float>((i * 7919) % 1009) / 101.0f - 4.0f);
+  const std::vector<uint8_t> bytes = testing::Encode(type, x);
   void *dx = nullptr, *dy = nullptr, *scratch = nullptr;
   ASSERT_EQ(cudaMalloc(&dx, bytes.size()), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&dy, n * c * Bytes(type)), cudaSuccess);
@@ -78,7 +49,7 @@ void ExpectMeans(FloatType type, int64_t n, int64_t hw, int64_t c, int splits) {
       double sum = 0;
       for (int64_t p = 0; p < hw; ++p) sum += x[(b * hw + p) * c + ch];
       const double want = sum / static_cast<double>(hw);
-      const double got = Get(type, &y[(b * c + ch) * Bytes(type)]);
+      const double got = testing::Decode(type, &y[(b * c + ch) * Bytes(type)]);
       if (std::fabs(got - want) > tolerance * std::max(1.0, std::fabs(want)) && ++bad <= 5) {
         ADD_FAILURE() << "image " << b << " channel " << ch << ": got " << got << ", want " << want;
       }

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ir/half.h"
+#include "kernels/cuda/kernel_testing.h"
 
 namespace kernels::cuda {
 namespace {
@@ -58,45 +58,16 @@ TEST(PointwiseConvSupportTest, RejectsOtherShapesWithAReason) {
 // ---------------------------------------------------------------------------------------------------------
 // GPU: every element against the double-precision reference.
 
-class PointwiseConvGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
-  }
-};
+using PointwiseConvGpuTest = testing::GpuTest;
+using testing::Decode;
+using testing::Encode;
 
-size_t ElementBytes(FloatType type) { return type == FloatType::kFloat32 ? 4 : 2; }
+size_t ElementBytes(FloatType type) { return testing::StorageBytes(type); }
 
-// Values rounded to `type` (what the GPU will read), and their bytes in that type.
+// Values rounded to `type` (what the GPU will read).
 std::vector<float> RoundTo(FloatType type, std::vector<float> v) {
-  for (float& x : v) {
-    if (type == FloatType::kFloat16) x = ir::HalfBitsToFloat(ir::FloatToHalfBits(x));
-    if (type == FloatType::kBFloat16) x = ir::BFloat16BitsToFloat(ir::FloatToBFloat16Bits(x));
-  }
+  for (float& x : v) x = testing::RoundTo(type, x);
   return v;
-}
-std::vector<uint8_t> Encode(FloatType type, const std::vector<float>& v) {
-  std::vector<uint8_t> bytes(v.size() * ElementBytes(type));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (type == FloatType::kFloat32) {
-      std::memcpy(&bytes[i * 4], &v[i], 4);
-    } else {
-      const uint16_t bits = type == FloatType::kFloat16 ? ir::FloatToHalfBits(v[i]) : ir::FloatToBFloat16Bits(v[i]);
-      std::memcpy(&bytes[i * 2], &bits, 2);
-    }
-  }
-  return bytes;
-}
-float Decode(FloatType type, const uint8_t* bytes) {
-  if (type == FloatType::kFloat32) {
-    float v;
-    std::memcpy(&v, bytes, 4);
-    return v;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, bytes, 2);
-  return type == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
 }
 
 double Reference(Activation act, double v) {

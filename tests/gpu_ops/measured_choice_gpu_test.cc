@@ -3,6 +3,7 @@
 // fp16. Whatever is chosen, the output equals the CPU's run of the same plan through the
 // step-by-step run, the capture and the replays; --explain's note shows the times; a second
 // session on the same plan cache reads the decision instead of timing again. Skipped without a GPU.
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -91,5 +92,58 @@ TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, MeasuredChoiceGpuTest, testing::Values("fp32", "fp16"));
+
+// Two 1x1 convs with the same cuDNN graph: one takes its bias as an input (the own kernel fits), the
+// other as a following Add node (it does not). Whichever decision the first caches, the second
+// step reads it and must still run (the graph when the own kernel does not fit) and match the CPU.
+std::string TwinConvModel() {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {16, 16, 64, 64});
+  std::vector<float> w(96 * 16), b(96);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 23) / 23.0f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * static_cast<float>(i) - 0.4f;
+  testing_util::AddFloatInitializer(model, "w", {96, 16, 1, 1}, w);
+  testing_util::AddFloatInitializer(model, "b", {96}, b);
+  testing_util::AddFloatInitializer(model, "b3", {96, 1, 1}, b);
+  *g->add_node() = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c1"}, "conv_bias_input");
+  *g->add_node() = testing_util::MakeNode("Relu", {"c1"}, {"y1"}, "relu1");
+  *g->add_node() = testing_util::MakeNode("Conv", {"x", "w"}, {"c2"}, "conv_bias_node");
+  *g->add_node() = testing_util::MakeNode("Add", {"c2", "b3"}, {"a2"}, "bias_add");
+  *g->add_node() = testing_util::MakeNode("Relu", {"a2"}, {"y2"}, "relu2");
+  *g->add_output() = testing_util::TensorInfo("y1", {16, 96, 64, 64});
+  *g->add_output() = testing_util::TensorInfo("y2", {16, 96, 64, 64});
+  return model.SerializeAsString();
+}
+
+TEST(MeasuredChoiceSharedDecisionTest, AStepTheOwnKernelDoesNotFitRunsTheGraph) {
+  const std::string cache_dir = testing::TempDir() + "/measured_choice_twins";
+  std::filesystem::remove_all(cache_dir);
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = "fp16";
+  options.gpu.plan_cache_dir = cache_dir;
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({16, 16, 64, 64})}};
+  for (const bool warm : {false, true}) {
+    auto session = runtime::Session::CreateFromBytes(TwinConvModel(), options);
+    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    for (int run = 0; run < 3; ++run) {
+      auto gpu = (*session)->Run(inputs);
+      ASSERT_TRUE(gpu.ok()) << gpu.status() << (warm ? " (warm)" : " (cold)");
+      for (size_t o = 0; o < gpu->size(); ++o) {
+        EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, {1e-2, 1e-3}), "")
+            << (*gpu)[o].name << " run " << run;
+      }
+    }
+    for (const std::string& note : (*session)->gpu_step_notes()) {
+      if (absl::StrContains(note, "measured")) std::printf("%s: %s\n", warm ? "warm" : "cold", note.c_str());
+    }
+  }
+}
 
 }  // namespace

@@ -1,0 +1,63 @@
+// Test helpers shared by the own kernels' GPU tests: float values in a FloatType's storage (rounded,
+// encoded to bytes, decoded), and a fixture that skips when no GPU is usable.
+#ifndef ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
+#define ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ir/half.h"
+#include "kernels/cuda/elementwise.h"  // FloatType
+
+namespace kernels::cuda::testing {
+
+inline size_t StorageBytes(FloatType t) { return t == FloatType::kFloat32 ? 4 : 2; }
+
+// `v` stored in t and read back (what the GPU reads after an upload).
+inline float RoundTo(FloatType t, float v) {
+  if (t == FloatType::kFloat16) return ir::HalfBitsToFloat(ir::FloatToHalfBits(v));
+  if (t == FloatType::kBFloat16) return ir::BFloat16BitsToFloat(ir::FloatToBFloat16Bits(v));
+  return v;
+}
+
+inline std::vector<uint8_t> Encode(FloatType t, const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * StorageBytes(t));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t == FloatType::kFloat32) {
+      std::memcpy(&bytes[i * 4], &values[i], 4);
+    } else {
+      const uint16_t bits =
+          t == FloatType::kFloat16 ? ir::FloatToHalfBits(values[i]) : ir::FloatToBFloat16Bits(values[i]);
+      std::memcpy(&bytes[i * 2], &bits, 2);
+    }
+  }
+  return bytes;
+}
+
+inline float Decode(FloatType t, const uint8_t* at) {
+  if (t == FloatType::kFloat32) {
+    float v;
+    std::memcpy(&v, at, 4);
+    return v;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, at, 2);
+  return t == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
+}
+
+// Skips the test when no GPU is usable (CI machines have none).
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
+  }
+};
+
+}  // namespace kernels::cuda::testing
+
+#endif  // ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
