@@ -78,10 +78,10 @@ struct CudaExecutorOptions {
   int max_contexts = 8;  // execution contexts (concurrent runs); more callers wait for one
 };
 
-// What the measured choice between a step's cuDNN graph and its split form did (for start-up lines).
 // How a FusedGraph step runs once measured (cuda_measured_choice.cc).
 enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel };
 
+// What the measured choice between a step's forms did (for start-up lines).
 struct MeasuredChoices {
   int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
   int own_kernel = 0;                        // own pointwise-conv kernel chosen

@@ -184,7 +184,9 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
     ++measured_.from_cache;
   }
   // A cached decision comes from a step with the same cuDNN graph; the own kernel may not fit this one.
-  if (decision->choice == Choice::kOwnKernel && !OwnPointwiseConvFits(index, values)) decision->choice = Choice::kGraph;
+  if (from_cache && decision->choice == Choice::kOwnKernel && !OwnPointwiseConvFits(index, values)) {
+    decision->choice = Choice::kGraph;
+  }
   entry.choice = decision->choice;
   if (decision->choice == Choice::kSplit) {
     ++measured_.split;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/device_runner.h"
 
 namespace exec {
 namespace {
@@ -50,15 +51,6 @@ absl::StatusOr<Params::Activation> TailActivation(const ir::Graph& g, const Step
   return absl::UnimplementedError(absl::StrCat(tail, " after the conv"));
 }
 
-absl::StatusOr<kernels::cuda::FloatType> StorageOf(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kFloat32: return kernels::cuda::FloatType::kFloat32;
-    case ir::DType::kFloat16: return kernels::cuda::FloatType::kFloat16;
-    case ir::DType::kBFloat16: return kernels::cuda::FloatType::kBFloat16;
-    default: return absl::UnimplementedError(absl::StrCat(ir::DTypeName(dtype), " tensors"));
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,
@@ -83,8 +75,7 @@ absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const S
   absl::StatusOr<Params::Activation> act = TailActivation(g, step, conv.outputs[0]);
   if (!act.ok()) return act.status();
   const ir::DType dtype = g.value(form.x).type.dtype;
-  absl::StatusOr<kernels::cuda::FloatType> storage = StorageOf(dtype);
-  if (!storage.ok()) return storage.status();
+  if (!IsFloat(dtype)) return absl::UnimplementedError(absl::StrCat(ir::DTypeName(dtype), " tensors"));
   if (w->dtype() != dtype || (form.bias != ir::kNoValue && g.value(form.bias).constant->dtype() != dtype)) {
     return absl::UnimplementedError("weights or bias of another type than the input");
   }
@@ -92,7 +83,7 @@ absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const S
   form.params.cin = static_cast<int>(x_dims[1]);
   form.params.cout = static_cast<int>(w->shape()[0]);
   form.params.activation = *act;
-  form.params.type = *storage;
+  form.params.type = ToFloatType(dtype);
   form.out_dims = {x_dims[0], w->shape()[0], x_dims[2], x_dims[3]};
   return form;
 }

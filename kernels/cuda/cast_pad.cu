@@ -5,7 +5,6 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <limits>
 
 #include "kernels/cuda/cast_pad.h"
 #include "kernels/cuda/device_math.h"

@@ -247,8 +247,8 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Threads that fill the current device once at full occupancy (SMs x max threads per SM).
 cudaError_t ResidentThreads(int* threads) {
   int device = 0, sms = 0, per_sm = 0;
+  if (cudaError_t e = DeviceMultiprocessors(&sms); e != cudaSuccess) return e;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
   if (cudaError_t e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device); e != cudaSuccess)
     return e;
   *threads = sms * per_sm;

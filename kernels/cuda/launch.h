@@ -1,12 +1,21 @@
-// Launch geometry shared by the own CUDA kernels: the block size of element-wise kernels, the grid
-// of a grid-stride loop, the block size of one-block-per-row kernels, and the thread's place in a
-// grid-stride loop. Included by .cu files only (the __device__ helpers need nvcc).
+// Launch geometry shared by the own CUDA kernels: the device's multiprocessor count, the block size
+// of element-wise kernels, the grid of a grid-stride loop, the block size of one-block-per-row kernels, and the
+// thread's place in a grid-stride loop. Included by .cu files only (the __device__ helpers need nvcc).
 #ifndef ONNXRUN_KERNELS_CUDA_LAUNCH_H_
 #define ONNXRUN_KERNELS_CUDA_LAUNCH_H_
+
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 
 namespace kernels::cuda {
+
+// The current device's multiprocessor count (kernels that size their grid to fill the GPU once).
+inline cudaError_t DeviceMultiprocessors(int* sms) {
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+}
 
 // Threads per block of the one-thread-per-element kernels.
 inline constexpr int kBlockSize = 256;

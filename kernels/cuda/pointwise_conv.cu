@@ -116,9 +116,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // Blocks for `pixels`: enough to fill every multiprocessor, at most one tile per warp.
 cudaError_t GridFor(int64_t pixels, size_t shared_bytes, int* grid) {
-  int device = 0, sms = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
+  int sms = 0;
+  if (cudaError_t e = DeviceMultiprocessors(&sms); e != cudaSuccess) return e;
   const int64_t per_sm = std::max<int64_t>(1, std::min<int64_t>(16, (200 * 1024) / static_cast<int64_t>(shared_bytes)));
   const int64_t wanted = ((pixels + kTile - 1) / kTile + kWarps - 1) / kWarps;
   *grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, sms * per_sm)));
