@@ -117,6 +117,46 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
   return absl::OkStatus();
 }
 
+// Prints the slowest steps, then the time per step pattern (kind + fused op types, the 12 costliest)
+// and per step kind.
+static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>& notes, const std::vector<double>& step_ms) {
+  std::map<std::string, std::pair<double, int>> by_kind, by_pattern;
+  std::vector<size_t> order(step_ms.size());
+  double total = 0;
+  for (size_t s = 0; s < order.size(); ++s) {
+    order[s] = s;
+    total += step_ms[s];
+    const std::string kind = exec::StepKindName(plan.steps[s].kind);
+    for (auto* entry : {&by_kind[kind], &by_pattern[absl::StrCat(kind, " ", plan.steps[s].pattern)]}) {
+      entry->first += step_ms[s];
+      ++entry->second;
+    }
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return step_ms[a] > step_ms[b]; });
+  std::printf("profile: one step-by-step run, %.3f ms of GPU time in %zu steps; slowest:\n", total, order.size());
+  for (size_t i = 0; i < std::min<size_t>(15, order.size()); ++i) {
+    const size_t s = order[i];
+    const exec::Step& step = plan.steps[s];
+    std::printf("  #%-4zu %8.3f ms %5.1f%%  %s %s '%s': %s\n", s, step_ms[s], 100 * step_ms[s] / total,
+                exec::StepKindName(step.kind), step.pattern.c_str(), plan.graph.node(step.nodes[0]).name.c_str(),
+                s < notes.size() ? notes[s].c_str() : "");
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> patterns(by_pattern.begin(), by_pattern.end());
+  std::sort(patterns.begin(), patterns.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::printf("time per step pattern (costliest %zu of %zu):\n", std::min<size_t>(12, patterns.size()),
+              patterns.size());
+  for (size_t i = 0; i < std::min<size_t>(12, patterns.size()); ++i) {
+    const auto& [pattern, entry] = patterns[i];
+    std::printf("  %-40s %3d steps %8.3f ms %5.1f%%  (%.4f ms each)\n", pattern.c_str(), entry.second, entry.first,
+                100 * entry.first / total, entry.first / entry.second);
+  }
+  std::printf("time per step kind:\n");
+  for (const auto& [kind, entry] : by_kind) {
+    std::printf("  %-10s %3d steps %8.3f ms %5.1f%%\n", kind.c_str(), entry.second, entry.first,
+                100 * entry.first / total);
+  }
+}
+
 absl::Status ProfileSteps(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs) {
   if (session.gpu() == nullptr) return absl::FailedPreconditionError("--profile needs the GPU");
   absl::StatusOr<std::vector<runtime::NamedTensor>> checked = session.Run(inputs);  // plans built
@@ -129,34 +169,7 @@ absl::Status ProfileSteps(const runtime::Session& session, const std::vector<run
   }
   absl::StatusOr<std::vector<double>> step_ms = session.gpu()->ProfileSteps(ordered);
   if (!step_ms.ok()) return step_ms.status();
-  const exec::Plan& plan = session.plan();
-  const std::vector<std::string> notes = session.gpu_step_notes();
-  std::map<std::string, std::pair<double, int>> by_kind;
-  std::vector<size_t> order(step_ms->size());
-  double total = 0;
-  for (size_t s = 0; s < order.size(); ++s) {
-    order[s] = s;
-    total += (*step_ms)[s];
-    auto& [kind_ms, count] = by_kind[exec::StepKindName(plan.steps[s].kind)];
-    kind_ms += (*step_ms)[s];
-    ++count;
-  }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*step_ms)[a] > (*step_ms)[b]; });
-  std::printf(
-      "profile: one step-by-step run, %.3f ms of GPU time in %zu "
-      "steps; slowest:\n",
-      total, order.size());
-  for (size_t i = 0; i < std::min<size_t>(15, order.size()); ++i) {
-    const size_t s = order[i];
-    const exec::Step& step = plan.steps[s];
-    std::printf("  #%-4zu %8.3f ms %5.1f%%  %s %s '%s': %s\n", s, (*step_ms)[s], 100 * (*step_ms)[s] / total,
-                exec::StepKindName(step.kind), step.pattern.c_str(), plan.graph.node(step.nodes[0]).name.c_str(),
-                s < notes.size() ? notes[s].c_str() : "");
-  }
-  for (const auto& [kind, entry] : by_kind) {
-    std::printf("  %-10s %3d steps %8.3f ms %5.1f%%\n", kind.c_str(), entry.second, entry.first,
-                100 * entry.first / total);
-  }
+  PrintProfile(session.plan(), session.gpu_step_notes(), *step_ms);
   return absl::OkStatus();
 }
 

@@ -313,6 +313,30 @@ TEST_F(CudaKernelStepsTest, LayerNormalization) {
   Check(d);
 }
 
+// Rows in whole 16-byte packs of up to 4096 16-bit / 2048 float elements take the one-warp-per-row
+// kernel (float statistics); one more pack per lane takes the block kernel.
+TEST_F(CudaKernelStepsTest, LayerNormalizationWarpRows) {
+  Case bert("LayerNormalization");
+  bert.In(Random(DType::kFloat16, {2, 9, 768}, 1)).Const(Random(DType::kFloat16, {768}, 2));
+  bert.Const(Random(DType::kFloat16, {768}, 3)).Attr("epsilon", 1e-12f).Label("fp16 rows of 768 (BERT)");
+  Check(bert);
+  Case longest("LayerNormalization");
+  longest.In(Random(DType::kFloat16, {3, 4096}, 4)).Const(Random(DType::kFloat16, {4096}, 5)).None();
+  longest.Outs({true, true, true}).Label("fp16 rows of 4096, statistics");
+  Check(longest);
+  Case wide("LayerNormalization");
+  wide.In(Random(DType::kFloat32, {5, 2048}, 6)).In(Random(DType::kFloat32, {2048}, 7));
+  wide.In(Random(DType::kFloat32, {2048}, 8)).Label("float rows of 2048");
+  Check(wide);
+  Case past("LayerNormalization");
+  past.In(Random(DType::kFloat16, {2, 4104}, 9)).In(Random(DType::kFloat16, {4104}, 10)).Label("fp16 rows of 4104");
+  Check(past);
+  Case few("LayerNormalization");
+  few.In(Random(DType::kFloat16, {7, 3, 8}, 11)).In(Random(DType::kFloat16, {3, 8}, 12)).Attr("axis", int64_t{1});
+  few.Label("fp16 rows of one pack per lane at most");
+  Check(few);
+}
+
 TEST_F(CudaKernelStepsTest, InstanceNormalization) {
   Case a("InstanceNormalization");
   a.In(Random(DType::kFloat32, {2, 3, 5, 7}, 1))

@@ -1,6 +1,7 @@
 // Device helpers shared by the own CUDA kernels' .cu files (nvcc only): float32/float16/bfloat16
 // element loads and stores with the math in float, the host dispatch from FloatType to the element
-// type, and the shared-memory tree reduction of one block.
+// type, 16-byte packs of elements, and the shared-memory tree reduction of one block and the
+// shuffle reduction of one warp.
 #ifndef ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_
 #define ONNXRUN_KERNELS_CUDA_DEVICE_MATH_H_
 
@@ -45,6 +46,12 @@ __device__ __forceinline__ float ApplyConvActivation(int act, float v) {
   return v;
 }
 
+// V consecutive elements moved as one 16-byte load or store.
+template <typename T, int V>
+struct alignas(16) Pack {
+  T v[V];
+};
+
 // Calls fn with a value of the element type of `type` (float, __half or __nv_bfloat16).
 template <typename Fn>
 auto DispatchFloatType(FloatType type, Fn&& fn) {
@@ -70,6 +77,13 @@ __device__ T BlockReduce(T value, Op op, T* shared) {
   const T result = shared[0];
   __syncthreads();  // `shared` may be reused right after
   return result;
+}
+
+// The sum of one value per lane across a full warp; every lane gets the result.
+__device__ __forceinline__ float WarpSum(float value) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
 }
 
 }  // namespace kernels::cuda

@@ -109,12 +109,6 @@ template <typename T, typename Index>
 void LaunchBinary(BinaryOp op, const void* a, const void* b, void* out, const CopyShape& shape, const Strides& bs,
                   int64_t total, cudaStream_t stream);
 
-// V consecutive elements moved as one 16-byte load or store.
-template <typename T, int V>
-struct alignas(16) Pack {
-  T v[V];
-};
-
 // BinaryKernel for shapes whose innermost dim is contiguous in a, b and out and a multiple of V
 // (every operand offset then is too): one thread per V outputs, index math once per V.
 template <typename T, typename Index, int V>

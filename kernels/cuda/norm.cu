@@ -1,8 +1,11 @@
-// Row normalisation kernel: one block per row (grid-stride over rows); the block's threads stride
-// over the row for the sum, the squared deviations and the outputs.
+// Row normalisation kernels. LayerNorm rows of up to 4096 16-bit (2048 float) elements in 16-byte
+// packs: one warp per row, the row held in registers, statistics in float. Everything else: one
+// block per row (grid-stride over rows), the block's threads striding over the row for the sum, the
+// squared deviations and the outputs, in double.
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
@@ -68,6 +71,98 @@ __global__ void RowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNor
   }
 }
 
+// ---- One warp per row ----------------------------------------------------------------------------
+
+constexpr int kWarpRowsPerBlock = 4;
+constexpr int kMaxPacksPerLane = 16;
+
+__device__ __forceinline__ float LoadParamFloat(const void* p, FloatType type, int64_t i, float absent) {
+  if (p == nullptr) return absent;
+  if (type == FloatType::kFloat16) return ToFloat(static_cast<const __half*>(p)[i]);
+  if (type == FloatType::kBFloat16) return ToFloat(static_cast<const __nv_bfloat16*>(p)[i]);
+  return static_cast<const float*>(p)[i];
+}
+
+// Row r is 16-byte packs [lane + 32 k] for k < kPacks (those below the row's pack count); two
+// passes over the registers give the mean and the variance, a third writes the outputs.
+template <typename T, int kPacks>
+__global__ void __launch_bounds__(32 * kWarpRowsPerBlock) WarpRowNormKernel(const T* __restrict__ x,
+                                                                            T* __restrict__ y, RowNormParams p) {
+  constexpr int V = 16 / sizeof(T);
+  using P = Pack<T, V>;
+  const int lane = threadIdx.x % 32;
+  const int packs = static_cast<int>(p.n / V);
+  const float inv_n = 1.0f / static_cast<float>(p.n);
+  for (int64_t r = blockIdx.x * int64_t{kWarpRowsPerBlock} + threadIdx.x / 32; r < p.rows;
+       r += int64_t{gridDim.x} * kWarpRowsPerBlock) {
+    const P* xr = reinterpret_cast<const P*>(x + r * p.n);
+    P row[kPacks];
+    float sum = 0;
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      if (lane + 32 * k >= packs) continue;
+      row[k] = xr[lane + 32 * k];
+#pragma unroll
+      for (int j = 0; j < V; ++j) sum += ToFloat(row[k].v[j]);
+    }
+    const float mean = WarpSum(sum) * inv_n;
+    float sq = 0;
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      if (lane + 32 * k >= packs) continue;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float d = ToFloat(row[k].v[j]) - mean;
+        sq += d * d;
+      }
+    }
+    const float inv_std = 1.0f / sqrtf(WarpSum(sq) * inv_n + static_cast<float>(p.epsilon));
+    P* yr = reinterpret_cast<P*>(y + r * p.n);
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      const int i = lane + 32 * k;
+      if (i >= packs) continue;
+      P out;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float scale = LoadParamFloat(p.scale, p.scale_type, i * V + j, 1.0f);
+        const float bias = LoadParamFloat(p.bias, p.bias_type, i * V + j, 0.0f);
+        out.v[j] = FromFloat<T>((ToFloat(row[k].v[j]) - mean) * inv_std * scale + bias);
+      }
+      yr[i] = out;
+    }
+    if (lane == 0) {
+      StoreStat(p.mean, p.stat_type, r, mean);
+      StoreStat(p.inv_std_dev, p.stat_type, r, inv_std);
+    }
+  }
+}
+
+// Packs per lane of the warp kernel for rows of `n` elements (a power of two), or 0 when the
+// block kernel serves them: per-channel parameters, rows not whole packs, unaligned data, long rows.
+int WarpPacksPerLane(const RowNormParams& p, int element_bytes, const void* x, const void* y) {
+  const int v = 16 / element_bytes;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  if (p.per_channel || p.n <= 0 || p.n % v != 0 || !aligned(x) || !aligned(y)) return 0;
+  const int64_t per_lane = (p.n / v + 31) / 32;
+  int packs = 1;
+  while (packs < per_lane) packs *= 2;
+  return packs <= kMaxPacksPerLane ? packs : 0;
+}
+
+template <typename T>
+void LaunchWarpRowNorm(int packs, const T* x, T* y, const RowNormParams& p, cudaStream_t stream) {
+  const int blocks = GridSize(p.rows, kWarpRowsPerBlock);
+  const auto launch = [&](auto kernel) { kernel<<<blocks, 32 * kWarpRowsPerBlock, 0, stream>>>(x, y, p); };
+  switch (packs) {
+    case 1: return launch(WarpRowNormKernel<T, 1>);
+    case 2: return launch(WarpRowNormKernel<T, 2>);
+    case 4: return launch(WarpRowNormKernel<T, 4>);
+    case 8: return launch(WarpRowNormKernel<T, 8>);
+    default: return launch(WarpRowNormKernel<T, 16>);
+  }
+}
+
 }  // namespace
 
 cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormParams& params, cudaStream_t stream) {
@@ -77,6 +172,9 @@ cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormPa
   const int threads = RowBlockSize(params.n);
   DispatchFloatType(type, [&](auto tag) {
     using T = decltype(tag);
+    if (const int packs = WarpPacksPerLane(params, sizeof(T), x, y); packs > 0) {
+      return LaunchWarpRowNorm(packs, static_cast<const T*>(x), static_cast<T*>(y), params, stream);
+    }
     RowNormKernel<T><<<blocks, threads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), params);
   });
   return cudaGetLastError();
