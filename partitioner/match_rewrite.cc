@@ -1,6 +1,7 @@
 // The pattern-rewriting passes' shared pieces (see match_rewrite.h).
 #include "partitioner/match_rewrite.h"
 
+#include <cstring>
 #include <utility>
 
 namespace partitioner {
@@ -36,6 +37,19 @@ void ReplaceMatched(ir::Graph& graph, ir::NodeId original_count, std::map<ir::No
     }
   }
   graph.ReplaceNodes(std::move(nodes));
+}
+
+ir::Tensor TransposedMatrix(const ir::Tensor& matrix) {
+  const int64_t rows = matrix.shape().empty() ? 1 : matrix.shape()[0];
+  const int64_t cols = rows > 0 ? matrix.num_elements() / rows : 0;
+  ir::Tensor out = *ir::Tensor::Create(matrix.dtype(), {cols, rows});
+  const size_t bytes = ir::DTypeSize(matrix.dtype());
+  const auto* src = static_cast<const uint8_t*>(matrix.raw_data());
+  auto* dst = static_cast<uint8_t*>(out.raw_data());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) std::memcpy(dst + (c * rows + r) * bytes, src + (r * cols + c) * bytes, bytes);
+  }
+  return out;
 }
 
 }  // namespace partitioner

@@ -1,6 +1,7 @@
 // What the pattern-rewriting passes (attention, GELU and LayerNorm fusion) share: who reads a value
 // (to require that a matched intermediate has no other reader), claiming a match's nodes so that
-// matches do not overlap, and putting the nodes made for each match in place of the ones it replaces.
+// matches do not overlap, putting the nodes made for each match in place of the ones it replaces,
+// and transposing a constant matrix.
 #ifndef ONNXRUN_PARTITIONER_MATCH_REWRITE_H_
 #define ONNXRUN_PARTITIONER_MATCH_REWRITE_H_
 
@@ -39,6 +40,10 @@ bool Claim(std::set<ir::NodeId>& taken, const std::vector<ir::NodeId>& nodes);
 // only to be typed, and placed through `made`) are dropped.
 void ReplaceMatched(ir::Graph& graph, ir::NodeId original_count, std::map<ir::NodeId, std::vector<ir::Node>> made,
                     const std::set<ir::NodeId>& removed);
+
+// The transpose of a constant viewed as a matrix [dim 0, product of the other dims]: a 2-D
+// [cols, rows] tensor, any element type.
+ir::Tensor TransposedMatrix(const ir::Tensor& matrix);
 
 }  // namespace partitioner
 

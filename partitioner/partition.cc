@@ -15,6 +15,7 @@
 #include "partitioner/layout.h"
 #include "partitioner/patch_conv.h"
 #include "partitioner/precision.h"
+#include "partitioner/row_order.h"
 #include "partitioner/transpose_sinking.h"
 
 namespace partitioner {
@@ -45,6 +46,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   GeluFusion gelu;
   LayerNormFusion layer_norm;
   TransposeSinking transpose_sinking;
+  RowOrder row_order;
   PatchConv patch_conv;
   // After precision: C padded to a multiple of 4 channels in both fp32 (16 bytes) and fp16 (8 bytes):
   // on the H100 a C=3 fp16 stem padded to 4 ran 1.4x faster than unpadded, padded to 8 2.2x slower
@@ -53,7 +55,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   Layout layout;
   for (Pass* pass :
        std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &patch_conv, &attention,
-                                    &gelu, &layer_norm, &transpose_sinking, &*precision_pass, &padding, &layout}) {
+                                    &gelu, &layer_norm, &row_order, &transpose_sinking, &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }

@@ -2,7 +2,6 @@
 // MatMul / Add / Transpose / Reshape nodes with the conv's output value.
 #include "partitioner/patch_conv.h"
 
-#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -48,18 +47,6 @@ std::optional<Patch> PatchOf(const ir::Graph& g, const ir::Node& node) {
   return p;
 }
 
-// W[K, C, p, q] as the matmul's [C*p*q, K] (row (c, i, j), column k).
-ir::Tensor PatchWeights(const ir::Tensor& w, const Patch& p) {
-  const int64_t rows = p.c * p.p * p.q;
-  ir::Tensor out = *ir::Tensor::Create(w.dtype(), {rows, p.k});
-  const size_t bytes = ir::DTypeSize(w.dtype());
-  const auto* src = static_cast<const uint8_t*>(w.raw_data());
-  auto* dst = static_cast<uint8_t*>(out.raw_data());
-  for (int64_t k = 0; k < p.k; ++k) {
-    for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + (r * p.k + k) * bytes, src + (k * rows + r) * bytes, bytes);
-  }
-  return out;
-}
 
 // What torchvision, timm and Hugging Face ViTs do with the patch conv's output: Reshape to
 // [N, K, H/p*W/q] then Transpose(perm 0,2,1) to the [N, tokens, K] the matmul already writes.
@@ -97,7 +84,8 @@ class Rewriter {
     ValueId v = Add("Reshape", {conv_.inputs[0], Shape("split_shape", {0, p_.c, hp, p_.p, wp, p_.q})}, "split");
     v = Add("Transpose", {v}, "patches", {{"perm", std::vector<int64_t>{0, 2, 4, 1, 3, 5}}});
     v = Add("Reshape", {v, Shape("rows_shape", {0, hp * wp, p_.c * p_.p * p_.q})}, "rows");
-    const ir::Tensor weights = PatchWeights(*g_.value(conv_.inputs[1]).constant, p_);
+    // W[K, C, p, q] as the matmul's [C*p*q, K] (row (c, i, j), column k).
+    const ir::Tensor weights = TransposedMatrix(*g_.value(conv_.inputs[1]).constant);
     const bool bias = conv_.input(2) != kNoValue;
     v = Add("MatMul", {v, g_.AddConstant(conv_.name + "/patch_weights", weights)}, "matmul", {},
             bias ? kNoValue : tokens);
