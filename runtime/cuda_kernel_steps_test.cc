@@ -321,8 +321,8 @@ TEST_F(CudaKernelStepsTest, LayerNormalizationWarpRows) {
   bert.Const(Random(DType::kFloat16, {768}, 3)).Attr("epsilon", 1e-12f).Label("fp16 rows of 768 (BERT)");
   Check(bert);
   Case longest("LayerNormalization");
-  longest.In(Random(DType::kFloat16, {3, 4096}, 4)).Const(Random(DType::kFloat16, {4096}, 5)).None();
-  longest.Outs({true, true, true}).Label("fp16 rows of 4096, statistics");
+  longest.In(Random(DType::kFloat16, {3, 4096}, 4)).Const(Random(DType::kFloat32, {4096}, 5)).None();
+  longest.Outs({true, true, true}).Label("fp16 rows of 4096, float32 scale (read element by element), statistics");
   Check(longest);
   Case wide("LayerNormalization");
   wide.In(Random(DType::kFloat32, {5, 2048}, 6)).In(Random(DType::kFloat32, {2048}, 7));

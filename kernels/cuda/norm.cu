@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
@@ -83,6 +84,25 @@ __device__ __forceinline__ float LoadParamFloat(const void* p, FloatType type, i
   return static_cast<const float*>(p)[i];
 }
 
+template <typename T>
+constexpr FloatType kFloatTypeOf = sizeof(T) == 4 ? FloatType::kFloat32
+                                   : std::is_same_v<T, __half> ? FloatType::kFloat16
+                                                               : FloatType::kBFloat16;
+
+// Scale or bias elements [pack * V, pack * V + V) as floats: one 16-byte load when they have the
+// row's element type and alignment, else one element at a time.
+template <typename T, int V>
+__device__ __forceinline__ void LoadParamPack(const void* p, FloatType type, int pack, float absent, float (&out)[V]) {
+  if (p != nullptr && type == kFloatTypeOf<T> && reinterpret_cast<uintptr_t>(p) % 16 == 0) {
+    const Pack<T, V> v = static_cast<const Pack<T, V>*>(p)[pack];
+#pragma unroll
+    for (int j = 0; j < V; ++j) out[j] = ToFloat(v.v[j]);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) out[j] = LoadParamFloat(p, type, static_cast<int64_t>(pack) * V + j, absent);
+}
+
 // Row r is 16-byte packs [lane + 32 k] for k < kPacks (those below the row's pack count); two
 // passes over the registers give the mean and the variance, a third writes the outputs.
 template <typename T, int kPacks>
@@ -122,13 +142,12 @@ __global__ void __launch_bounds__(32 * kWarpRowsPerBlock) WarpRowNormKernel(cons
     for (int k = 0; k < kPacks; ++k) {
       const int i = lane + 32 * k;
       if (i >= packs) continue;
+      float scale[V], bias[V];
+      LoadParamPack<T>(p.scale, p.scale_type, i, 1.0f, scale);
+      LoadParamPack<T>(p.bias, p.bias_type, i, 0.0f, bias);
       P out;
 #pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const float scale = LoadParamFloat(p.scale, p.scale_type, i * V + j, 1.0f);
-        const float bias = LoadParamFloat(p.bias, p.bias_type, i * V + j, 0.0f);
-        out.v[j] = FromFloat<T>((ToFloat(row[k].v[j]) - mean) * inv_std * scale + bias);
-      }
+      for (int j = 0; j < V; ++j) out.v[j] = FromFloat<T>((ToFloat(row[k].v[j]) - mean) * inv_std * scale[j] + bias[j]);
       yr[i] = out;
     }
     if (lane == 0) {
