@@ -59,8 +59,8 @@ void PrintStartup(const runtime::Session& session, double first_run_seconds) {
     if (m.timed + m.from_cache > 0) {
       absl::StrAppendFormat(&line,
                             ", graph-or-split choices: %d timed in %.2f s, %d from the plan cache, %d split, %d own "
-                            "1x1-conv kernel",
-                            m.timed, m.seconds, m.from_cache, m.split, m.own_kernel);
+                            "1x1-conv kernel, %d matmul + own epilogue kernel",
+                            m.timed, m.seconds, m.from_cache, m.split, m.own_kernel, m.matmul_epilogue);
     }
     for (const std::string& warning : session.gpu()->cache_warnings()) {
       std::fprintf(stderr, "onnxrun: warning: %s\n", warning.c_str());

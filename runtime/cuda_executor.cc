@@ -215,7 +215,7 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.progress = options_.progress;
   build.share_identical = options_.share_plans;
   build.autotune_plans = options_.autotune_plans;
-  build.matmul_autotune_plans = options_.autotune_matmuls ? 4 : 1;
+  build.matmul_autotune_plans = options_.autotune_matmuls ? kMatmulAutotunePlans : 1;
   build.already_built = [this](size_t step, const std::string& key) { return fused_[step].count(key) > 0; };
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
   for (BuiltFusedStep& b : built) InstallFused(std::move(b));

@@ -36,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 #include "exec/plan.h"
+#include "kernels/cublas/lt_matmul.h"
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
@@ -45,6 +46,7 @@
 #include "runtime/device_arena.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
+#include "runtime/matmul_epilogue_form.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_cache.h"
 #include "runtime/strided_view.h"
@@ -78,13 +80,17 @@ struct CudaExecutorOptions {
   int max_contexts = 8;  // execution contexts (concurrent runs); more callers wait for one
 };
 
+// Engine configs timed for a matmul plan (CudaExecutorOptions::autotune_matmuls).
+inline constexpr int kMatmulAutotunePlans = 4;
+
 // How a FusedGraph step runs once measured (cuda_measured_choice.cc).
-enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel };
+enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel, kMatmulEpilogue };
 
 // What the measured choice between a step's forms did (for start-up lines).
 struct MeasuredChoices {
   int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
   int own_kernel = 0;                        // own pointwise-conv kernel chosen
+  int matmul_epilogue = 0;                   // cuDNN's matmul alone + the own epilogue kernel chosen
   double seconds = 0;                        // time spent timing
 };
 
@@ -368,15 +374,28 @@ class CudaExecutor {
     std::shared_ptr<const cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
     FusedChoice choice = FusedChoice::kUnmeasured;
     std::string note;  // the step note once chosen (how it runs, and what was measured)
+    // A MatMul + epilogue step's form (runtime/matmul_epilogue_form.h) and its cuBLASLt matmul, once made.
+    std::optional<MatmulEpilogueForm> epilogue;
+    std::shared_ptr<const kernels::cublas::LtMatmul> lt_matmul;
   };
+  // Binds a lowered graph's tensors to `values` and executes `plan`; returns the output it wrote.
+  absl::StatusOr<DeviceTensor> ExecutePlan(const LoweredStep& lowered, const cudnn::FusedGraphPlan& plan,
+                                           const std::vector<DeviceTensor>& values);
   // Runs the built cuDNN graph of a FusedGraph step.
   absl::Status ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
   // Runs a FusedGraph step that MatchPointwiseConv accepts on the own 1x1-conv kernel (the cuDNN
   // graph when the tensors are not 16-byte aligned).
   absl::Status RunOwnPointwiseConv(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
-  // Sets entry.choice: the cached decision, else the fastest of the graph, the split form and (for
-  // a 1x1 conv it computes) the own pointwise-conv kernel timed on `values` (the step's real
-  // inputs), else the graph (measuring off, or during a capture).
+  // Whether the step is a MatMul + epilogue in fp16/bf16 on dense inputs; then makes its cuBLASLt
+  // matmul into `entry` once. False when it is not one or cuBLASLt cannot run it.
+  bool PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values);
+  // Runs a step PrepareMatmulEpilogue accepted: the cuBLASLt matmul (with the bias, and the residual
+  // when there is no activation), then the own epilogue kernel in place for what is left.
+  absl::Status RunMatmulEpilogue(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
+  // Sets entry.choice: the cached decision, else the fastest of the graph, the split form, (for
+  // a 1x1 conv it computes) the own pointwise-conv kernel and (for a MatMul + epilogue) the
+  // matmul alone + own epilogue kernel timed on `values` (the step's real inputs), else the graph
+  // (measuring off, or during a capture).
   absl::Status ChooseGraphOrSplit(size_t index, FusedEntry& entry, std::vector<DeviceTensor>& values);
   // Whether the own pointwise-conv kernel computes the step for its current input dims.
   bool OwnPointwiseConvFits(size_t index, const std::vector<DeviceTensor>& values) const;

@@ -1,6 +1,8 @@
 // The measured choice for a FusedGraph step between its cuDNN operation graph, its split form (the
-// conv/matmul on legacy cuDNN, each epilogue op on an own kernel) and, for a 1x1 conv with few input
-// channels, the own pointwise-conv kernel (kernels/cuda/pointwise_conv.h): each is timed on the
+// conv/matmul on legacy cuDNN, each epilogue op on an own kernel), for a 1x1 conv with few input
+// channels the own pointwise-conv kernel (kernels/cuda/pointwise_conv.h), and for a MatMul with a
+// bias / Relu / GELU / residual tail a cuBLASLt matmul (kernels/cublas/lt_matmul.h) followed by the
+// own epilogue kernel (kernels/cuda/matmul_epilogue.h): each is timed on the
 // step's real inputs at the first run for its dims (before any CUDA graph capture), the fastest is
 // kept (the graph unless another is at least 5% faster), and the decision is stored in the plan
 // cache next to the plans, so a warm start does not time again. --explain shows the times. Timing
@@ -26,27 +28,28 @@ using Choice = FusedChoice;
 constexpr int kTimedRuns = 3;
 constexpr double kMargin = 0.95;  // another way must take under 95% of the graph's time
 
-// "graph 0.123 0.456 -1" / "split ..." / "own ..." (graph ms, split ms, own kernel ms; -1 when that
-// way was not possible, kNotTimedForMemory when the split was not timed because of its memory).
+// "graph 0.123 0.456 -1 -1" / "split ..." / "own ..." / "epilogue ..." (graph ms, split ms, own
+// kernel ms, matmul + epilogue ms; -1 when that way was not possible, kNotTimedForMemory when the
+// split was not timed because of its memory).
 struct Decision {
   Choice choice = Choice::kGraph;
-  double graph_ms = 0, split_ms = -1, own_ms = -1;
+  double graph_ms = 0, split_ms = -1, own_ms = -1, epilogue_ms = -1;
 };
 constexpr double kNotTimedForMemory = -2;
-constexpr const char* kChoiceWords[] = {"unmeasured", "graph", "split", "own"};
+constexpr const char* kChoiceWords[] = {"unmeasured", "graph", "split", "own", "epilogue"};
 
 std::string Encode(const Decision& d) {
-  return absl::StrFormat("%s %.6f %.6f %.6f", kChoiceWords[static_cast<int>(d.choice)], d.graph_ms, d.split_ms,
-                         d.own_ms);
+  return absl::StrFormat("%s %.6f %.6f %.6f %.6f", kChoiceWords[static_cast<int>(d.choice)], d.graph_ms, d.split_ms,
+                         d.own_ms, d.epilogue_ms);
 }
 std::optional<Decision> Decode(const std::string& blob) {
   std::vector<std::string> parts = absl::StrSplit(blob, ' ');
   Decision d;
-  if (parts.size() != 4 || !absl::SimpleAtod(parts[1], &d.graph_ms) || !absl::SimpleAtod(parts[2], &d.split_ms) ||
-      !absl::SimpleAtod(parts[3], &d.own_ms)) {
+  if (parts.size() != 5 || !absl::SimpleAtod(parts[1], &d.graph_ms) || !absl::SimpleAtod(parts[2], &d.split_ms) ||
+      !absl::SimpleAtod(parts[3], &d.own_ms) || !absl::SimpleAtod(parts[4], &d.epilogue_ms)) {
     return std::nullopt;
   }
-  for (Choice c : {Choice::kGraph, Choice::kSplit, Choice::kOwnKernel}) {
+  for (Choice c : {Choice::kGraph, Choice::kSplit, Choice::kOwnKernel, Choice::kMatmulEpilogue}) {
     if (parts[0] == kChoiceWords[static_cast<int>(c)]) {
       d.choice = c;
       return d;
@@ -55,12 +58,13 @@ std::optional<Decision> Decode(const std::string& blob) {
   return std::nullopt;
 }
 
-// The fastest way: the graph unless the split or the own kernel takes under kMargin of its time.
+// The fastest way: the graph unless another takes under kMargin of its time.
 Choice Fastest(const Decision& d) {
   Choice best = Choice::kGraph;
   double best_ms = kMargin * d.graph_ms;
   if (d.split_ms >= 0 && d.split_ms < best_ms) best = Choice::kSplit, best_ms = d.split_ms;
-  if (d.own_ms >= 0 && d.own_ms < best_ms) best = Choice::kOwnKernel;
+  if (d.own_ms >= 0 && d.own_ms < best_ms) best = Choice::kOwnKernel, best_ms = d.own_ms;
+  if (d.epilogue_ms >= 0 && d.epilogue_ms < best_ms) best = Choice::kMatmulEpilogue;
   return best;
 }
 
@@ -69,10 +73,15 @@ std::string Describe(const Decision& d, bool from_cache) {
                             : d.split_ms < 0                 ? "not possible"
                                                              : absl::StrFormat("%.3f ms", d.split_ms);
   const std::string own = d.own_ms < 0 ? "" : absl::StrFormat(", own 1x1-conv kernel %.3f ms", d.own_ms);
-  const char* won = d.choice == Choice::kSplit ? "split" : d.choice == Choice::kOwnKernel ? "own kernel" : "graph";
-  return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s%s -> %s",
+  const std::string epilogue =
+      d.epilogue_ms < 0 ? "" : absl::StrFormat(", cuBLASLt matmul + own epilogue kernel %.3f ms", d.epilogue_ms);
+  const char* won = d.choice == Choice::kSplit             ? "split"
+                    : d.choice == Choice::kOwnKernel       ? "own kernel"
+                    : d.choice == Choice::kMatmulEpilogue ? "matmul + epilogue kernel"
+                                                           : "graph";
+  return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s%s%s -> %s",
                          from_cache ? " (decision from the plan cache)" : " at the first run for these dims",
-                         d.graph_ms, split, own, won);
+                         d.graph_ms, split, own, epilogue, won);
 }
 
 // The default pool's bytes in use now and its high-water mark; nullopt when unreadable.
@@ -116,10 +125,13 @@ bool CudaExecutor::SplitRunsOnDevice(size_t index, const std::vector<DeviceTenso
 
 absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, std::vector<DeviceTensor>& values) {
   entry.choice = Choice::kGraph;
-  if (!options_.measure_choices || Capturing() || !SplitRunsOnDevice(index, values)) return absl::OkStatus();
+  if (!options_.measure_choices || Capturing()) return absl::OkStatus();
+  const bool split_possible = SplitRunsOnDevice(index, values);
+  const bool epilogue_possible = PrepareMatmulEpilogue(index, entry, values);
+  if (!split_possible && !epilogue_possible) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =
-      absl::StrCat("onnxrun measured choice v3\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
+      absl::StrCat("onnxrun measured choice v4\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {
@@ -145,10 +157,10 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
     if (!graph_ms.ok()) return graph_ms.status();
     const int64_t out_bytes = static_cast<int64_t>(values[outputs[0]].bytes());
     drop_outputs();
-    decision = Decision{Choice::kGraph, *graph_ms, -1.0, -1.0};
-    if (SplitRaisesPeak(options_.device_id, out_bytes, plan_.steps[index].nodes.size())) {
+    decision = Decision{Choice::kGraph, *graph_ms, -1.0, -1.0, -1.0};
+    if (split_possible && SplitRaisesPeak(options_.device_id, out_bytes, plan_.steps[index].nodes.size())) {
       decision->split_ms = kNotTimedForMemory;
-    } else {
+    } else if (split_possible) {
       const bool host_before = ran_on_host_;
       ran_on_host_ = false;
       const absl::Status first_split = RunSplit(index, absl::OkStatus(), values);  // untimed: where does it run?
@@ -173,6 +185,15 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
           stream_, kTimedRuns);
       if (own_ms.ok()) decision->own_ms = *own_ms;
     }
+    if (epilogue_possible) {
+      absl::StatusOr<double> epilogue_ms = TimeGpuMs(
+          [&] {
+            drop_outputs();
+            return RunMatmulEpilogue(index, entry, values);
+          },
+          stream_, kTimedRuns);
+      if (epilogue_ms.ok()) decision->epilogue_ms = *epilogue_ms;
+    }
     decision->choice = Fastest(*decision);
     ++measured_.timed;
     measured_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -187,6 +208,9 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   if (from_cache && decision->choice == Choice::kOwnKernel && !OwnPointwiseConvFits(index, values)) {
     decision->choice = Choice::kGraph;
   }
+  if (from_cache && decision->choice == Choice::kMatmulEpilogue && !epilogue_possible) {
+    decision->choice = Choice::kGraph;
+  }
   entry.choice = decision->choice;
   if (decision->choice == Choice::kSplit) {
     ++measured_.split;
@@ -198,6 +222,12 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
     ++measured_.own_kernel;
     entry.note =
         absl::StrCat("own 1x1-conv kernel (kernels/cuda/pointwise_conv) (", Describe(*decision, from_cache), ")");
+  } else if (decision->choice == Choice::kMatmulEpilogue) {
+    ++measured_.matmul_epilogue;
+    entry.note = absl::StrCat("cuBLASLt matmul", entry.lt_matmul->shape().bias ? " with its bias epilogue" : "",
+                              ", then the own epilogue kernel where an activation or residual is left "
+                              "(kernels/cuda/matmul_epilogue) (",
+                              Describe(*decision, from_cache), ")");
   } else {
     entry.note = absl::StrCat(graph_note, " (", Describe(*decision, from_cache), ")");
   }

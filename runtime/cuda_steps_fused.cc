@@ -1,6 +1,6 @@
 // FusedGraph steps: one cuDNN operation graph per step (plans built by plan_builder.cc, bound to the
 // step's values here), the split fallback rung when no graph finalized, and the own 1x1-conv kernel
-// when the measured choice picked it.
+// or cuBLASLt's matmul + the own epilogue kernel when the measured choice picked them.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -10,6 +10,8 @@
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_step_rules.h"
+#include "kernels/cuda/matmul_epilogue.h"
+#include "runtime/device_runner.h"
 #include "runtime/pointwise_conv_form.h"
 
 namespace exec {
@@ -76,19 +78,20 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
   }
   if (!entry.note.empty()) notes_[index] = entry.note;
   if (entry.choice == FusedChoice::kOwnKernel) return RunOwnPointwiseConv(index, entry, values);
+  if (entry.choice == FusedChoice::kMatmulEpilogue) return RunMatmulEpilogue(index, entry, values);
   if (entry.choice != FusedChoice::kSplit) return ExecuteFused(index, entry, values);
   absl::Status split = RunSplit(index, absl::OkStatus(), values);
   notes_[index] = entry.note;
   return split;
 }
 
-absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values) {
-  const Step& step = plan_.steps[index];
+absl::StatusOr<DeviceTensor> CudaExecutor::ExecutePlan(const LoweredStep& lowered, const cudnn::FusedGraphPlan& plan,
+                                                       const std::vector<DeviceTensor>& values) {
   std::map<int64_t, void*> ptrs;
   std::vector<DeviceTensor> keep_alive;
   DeviceTensor output;
-  for (const auto& [uid, binding] : entry.lowered.bindings) {
-    if (uid == entry.lowered.output_uid) {
+  for (const auto& [uid, binding] : lowered.bindings) {
+    if (uid == lowered.output_uid) {
       absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(plan_.graph.value(binding.value).type.dtype,
                                                                 binding.dims, binding.channels_last, stream_);
       if (!out.ok()) return out.status();
@@ -102,17 +105,104 @@ absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, s
     keep_alive.push_back(*std::move(t));
   }
   DeviceTensor workspace;
-  if (entry.plan->workspace_bytes() > 0) {
-    absl::StatusOr<DeviceTensor> ws = DeviceTensor::Allocate(
-        ir::DType::kUint8, {static_cast<int64_t>(entry.plan->workspace_bytes())}, false, stream_);
+  if (plan.workspace_bytes() > 0) {
+    absl::StatusOr<DeviceTensor> ws =
+        DeviceTensor::Allocate(ir::DType::kUint8, {static_cast<int64_t>(plan.workspace_bytes())}, false, stream_);
     if (!ws.ok()) return ws.status();
     workspace = *std::move(ws);
   }
-  absl::Status status = entry.plan->Execute(cudnn_, ptrs, workspace.data());
-  if (!status.ok()) return status;
-  absl::StatusOr<DeviceTensor> stored = ToLayout(output, WantsNhwc(step.outputs[0]), stream_);
+  CUDNN_RETURN_IF_NOT_OK(plan.Execute(cudnn_, ptrs, workspace.data()));
+  return output;
+}
+
+absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
+  absl::StatusOr<DeviceTensor> output = ExecutePlan(entry.lowered, *entry.plan, values);
+  if (!output.ok()) return output.status();
+  absl::StatusOr<DeviceTensor> stored = ToLayout(*output, WantsNhwc(step.outputs[0]), stream_);
   if (!stored.ok()) return stored.status();
   values[step.outputs[0]] = *std::move(stored);
+  return absl::OkStatus();
+}
+
+namespace {
+
+std::optional<cudaDataType_t> LtType(ir::DType d) {
+  if (d == ir::DType::kFloat16) return CUDA_R_16F;
+  if (d == ir::DType::kBFloat16) return CUDA_R_16BF;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values) {
+  if (entry.lt_matmul) return true;
+  absl::StatusOr<MatmulEpilogueForm> form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]);
+  if (!form.ok() || !values[form->x].valid()) return false;
+  const DeviceTensor& x = values[form->x];
+  const ir::Tensor& w = *plan_.graph.value(form->weights).constant;
+  const std::optional<cudaDataType_t> type = LtType(x.dtype);
+  if (!type || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0]) return false;
+  kernels::cublas::LtMatmulShape shape;
+  shape.k = w.shape()[0];
+  shape.n = w.shape()[1];
+  shape.m = x.num_elements() / shape.k;
+  shape.type = *type;
+  if (form->bias != ir::kNoValue) {
+    absl::StatusOr<DeviceTensor> bias = Input(form->bias, values);
+    if (bias.ok() && bias->dtype == x.dtype) shape.bias = bias->data();  // else the own kernel adds it
+  }
+  shape.residual = form->residual != ir::kNoValue && form->activation == kernels::cuda::MatmulEpilogueParams::kNone;
+  absl::StatusOr<kernels::cublas::LtMatmul> lt = kernels::cublas::LtMatmul::Create(shape);
+  if (!lt.ok()) return false;
+  entry.epilogue = *std::move(form);
+  entry.lt_matmul = std::make_shared<const kernels::cublas::LtMatmul>(*std::move(lt));
+  return true;
+}
+
+absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values) {
+  const Step& step = plan_.steps[index];
+  const MatmulEpilogueForm& form = *entry.epilogue;
+  const kernels::cublas::LtMatmul& lt = *entry.lt_matmul;
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor x_in, Input(form.x, values));
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor x, ToLayout(x_in, /*nhwc=*/false, stream_));
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor w, Input(form.weights, values));
+  if (x.num_elements() != lt.shape().m * lt.shape().k) {
+    return absl::InternalError("a matmul epilogue step ran with other dims than it was prepared for");
+  }
+  std::vector<int64_t> dims = x.dims;
+  dims.back() = lt.shape().n;
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, dims, /*nhwc=*/false, stream_));
+  DeviceTensor residual, bias, workspace;
+  if (form.residual != ir::kNoValue) {
+    CUDNN_ASSIGN_OR_RETURN(DeviceTensor r, Input(form.residual, values));
+    CUDNN_ASSIGN_OR_RETURN(residual, ToLayout(r, /*nhwc=*/false, stream_));
+    if (residual.dims != dims || residual.dtype != x.dtype) {
+      return absl::InternalError("the residual of a matmul epilogue does not match the matmul's output");
+    }
+  }
+  if (lt.workspace_bytes() > 0) {
+    CUDNN_ASSIGN_OR_RETURN(workspace, DeviceTensor::Allocate(ir::DType::kUint8,
+                                                             {static_cast<int64_t>(lt.workspace_bytes())}, false,
+                                                             stream_));
+  }
+  CUDNN_RETURN_IF_NOT_OK(lt.Run(x.data(), w.data(), lt.shape().residual ? residual.data() : nullptr, out.data(),
+                                workspace.data(), stream_));
+  kernels::cuda::MatmulEpilogueParams p;
+  p.n = lt.shape().n;
+  p.rows = lt.shape().m;
+  p.type = ToFloatType(out.dtype);
+  p.activation = form.activation;
+  if (form.bias != ir::kNoValue && lt.shape().bias == nullptr) {
+    CUDNN_ASSIGN_OR_RETURN(bias, Input(form.bias, values));
+    p.bias = bias.data();
+    p.bias_type = ToFloatType(bias.dtype);
+  }
+  if (!lt.shape().residual && residual.valid()) p.residual = residual.data();
+  if (p.bias != nullptr || p.residual != nullptr || p.activation != kernels::cuda::MatmulEpilogueParams::kNone) {
+    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::MatmulEpilogue(p, out.data(), stream_));
+  }
+  values[step.outputs[0]] = std::move(out);
   return absl::OkStatus();
 }
 

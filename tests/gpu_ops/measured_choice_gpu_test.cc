@@ -1,6 +1,7 @@
 // The measured choice between a conv step's cuDNN graph, its split form and (fp16) the own 1x1-conv
 // kernel (runtime/cuda_measured_choice.cc): a 1x1 Conv + bias + Sigmoid·Mul (SiLU) model, fp32 and
-// fp16. Whatever is chosen, the output equals the CPU's run of the same plan through the
+// fp16; and for a transformer's feed-forward block (MatMul + bias + GELU, MatMul + bias + residual)
+// between each matmul step's graph and cuBLASLt's matmul + the own epilogue kernel. Whatever is chosen, the output equals the CPU's run of the same plan through the
 // step-by-step run, the capture and the replays; --explain's note shows the times; a second
 // session on the same plan cache reads the decision instead of timing again. Skipped without a GPU.
 #include <cstdio>
@@ -143,6 +144,73 @@ TEST(MeasuredChoiceSharedDecisionTest, AStepTheOwnKernelDoesNotFitRunsTheGraph) 
     for (const std::string& note : (*session)->gpu_step_notes()) {
       if (absl::StrContains(note, "measured")) std::printf("%s: %s\n", warm ? "warm" : "cold", note.c_str());
     }
+  }
+}
+
+// x[4, 128, 256] -> MatMul(w1[256, 1024]) + b1 -> GELU as exporters write it (x/sqrt2, Erf, +1,
+// *x, *0.5) -> MatMul(w2[1024, 256]) + b2 + x: two matmul steps, each with a tail the own epilogue
+// kernel applies.
+std::string FeedForwardModel() {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {4, 128, 256});
+  *g->add_output() = testing_util::TensorInfo("y", {4, 128, 256});
+  auto weights = [](int64_t count, int salt) {
+    std::vector<float> v(count);
+    for (int64_t i = 0; i < count; ++i) v[i] = (static_cast<float>((i * 37 + salt) % 41) / 41.0f - 0.5f) * 0.12f;
+    return v;
+  };
+  testing_util::AddFloatInitializer(model, "w1", {256, 1024}, weights(256 * 1024, 1));
+  testing_util::AddFloatInitializer(model, "b1", {1024}, weights(1024, 2));
+  testing_util::AddFloatInitializer(model, "w2", {1024, 256}, weights(1024 * 256, 3));
+  testing_util::AddFloatInitializer(model, "b2", {256}, weights(256, 4));
+  testing_util::AddFloatInitializer(model, "sqrt2", {}, std::vector<float>{1.4142135f});
+  testing_util::AddFloatInitializer(model, "one", {}, std::vector<float>{1.0f});
+  testing_util::AddFloatInitializer(model, "half", {}, std::vector<float>{0.5f});
+  const std::vector<std::vector<std::string>> nodes = {
+      {"MatMul", "x", "w1", "m1"}, {"Add", "m1", "b1", "h"},      {"Div", "h", "sqrt2", "d"},
+      {"Erf", "d", "", "e"},       {"Add", "e", "one", "p"},      {"Mul", "h", "p", "q"},
+      {"Mul", "q", "half", "g"},   {"MatMul", "g", "w2", "m2"},   {"Add", "m2", "b2", "o"},
+      {"Add", "o", "x", "y"}};
+  for (const std::vector<std::string>& n : nodes) {
+    std::vector<std::string> in = {n[1]};
+    if (!n[2].empty()) in.push_back(n[2]);
+    *g->add_node() = testing_util::MakeNode(n[0], in, {n[3]}, n[3]);
+  }
+  return model.SerializeAsString();
+}
+
+TEST(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatchTheCpu) {
+  const std::string cache_dir = testing::TempDir() + "/measured_choice_matmul";
+  std::filesystem::remove_all(cache_dir);
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = "fp16";
+  options.gpu.plan_cache_dir = cache_dir;
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({4, 128, 256})}};
+  for (const bool warm : {false, true}) {
+    auto session = runtime::Session::CreateFromBytes(FeedForwardModel(), options);
+    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    // |y| reaches ~3; two chained fp16 matmuls (K = 256, 1024) differ from the CPU's by ~0.3% of
+    // that range, so the absolute part of the tolerance is 1e-2.
+    for (int run = 0; run < 3; ++run) {
+      auto gpu = (*session)->Run(inputs);
+      ASSERT_TRUE(gpu.ok()) << gpu.status();
+      EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, {1e-2, 1e-2}), "") << "run " << run;
+    }
+    int timed = 0;
+    for (const std::string& note : (*session)->gpu_step_notes()) {
+      if (!absl::StrContains(note, "cuBLASLt matmul + own epilogue kernel")) continue;
+      ++timed;
+      std::printf("%s: %s\n", warm ? "warm" : "cold", note.c_str());
+    }
+    EXPECT_EQ(timed, 2) << "MatMul+Add+Gelu and MatMul+Add+Add";
+    EXPECT_EQ((*session)->gpu()->measured_choices().from_cache, warm ? 2 : 0);
   }
 }
 

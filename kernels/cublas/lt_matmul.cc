@@ -1,0 +1,157 @@
+// LtMatmul (lt_matmul.h). Row-major buffers read as column-major are the transposes, so cuBLASLt
+// computes D^T[N, M] = W^T[N, K] * X^T[K, M] with no transposition: "A" is W (N x K, ld N), "B" is
+// X (K x M, ld K), C and D are N x M with ld N, and the bias runs along D^T's rows, the N columns.
+#include "kernels/cublas/lt_matmul.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+
+namespace kernels::cublas {
+namespace {
+
+constexpr uint64_t kMaxWorkspace = 32u << 20;
+constexpr uint32_t kAlignment = 16;  // what onnxrun's buffers promise (views may start anywhere else)
+
+// The cuBLASLt entry points, from dlopen("libcublasLt.so.13").
+struct Api {
+  decltype(&cublasLtCreate) create = nullptr;
+  decltype(&cublasLtMatmulDescCreate) desc_create = nullptr;
+  decltype(&cublasLtMatmulDescDestroy) desc_destroy = nullptr;
+  decltype(&cublasLtMatmulDescSetAttribute) desc_set = nullptr;
+  decltype(&cublasLtMatrixLayoutCreate) layout_create = nullptr;
+  decltype(&cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
+  decltype(&cublasLtMatmulPreferenceCreate) pref_create = nullptr;
+  decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
+  decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
+  decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+  decltype(&cublasLtMatmul) matmul = nullptr;
+  cublasLtHandle_t handle = nullptr;  // one for the process: cuBLASLt calls take their stream and workspace
+};
+
+template <typename F>
+bool Load(void* lib, const char* name, F& f) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  return f != nullptr;
+}
+
+// The loaded API, or null when the library or a symbol is missing (decided once per process).
+const Api* LoadedApi() {
+  static const Api* api = [] () -> const Api* {
+    void* lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) return nullptr;
+    auto* a = new Api;
+    const bool ok = Load(lib, "cublasLtCreate", a->create) && Load(lib, "cublasLtMatmulDescCreate", a->desc_create) &&
+                    Load(lib, "cublasLtMatmulDescDestroy", a->desc_destroy) &&
+                    Load(lib, "cublasLtMatmulDescSetAttribute", a->desc_set) &&
+                    Load(lib, "cublasLtMatrixLayoutCreate", a->layout_create) &&
+                    Load(lib, "cublasLtMatrixLayoutDestroy", a->layout_destroy) &&
+                    Load(lib, "cublasLtMatmulPreferenceCreate", a->pref_create) &&
+                    Load(lib, "cublasLtMatmulPreferenceDestroy", a->pref_destroy) &&
+                    Load(lib, "cublasLtMatmulPreferenceSetAttribute", a->pref_set) &&
+                    Load(lib, "cublasLtMatmulAlgoGetHeuristic", a->heuristic) && Load(lib, "cublasLtMatmul", a->matmul) &&
+                    a->create(&a->handle) == CUBLAS_STATUS_SUCCESS;
+    if (!ok) {
+      delete a;
+      return nullptr;
+    }
+    return a;
+  }();
+  return api;
+}
+
+absl::Status Check(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("cuBLASLt ", what, " failed (status ", static_cast<int>(s), ")"));
+}
+
+bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kAlignment == 0; }
+
+}  // namespace
+
+struct LtMatmul::State {
+  LtMatmulShape shape;
+  const Api* api = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t w = nullptr, x = nullptr, d = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  size_t workspace = 0;
+  ~State() {
+    if (api == nullptr) return;
+    for (cublasLtMatrixLayout_t l : {w, x, d}) {
+      if (l != nullptr) api->layout_destroy(l);
+    }
+    if (desc != nullptr) api->desc_destroy(desc);
+  }
+};
+
+absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
+  const Api* api = LoadedApi();
+  if (api == nullptr) return absl::UnavailableError("libcublasLt.so.13 could not be loaded");
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || (shape.type != CUDA_R_16F && shape.type != CUDA_R_16BF)) {
+    return absl::InvalidArgumentError("cuBLASLt matmul: empty dims or not float16/bfloat16");
+  }
+  auto state = std::make_shared<State>();
+  state->shape = shape;
+  state->api = api;
+  if (absl::Status s = Check(api->desc_create(&state->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "descriptor"); !s.ok()) {
+    return s;
+  }
+  if (shape.bias != nullptr) {
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const int32_t bias_type = shape.type;
+    for (absl::Status s :
+         {Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)), "epilogue"),
+          Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &shape.bias, sizeof(void*)), "bias"),
+          Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)),
+                "bias type")}) {
+      if (!s.ok()) return s;
+    }
+  }
+  for (absl::Status s : {Check(api->layout_create(&state->w, shape.type, shape.n, shape.k, shape.n), "layout W"),
+                         Check(api->layout_create(&state->x, shape.type, shape.k, shape.m, shape.k), "layout X"),
+                         Check(api->layout_create(&state->d, shape.type, shape.n, shape.m, shape.n), "layout D")}) {
+    if (!s.ok()) return s;
+  }
+  cublasLtMatmulPreference_t pref = nullptr;
+  if (absl::Status s = Check(api->pref_create(&pref), "preference"); !s.ok()) return s;
+  api->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kMaxWorkspace, sizeof(kMaxWorkspace));
+  for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    api->pref_set(pref, attr, &kAlignment, sizeof(kAlignment));
+  }
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t heuristic = api->heuristic(api->handle, state->desc, state->w, state->x, state->d, state->d,
+                                                  pref, 1, &result, &found);
+  api->pref_destroy(pref);
+  if (heuristic != CUBLAS_STATUS_SUCCESS || found < 1) {
+    return absl::UnavailableError(absl::StrCat("cuBLASLt offers no algorithm for ", shape.m, "x", shape.k, " * ",
+                                               shape.k, "x", shape.n));
+  }
+  state->algo = result.algo;
+  state->workspace = result.workspaceSize;
+  LtMatmul out;
+  out.state_ = std::move(state);
+  return out;
+}
+
+absl::Status LtMatmul::Run(const void* x, const void* w, const void* residual, void* d, void* workspace,
+                           cudaStream_t stream) const {
+  const State& s = *state_;
+  if ((residual != nullptr) != s.shape.residual) return absl::InvalidArgumentError("residual given iff planned");
+  for (const void* p : {x, w, static_cast<const void*>(d), residual, s.shape.bias}) {
+    if (p != nullptr && !Aligned(p)) return absl::InvalidArgumentError("cuBLASLt matmul: a buffer not 16-byte aligned");
+  }
+  const float alpha = 1.f, beta = residual != nullptr ? 1.f : 0.f;
+  return Check(s.api->matmul(s.api->handle, s.desc, &alpha, w, s.w, x, s.x, &beta, residual != nullptr ? residual : d,
+                             s.d, d, s.d, &s.algo, workspace, s.workspace, stream),
+               "matmul");
+}
+
+size_t LtMatmul::workspace_bytes() const { return state_->workspace; }
+const LtMatmulShape& LtMatmul::shape() const { return state_->shape; }
+
+}  // namespace kernels::cublas
