@@ -389,6 +389,9 @@ class CudaExecutor {
   // Whether the step is a MatMul + epilogue in fp16/bf16 on dense inputs; then makes its cuBLASLt
   // matmul into `entry` once. False when it is not one or cuBLASLt cannot run it.
   bool PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values);
+  // The fastest of cuBLASLt's algorithms for `lt`, timed on the step's real inputs.
+  kernels::cublas::LtMatmul FastestAlgorithm(const kernels::cublas::LtMatmul& lt, const MatmulEpilogueForm& form,
+                                             const std::vector<DeviceTensor>& values);
   // Runs a step PrepareMatmulEpilogue accepted: the cuBLASLt matmul (with the bias, and the residual
   // when there is no activation), then the own epilogue kernel in place for what is left.
   absl::Status RunMatmulEpilogue(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);

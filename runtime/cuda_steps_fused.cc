@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/cuda_run_util.h"
 #include "runtime/cuda_step_rules.h"
 #include "kernels/cuda/matmul_epilogue.h"
 #include "runtime/device_runner.h"
@@ -156,8 +157,35 @@ bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const 
   absl::StatusOr<kernels::cublas::LtMatmul> lt = kernels::cublas::LtMatmul::Create(shape);
   if (!lt.ok()) return false;
   entry.epilogue = *std::move(form);
-  entry.lt_matmul = std::make_shared<const kernels::cublas::LtMatmul>(*std::move(lt));
+  entry.lt_matmul = std::make_shared<const kernels::cublas::LtMatmul>(FastestAlgorithm(*lt, *entry.epilogue, values));
   return true;
+}
+
+kernels::cublas::LtMatmul CudaExecutor::FastestAlgorithm(const kernels::cublas::LtMatmul& lt,
+                                                         const MatmulEpilogueForm& form,
+                                                         const std::vector<DeviceTensor>& values) {
+  const kernels::cublas::LtMatmulShape& s = lt.shape();
+  absl::StatusOr<DeviceTensor> x = Input(form.x, values), w = Input(form.weights, values);
+  absl::StatusOr<DeviceTensor> residual = Input(s.residual ? form.residual : form.x, values);
+  absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x.ok() ? x->dtype : ir::DType::kFloat16, {s.m, s.n},
+                                                            /*nhwc=*/false, stream_);
+  if (lt.algorithm_count() < 2 || !x.ok() || x->nhwc || !w.ok() || !residual.ok() || !out.ok()) return lt;
+  int best = 0;
+  double best_ms = -1;
+  for (int i = 0; i < lt.algorithm_count(); ++i) {
+    const kernels::cublas::LtMatmul candidate = lt.WithAlgorithm(i);
+    absl::StatusOr<DeviceTensor> workspace = DeviceTensor::Allocate(
+        ir::DType::kUint8, {std::max<int64_t>(1, static_cast<int64_t>(candidate.workspace_bytes()))}, false, stream_);
+    if (!workspace.ok()) continue;
+    absl::StatusOr<double> ms = TimeGpuMs(
+        [&] {
+          return candidate.Run(x->data(), w->data(), s.residual ? residual->data() : nullptr, out->data(),
+                               workspace->data(), stream_);
+        },
+        stream_, 3);
+    if (ms.ok() && (best_ms < 0 || *ms < best_ms)) best = i, best_ms = *ms;
+  }
+  return lt.WithAlgorithm(best);
 }
 
 absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values) {

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -13,7 +14,8 @@ namespace kernels::cublas {
 namespace {
 
 constexpr uint64_t kMaxWorkspace = 32u << 20;
-constexpr uint32_t kAlignment = 16;  // what onnxrun's buffers promise (views may start anywhere else)
+constexpr uint32_t kAlignment = 16;
+constexpr int kMaxAlgorithms = 8;  // what onnxrun's buffers promise (views may start anywhere else)
 
 // The cuBLASLt entry points, from dlopen("libcublasLt.so.13").
 struct Api {
@@ -76,8 +78,7 @@ struct LtMatmul::State {
   const Api* api = nullptr;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t w = nullptr, x = nullptr, d = nullptr;
-  cublasLtMatmulAlgo_t algo{};
-  size_t workspace = 0;
+  std::vector<cublasLtMatmulHeuristicResult_t> algos;  // heuristics order
   ~State() {
     if (api == nullptr) return;
     for (cublasLtMatrixLayout_t l : {w, x, d}) {
@@ -122,17 +123,17 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
                     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
     api->pref_set(pref, attr, &kAlignment, sizeof(kAlignment));
   }
-  cublasLtMatmulHeuristicResult_t result{};
+  std::vector<cublasLtMatmulHeuristicResult_t> results(kMaxAlgorithms);
   int found = 0;
   const cublasStatus_t heuristic = api->heuristic(api->handle, state->desc, state->w, state->x, state->d, state->d,
-                                                  pref, 1, &result, &found);
+                                                  pref, kMaxAlgorithms, results.data(), &found);
   api->pref_destroy(pref);
   if (heuristic != CUBLAS_STATUS_SUCCESS || found < 1) {
     return absl::UnavailableError(absl::StrCat("cuBLASLt offers no algorithm for ", shape.m, "x", shape.k, " * ",
                                                shape.k, "x", shape.n));
   }
-  state->algo = result.algo;
-  state->workspace = result.workspaceSize;
+  results.resize(found);
+  state->algos = std::move(results);
   LtMatmul out;
   out.state_ = std::move(state);
   return out;
@@ -147,11 +148,18 @@ absl::Status LtMatmul::Run(const void* x, const void* w, const void* residual, v
   }
   const float alpha = 1.f, beta = residual != nullptr ? 1.f : 0.f;
   return Check(s.api->matmul(s.api->handle, s.desc, &alpha, w, s.w, x, s.x, &beta, residual != nullptr ? residual : d,
-                             s.d, d, s.d, &s.algo, workspace, s.workspace, stream),
+                             s.d, d, s.d, &s.algos[chosen_].algo, workspace, s.algos[chosen_].workspaceSize, stream),
                "matmul");
 }
 
-size_t LtMatmul::workspace_bytes() const { return state_->workspace; }
+size_t LtMatmul::workspace_bytes() const { return state_->algos[chosen_].workspaceSize; }
+int LtMatmul::algorithm_count() const { return static_cast<int>(state_->algos.size()); }
+
+LtMatmul LtMatmul::WithAlgorithm(int i) const {
+  LtMatmul other = *this;
+  other.chosen_ = i >= 0 && i < algorithm_count() ? i : 0;
+  return other;
+}
 const LtMatmulShape& LtMatmul::shape() const { return state_->shape; }
 
 }  // namespace kernels::cublas

@@ -10,6 +10,7 @@
 //   s.bias = bias_ptr;  // constant for the plan's life; or nullptr
 //   absl::StatusOr<LtMatmul> mm = LtMatmul::Create(s);
 //   mm->Run(x, w, residual_or_null, d, workspace, stream);  // workspace: mm->workspace_bytes()
+//   (time mm->WithAlgorithm(i) for i < mm->algorithm_count() to pick another of cuBLASLt's algorithms)
 #ifndef ONNXRUN_KERNELS_CUBLAS_LT_MATMUL_H_
 #define ONNXRUN_KERNELS_CUBLAS_LT_MATMUL_H_
 
@@ -33,9 +34,13 @@ struct LtMatmulShape {
 
 class LtMatmul {
  public:
-  // Descriptors and cuBLASLt's first heuristic algorithm for `shape`; Unavailable when the library
-  // cannot be loaded or offers no algorithm.
+  // Descriptors and cuBLASLt's heuristic algorithms for `shape` (up to 8, best first; the first is
+  // selected); Unavailable when the library cannot be loaded or offers no algorithm.
   static absl::StatusOr<LtMatmul> Create(const LtMatmulShape& shape);
+
+  int algorithm_count() const;
+  // This matmul with heuristic algorithm `i` (0 <= i < algorithm_count()) selected, to time them.
+  LtMatmul WithAlgorithm(int i) const;
 
   // Every pointer 16-byte aligned (InvalidArgument otherwise); `residual` set iff shape.residual.
   absl::Status Run(const void* x, const void* w, const void* residual, void* d, void* workspace,
@@ -46,6 +51,7 @@ class LtMatmul {
  private:
   struct State;
   std::shared_ptr<const State> state_;
+  int chosen_ = 0;
 };
 
 }  // namespace kernels::cublas
