@@ -119,7 +119,8 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
 
 // Prints the slowest steps, then the time per step pattern (kind + fused op types, the 12 costliest)
 // and per step kind.
-static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>& notes, const std::vector<double>& step_ms) {
+static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>& notes,
+                         const std::vector<double>& step_ms) {
   std::map<std::string, std::pair<double, int>> by_kind, by_pattern;
   std::vector<size_t> order(step_ms.size());
   double total = 0;

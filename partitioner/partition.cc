@@ -53,9 +53,9 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::Pas
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" || precision == "bf16" ? 8 : 16);
   Layout layout;
-  for (Pass* pass :
-       std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &patch_conv, &attention,
-                                    &gelu, &layer_norm, &row_order, &transpose_sinking, &*precision_pass, &padding, &layout}) {
+  for (Pass* pass : std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &patch_conv,
+                                                 &attention, &gelu, &layer_norm, &row_order, &transpose_sinking,
+                                                 &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }

@@ -47,7 +47,6 @@ std::optional<Patch> PatchOf(const ir::Graph& g, const ir::Node& node) {
   return p;
 }
 
-
 // What torchvision, timm and Hugging Face ViTs do with the patch conv's output: Reshape to
 // [N, K, H/p*W/q] then Transpose(perm 0,2,1) to the [N, tokens, K] the matmul already writes.
 struct TokenTail {

@@ -22,8 +22,8 @@ using ir::ValueId;
 struct Chain {
   NodeId first_transpose = -1, rows = -1, projection = -1, unrows = -1, last_transpose = -1;
   int64_t k = 0, n = 0;
-  ir::Tensor weight;            // [K, N]
-  ValueId bias = kNoValue;      // a constant [N] or [1, N], or none
+  ir::Tensor weight;        // [K, N]
+  ValueId bias = kNoValue;  // a constant [N] or [1, N], or none
 };
 
 const ir::Node* SoleProducer(const ir::Graph& g, const Readers& readers, ValueId id, const char* op) {
@@ -76,7 +76,7 @@ std::optional<Chain> MatchAt(const ir::Graph& g, const Readers& readers, NodeId 
   if (rows == nullptr) return std::nullopt;
   const ir::Node* first = SoleProducer(g, readers, rows->inputs[0], "Transpose");
   if (first == nullptr) return std::nullopt;
-  const ir::TensorType& split = g.value(unrows->outputs[0]).type;  // [d0, d1, N]
+  const ir::TensorType& split = g.value(unrows->outputs[0]).type;   // [d0, d1, N]
   const ir::TensorType& ordered = g.value(first->outputs[0]).type;  // [d0, d1, rest...]
   const ir::TensorType& flat = g.value(rows->outputs[0]).type;      // [d0 * d1, K]
   if (split.rank() != 3 || ordered.rank() < 3 || flat.rank() != 2) return std::nullopt;

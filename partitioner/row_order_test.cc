@@ -40,7 +40,8 @@ ir::Graph Build(const Form& f) {
   ir::ValueId a = b.Input("a", {2, 3, 5, 4});
   ir::ValueId t = b.Op("t", "Transpose", {a}, Attrs({{"perm", std::vector<int64_t>{2, 0, 1, 3}}}));
   ir::ValueId rows = b.Op("rows", "Reshape", {t, b.Constant("rows_shape", ir::Tensor::FromInt64s({10, 12}))});
-  ir::ValueId w = b.Constant("w", RandomTensor(f.trans_b ? std::vector<int64_t>{6, 12} : std::vector<int64_t>{12, 6}, 1));
+  ir::ValueId w =
+      b.Constant("w", RandomTensor(f.trans_b ? std::vector<int64_t>{6, 12} : std::vector<int64_t>{12, 6}, 1));
   std::vector<ir::ValueId> in = {rows, w};
   if (f.bias) in.push_back(b.Constant("bias", RandomTensor({6}, 2)));
   ir::ValueId y = f.projection == "Gemm"
@@ -48,9 +49,9 @@ ir::Graph Build(const Form& f) {
                       : b.Op("proj", "MatMul", in);
   y = b.Op("unrows", "Reshape", {y, b.Constant("unrows_shape", ir::Tensor::FromInt64s({5, 2, 6}))});
   y = b.Op("back", "Transpose", {y}, Attrs({{"perm", f.last_perm}}));
-  b.Output(b.Op("residual", "Add", {y, b.Input("x", f.last_perm == std::vector<int64_t>{1, 0, 2}
-                                                         ? std::vector<int64_t>{2, 5, 6}
-                                                         : std::vector<int64_t>{5, 6, 2})}));
+  b.Output(b.Op("residual", "Add",
+                {y, b.Input("x", f.last_perm == std::vector<int64_t>{1, 0, 2} ? std::vector<int64_t>{2, 5, 6}
+                                                                              : std::vector<int64_t>{5, 6, 2})}));
   if (f.rows_read_twice) b.Output(b.Op("neg", "Neg", {rows}));
   return b.Build().value();
 }

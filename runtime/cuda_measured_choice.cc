@@ -75,10 +75,10 @@ std::string Describe(const Decision& d, bool from_cache) {
   const std::string own = d.own_ms < 0 ? "" : absl::StrFormat(", own 1x1-conv kernel %.3f ms", d.own_ms);
   const std::string epilogue =
       d.epilogue_ms < 0 ? "" : absl::StrFormat(", cuBLASLt matmul + own epilogue kernel %.3f ms", d.epilogue_ms);
-  const char* won = d.choice == Choice::kSplit             ? "split"
-                    : d.choice == Choice::kOwnKernel       ? "own kernel"
+  const char* won = d.choice == Choice::kSplit            ? "split"
+                    : d.choice == Choice::kOwnKernel      ? "own kernel"
                     : d.choice == Choice::kMatmulEpilogue ? "matmul + epilogue kernel"
-                                                           : "graph";
+                                                          : "graph";
   return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s%s%s -> %s",
                          from_cache ? " (decision from the plan cache)" : " at the first run for these dims",
                          d.graph_ms, split, own, epilogue, won);

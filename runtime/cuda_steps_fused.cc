@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "kernels/cuda/matmul_epilogue.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_run_util.h"
 #include "runtime/cuda_step_rules.h"
-#include "kernels/cuda/matmul_epilogue.h"
 #include "runtime/device_runner.h"
 #include "runtime/pointwise_conv_form.h"
 
@@ -210,9 +210,9 @@ absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& ent
     }
   }
   if (lt.workspace_bytes() > 0) {
-    CUDNN_ASSIGN_OR_RETURN(workspace, DeviceTensor::Allocate(ir::DType::kUint8,
-                                                             {static_cast<int64_t>(lt.workspace_bytes())}, false,
-                                                             stream_));
+    CUDNN_ASSIGN_OR_RETURN(
+        workspace,
+        DeviceTensor::Allocate(ir::DType::kUint8, {static_cast<int64_t>(lt.workspace_bytes())}, false, stream_));
   }
   CUDNN_RETURN_IF_NOT_OK(lt.Run(x.data(), w.data(), lt.shape().residual ? residual.data() : nullptr, out.data(),
                                 workspace.data(), stream_));

@@ -1,9 +1,8 @@
 // Whether a FusedGraph step is a MatMul whose pointwise tail the own matmul-epilogue kernel
-// (kernels/cuda/matmul_epilogue.h) applies: MatMul with a constant 2-D weight, then in this order an optional Add of a constant
-// bias row (one value per output column), an optional Relu or Gelu (erf or tanh), and an optional
-// Add of a computed tensor of the output's shape (a residual), each reading the value before it.
-// Then the step can run as a cuBLASLt matmul (kernels/cublas/lt_matmul.h) followed by the kernel in
-// place. No GPU needed.
+// (kernels/cuda/matmul_epilogue.h) applies: MatMul with a constant 2-D weight, then in this order an optional Add of a
+// constant bias row (one value per output column), an optional Relu or Gelu (erf or tanh), and an optional Add of a
+// computed tensor of the output's shape (a residual), each reading the value before it. Then the step can run as a
+// cuBLASLt matmul (kernels/cublas/lt_matmul.h) followed by the kernel in place. No GPU needed.
 #ifndef ONNXRUN_RUNTIME_MATMUL_EPILOGUE_FORM_H_
 #define ONNXRUN_RUNTIME_MATMUL_EPILOGUE_FORM_H_
 

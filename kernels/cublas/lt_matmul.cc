@@ -41,7 +41,7 @@ bool Load(void* lib, const char* name, F& f) {
 
 // The loaded API, or null when the library or a symbol is missing (decided once per process).
 const Api* LoadedApi() {
-  static const Api* api = [] () -> const Api* {
+  static const Api* api = []() -> const Api* {
     void* lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) return nullptr;
     auto* a = new Api;
@@ -53,8 +53,8 @@ const Api* LoadedApi() {
                     Load(lib, "cublasLtMatmulPreferenceCreate", a->pref_create) &&
                     Load(lib, "cublasLtMatmulPreferenceDestroy", a->pref_destroy) &&
                     Load(lib, "cublasLtMatmulPreferenceSetAttribute", a->pref_set) &&
-                    Load(lib, "cublasLtMatmulAlgoGetHeuristic", a->heuristic) && Load(lib, "cublasLtMatmul", a->matmul) &&
-                    a->create(&a->handle) == CUBLAS_STATUS_SUCCESS;
+                    Load(lib, "cublasLtMatmulAlgoGetHeuristic", a->heuristic) &&
+                    Load(lib, "cublasLtMatmul", a->matmul) && a->create(&a->handle) == CUBLAS_STATUS_SUCCESS;
     if (!ok) {
       delete a;
       return nullptr;
@@ -129,8 +129,8 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
                                                   pref, kMaxAlgorithms, results.data(), &found);
   api->pref_destroy(pref);
   if (heuristic != CUBLAS_STATUS_SUCCESS || found < 1) {
-    return absl::UnavailableError(absl::StrCat("cuBLASLt offers no algorithm for ", shape.m, "x", shape.k, " * ",
-                                               shape.k, "x", shape.n));
+    return absl::UnavailableError(
+        absl::StrCat("cuBLASLt offers no algorithm for ", shape.m, "x", shape.k, " * ", shape.k, "x", shape.n));
   }
   results.resize(found);
   state->algos = std::move(results);

@@ -61,8 +61,8 @@ void ExpectMatchesReference(Params p, bool bias, bool residual) {
       ADD_FAILURE() << "element " << i << ": got " << value << ", want " << want;
     }
   }
-  EXPECT_EQ(bad, 0) << "rows " << p.rows << " n " << p.n << " act " << p.activation << " bias " << bias
-                    << " residual " << residual;
+  EXPECT_EQ(bad, 0) << "rows " << p.rows << " n " << p.n << " act " << p.activation << " bias " << bias << " residual "
+                    << residual;
   for (void* d : {dy, db, dr}) cudaFree(d);
 }
 

@@ -85,7 +85,7 @@ __device__ __forceinline__ float LoadParamFloat(const void* p, FloatType type, i
 }
 
 template <typename T>
-constexpr FloatType kFloatTypeOf = sizeof(T) == 4 ? FloatType::kFloat32
+constexpr FloatType kFloatTypeOf = sizeof(T) == 4              ? FloatType::kFloat32
                                    : std::is_same_v<T, __half> ? FloatType::kFloat16
                                                                : FloatType::kBFloat16;
 
@@ -106,8 +106,8 @@ __device__ __forceinline__ void LoadParamPack(const void* p, FloatType type, int
 // Row r is 16-byte packs [lane + 32 k] for k < kPacks (those below the row's pack count); two
 // passes over the registers give the mean and the variance, a third writes the outputs.
 template <typename T, int kPacks>
-__global__ void __launch_bounds__(32 * kWarpRowsPerBlock) WarpRowNormKernel(const T* __restrict__ x,
-                                                                            T* __restrict__ y, RowNormParams p) {
+__global__ void __launch_bounds__(32 * kWarpRowsPerBlock)
+    WarpRowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNormParams p) {
   constexpr int V = 16 / sizeof(T);
   using P = Pack<T, V>;
   const int lane = threadIdx.x % 32;

@@ -1,9 +1,10 @@
 // The measured choice between a conv step's cuDNN graph, its split form and (fp16) the own 1x1-conv
 // kernel (runtime/cuda_measured_choice.cc): a 1x1 Conv + bias + Sigmoid·Mul (SiLU) model, fp32 and
 // fp16; and for a transformer's feed-forward block (MatMul + bias + GELU, MatMul + bias + residual)
-// between each matmul step's graph and cuBLASLt's matmul + the own epilogue kernel. Whatever is chosen, the output equals the CPU's run of the same plan through the
-// step-by-step run, the capture and the replays; --explain's note shows the times; a second
-// session on the same plan cache reads the decision instead of timing again. Skipped without a GPU.
+// between each matmul step's graph and cuBLASLt's matmul + the own epilogue kernel. Whatever is chosen, the output
+// equals the CPU's run of the same plan through the step-by-step run, the capture and the replays; --explain's note
+// shows the times; a second session on the same plan cache reads the decision instead of timing again. Skipped without
+// a GPU.
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -168,10 +169,9 @@ std::string FeedForwardModel() {
   testing_util::AddFloatInitializer(model, "one", {}, std::vector<float>{1.0f});
   testing_util::AddFloatInitializer(model, "half", {}, std::vector<float>{0.5f});
   const std::vector<std::vector<std::string>> nodes = {
-      {"MatMul", "x", "w1", "m1"}, {"Add", "m1", "b1", "h"},      {"Div", "h", "sqrt2", "d"},
-      {"Erf", "d", "", "e"},       {"Add", "e", "one", "p"},      {"Mul", "h", "p", "q"},
-      {"Mul", "q", "half", "g"},   {"MatMul", "g", "w2", "m2"},   {"Add", "m2", "b2", "o"},
-      {"Add", "o", "x", "y"}};
+      {"MatMul", "x", "w1", "m1"}, {"Add", "m1", "b1", "h"}, {"Div", "h", "sqrt2", "d"}, {"Erf", "d", "", "e"},
+      {"Add", "e", "one", "p"},    {"Mul", "h", "p", "q"},   {"Mul", "q", "half", "g"},  {"MatMul", "g", "w2", "m2"},
+      {"Add", "m2", "b2", "o"},    {"Add", "o", "x", "y"}};
   for (const std::vector<std::string>& n : nodes) {
     std::vector<std::string> in = {n[1]};
     if (!n[2].empty()) in.push_back(n[2]);
