@@ -13,15 +13,10 @@ namespace {
 
 using test::Attrs;
 using test::GraphBuilder;
+using test::OpTypes;
 using test::RandomTensor;
 
 constexpr testing_util::Tolerance kFp32{1e-5, 1e-5};
-
-std::vector<std::string> OpTypes(const ir::Graph& g) {
-  std::vector<std::string> ops;
-  for (const ir::Node& n : g.nodes()) ops.push_back(n.op_type);
-  return ops;
-}
 
 struct Form {
   std::vector<int64_t> perm = {1, 0, 2};

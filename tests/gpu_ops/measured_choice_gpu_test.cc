@@ -51,15 +51,37 @@ std::string MeasuredNote(const runtime::Session& session) {
   return "";
 }
 
-class MeasuredChoiceGpuTest : public testing::TestWithParam<std::string> {};
-
-TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
-  const std::string cache_dir = testing::TempDir() + "/measured_choice_" + GetParam();
+// GPU options with a fresh plan cache in `cache_dir`.
+runtime::SessionOptions FreshCacheOptions(const std::string& precision, const std::string& cache_dir) {
   std::filesystem::remove_all(cache_dir);
   runtime::SessionOptions options;
   options.device = runtime::Device::kCuda;
-  options.precision = GetParam();
+  options.precision = precision;
   options.gpu.plan_cache_dir = cache_dir;
+  return options;
+}
+
+// Three GPU runs (step by step with the measured choice, captured, replayed), every output compared
+// with the CPU's run of the same plan.
+void ExpectGpuRunsMatchCpu(runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs,
+                           testing_util::Tolerance tol) {
+  auto cpu = session.RunOn(runtime::Device::kCpu, inputs, nullptr);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  for (int run = 0; run < 3; ++run) {
+    auto gpu = session.Run(inputs);
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    for (size_t o = 0; o < gpu->size(); ++o) {
+      EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
+          << (*gpu)[o].name << " run " << run;
+    }
+  }
+}
+
+class MeasuredChoiceGpuTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
+  const runtime::SessionOptions options =
+      FreshCacheOptions(GetParam(), testing::TempDir() + "/measured_choice_" + GetParam());
   const testing_util::Tolerance tol =
       GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-4, 1e-5};
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({4, 16, 32, 32})}};
@@ -69,13 +91,7 @@ TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
       GTEST_SKIP() << session.status().message();
     }
     ASSERT_TRUE(session.ok()) << session.status();
-    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-    ASSERT_TRUE(cpu.ok()) << cpu.status();
-    for (int run = 0; run < 3; ++run) {  // step by step (timing both forms), captured, replayed
-      auto gpu = (*session)->Run(inputs);
-      ASSERT_TRUE(gpu.ok()) << gpu.status();
-      EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
-    }
+    ExpectGpuRunsMatchCpu(**session, inputs, tol);
     EXPECT_EQ((*session)->gpu()->graph_status(), "CUDA graph replay");
     const std::string note = MeasuredNote(**session);
     EXPECT_TRUE(absl::StrContains(note, "cuDNN graph")) << note;
@@ -119,12 +135,7 @@ std::string TwinConvModel() {
 }
 
 TEST(MeasuredChoiceSharedDecisionTest, AStepTheOwnKernelDoesNotFitRunsTheGraph) {
-  const std::string cache_dir = testing::TempDir() + "/measured_choice_twins";
-  std::filesystem::remove_all(cache_dir);
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = "fp16";
-  options.gpu.plan_cache_dir = cache_dir;
+  const runtime::SessionOptions options = FreshCacheOptions("fp16", testing::TempDir() + "/measured_choice_twins");
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({16, 16, 64, 64})}};
   for (const bool warm : {false, true}) {
     auto session = runtime::Session::CreateFromBytes(TwinConvModel(), options);
@@ -132,16 +143,7 @@ TEST(MeasuredChoiceSharedDecisionTest, AStepTheOwnKernelDoesNotFitRunsTheGraph) 
       GTEST_SKIP() << session.status().message();
     }
     ASSERT_TRUE(session.ok()) << session.status();
-    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-    ASSERT_TRUE(cpu.ok()) << cpu.status();
-    for (int run = 0; run < 3; ++run) {
-      auto gpu = (*session)->Run(inputs);
-      ASSERT_TRUE(gpu.ok()) << gpu.status() << (warm ? " (warm)" : " (cold)");
-      for (size_t o = 0; o < gpu->size(); ++o) {
-        EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, {1e-2, 1e-3}), "")
-            << (*gpu)[o].name << " run " << run;
-      }
-    }
+    ExpectGpuRunsMatchCpu(**session, inputs, {1e-2, 1e-3});
     for (const std::string& note : (*session)->gpu_step_notes()) {
       if (absl::StrContains(note, "measured")) std::printf("%s: %s\n", warm ? "warm" : "cold", note.c_str());
     }
@@ -181,12 +183,7 @@ std::string FeedForwardModel() {
 }
 
 TEST(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatchTheCpu) {
-  const std::string cache_dir = testing::TempDir() + "/measured_choice_matmul";
-  std::filesystem::remove_all(cache_dir);
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = "fp16";
-  options.gpu.plan_cache_dir = cache_dir;
+  const runtime::SessionOptions options = FreshCacheOptions("fp16", testing::TempDir() + "/measured_choice_matmul");
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({4, 128, 256})}};
   for (const bool warm : {false, true}) {
     auto session = runtime::Session::CreateFromBytes(FeedForwardModel(), options);
@@ -194,15 +191,9 @@ TEST(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatc
       GTEST_SKIP() << session.status().message();
     }
     ASSERT_TRUE(session.ok()) << session.status();
-    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-    ASSERT_TRUE(cpu.ok()) << cpu.status();
     // |y| reaches ~3; two chained fp16 matmuls (K = 256, 1024) differ from the CPU's by ~0.3% of
     // that range, so the absolute part of the tolerance is 1e-2.
-    for (int run = 0; run < 3; ++run) {
-      auto gpu = (*session)->Run(inputs);
-      ASSERT_TRUE(gpu.ok()) << gpu.status();
-      EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, {1e-2, 1e-2}), "") << "run " << run;
-    }
+    ExpectGpuRunsMatchCpu(**session, inputs, {1e-2, 1e-2});
     int timed = 0;
     for (const std::string& note : (*session)->gpu_step_notes()) {
       if (!absl::StrContains(note, "cuBLASLt matmul + own epilogue kernel")) continue;

@@ -125,4 +125,10 @@ std::vector<ir::Tensor> RandomInputs(const ir::Graph& graph, uint32_t seed) {
   return inputs;
 }
 
+std::vector<std::string> OpTypes(const ir::Graph& g) {
+  std::vector<std::string> ops;
+  for (const ir::Node& n : g.nodes()) ops.push_back(n.op_type);
+  return ops;
+}
+
 }  // namespace partitioner::test

@@ -59,6 +59,9 @@ absl::StatusOr<std::vector<ir::Tensor>> RunOnCpu(const ir::Graph& graph, const s
 // (optional) receives what the pass returned.
 std::string RunPassAndCompare(Pass& pass, ir::Graph& graph, testing_util::Tolerance tol, bool* changed = nullptr);
 
+// The op types of the graph's nodes, in order (what a rewrite left).
+std::vector<std::string> OpTypes(const ir::Graph& g);
+
 // Runs both graphs on `inputs` and compares every output (dtype, shape, each element); "" when
 // all match, else what differs.
 std::string CompareGraphs(const ir::Graph& actual, const ir::Graph& expected, const std::vector<ir::Tensor>& inputs,
