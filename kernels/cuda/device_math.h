@@ -33,21 +33,24 @@ __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
-// The activations the own conv and matmul-epilogue kernels fuse after their bias
-// (DepthwiseConvParams::Activation, PointwiseConvParams::Activation and MatmulEpilogueParams::Activation
-// share these values): none, ReLU, ReLU6 = min(max(v, 0), 6), SiLU = v * sigmoid(v) (0 once
-// exp(-v) > 2^126), GELU with erf, and GELU's tanh approximation.
-constexpr int kConvActNone = 0, kConvActRelu = 1, kConvActRelu6 = 2, kConvActSilu = 3, kConvActGelu = 4,
-              kConvActGeluTanh = 5;
+// The activations the own conv kernels fuse after their bias (DepthwiseConvParams::Activation and
+// PointwiseConvParams::Activation share these values): none, ReLU, ReLU6 = min(max(v, 0), 6), and
+// SiLU = v * sigmoid(v) (0 once exp(-v) > 2^126). GELU stays out of this switch, which those
+// kernels take as a runtime argument: its erf path would cost them registers.
+constexpr int kConvActNone = 0, kConvActRelu = 1, kConvActRelu6 = 2, kConvActSilu = 3;
 __device__ __forceinline__ float ApplyConvActivation(int act, float v) {
   switch (act) {
     case kConvActRelu: return v > 0.f ? v : 0.f;
     case kConvActRelu6: return fminf(fmaxf(v, 0.f), 6.f);
     case kConvActSilu: return __fdividef(v, 1.f + expf(-v));
-    case kConvActGelu: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
-    case kConvActGeluTanh: return 0.5f * v * (1.f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
   }
   return v;
+}
+
+// GELU with erf, and its tanh approximation.
+__device__ __forceinline__ float GeluErf(float v) { return 0.5f * v * (1.f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float GeluTanh(float v) {
+  return 0.5f * v * (1.f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
 }
 
 // V consecutive elements moved as one 16-byte load or store.

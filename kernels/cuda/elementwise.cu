@@ -32,8 +32,8 @@ __device__ float ApplyUnary(UnaryOp op, float x, float alpha, float beta) {
     case UnaryOp::kHardSigmoid: return fminf(1.f, fmaxf(0.f, alpha * x + beta));
     case UnaryOp::kHardSwish: return x * fminf(1.f, fmaxf(0.f, x / 6.f + 0.5f));
     case UnaryOp::kSoftplus: return x > 20.f ? x : log1pf(expf(x));
-    case UnaryOp::kGelu: return ApplyConvActivation(kConvActGelu, x);
-    case UnaryOp::kGeluTanh: return ApplyConvActivation(kConvActGeluTanh, x);
+    case UnaryOp::kGelu: return GeluErf(x);
+    case UnaryOp::kGeluTanh: return GeluTanh(x);
     case UnaryOp::kErf: return erff(x);
     case UnaryOp::kClip: return fminf(beta, fmaxf(alpha, x));
     case UnaryOp::kSqrt: return sqrtf(x);

@@ -19,6 +19,15 @@ __device__ __forceinline__ float BiasAt(const MatmulEpilogueParams& p, int64_t c
   return static_cast<const float*>(p.bias)[column];
 }
 
+__device__ __forceinline__ float Activate(MatmulEpilogueParams::Activation act, float v) {
+  switch (act) {
+    case MatmulEpilogueParams::kRelu: return v > 0.f ? v : 0.f;
+    case MatmulEpilogueParams::kGelu: return GeluErf(v);
+    case MatmulEpilogueParams::kGeluTanh: return GeluTanh(v);
+    default: return v;
+  }
+}
+
 // V elements per thread step starting at element V * i (V = 1: one element).
 template <typename T, int V>
 __global__ void EpilogueKernel(MatmulEpilogueParams p, T* __restrict__ y, int64_t steps) {
@@ -31,7 +40,7 @@ __global__ void EpilogueKernel(MatmulEpilogueParams p, T* __restrict__ y, int64_
     if (residual != nullptr) r = *reinterpret_cast<const P*>(residual + first);
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      float x = ApplyConvActivation(p.activation, ToFloat(v.v[j]) + BiasAt(p, column + j));
+      float x = Activate(p.activation, ToFloat(v.v[j]) + BiasAt(p, column + j));
       if (residual != nullptr) x += ToFloat(r.v[j]);
       v.v[j] = FromFloat<T>(x);
     }

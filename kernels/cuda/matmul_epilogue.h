@@ -23,8 +23,7 @@
 namespace kernels::cuda {
 
 struct MatmulEpilogueParams {
-  // The values of kConvAct* in device_math.h.
-  enum Activation { kNone = 0, kRelu = 1, kGelu = 4, kGeluTanh = 5 };
+  enum Activation { kNone, kRelu, kGelu, kGeluTanh };
   int64_t rows = 0, n = 0;
   FloatType type = FloatType::kFloat16;  // of y and the residual
   const void* bias = nullptr;            // n elements, or null
