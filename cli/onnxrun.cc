@@ -154,7 +154,7 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                         &o.streams, 1, 64, "--streams needs K from 1 to 64"),
       cli::Switch({"--profile"},
                   "with --benchmark on the GPU: one more run timed step by step; prints\n"
-                  "the slowest steps and the time per step kind",
+                  "the slowest steps, the time per step pattern and per step kind",
                   &o.profile),
       cli::IntFlag<int>("--device-id", "N", "GPU: which CUDA device (default 0)", &s.gpu.device_id, 0, 1023,
                         "--device-id needs N >= 0"),
