@@ -127,8 +127,9 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   entry.choice = Choice::kGraph;
   if (!options_.measure_choices || Capturing()) return absl::OkStatus();
   const bool split_possible = SplitRunsOnDevice(index, values);
-  const bool epilogue_possible = PrepareMatmulEpilogue(index, entry, values);
-  if (!split_possible && !epilogue_possible) return absl::OkStatus();
+  // The cuBLASLt matmul is made (its algorithms timed) only when it is to be timed or was chosen.
+  const bool epilogue_form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]).ok();
+  if (!split_possible && !epilogue_form) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =
       absl::StrCat("onnxrun measured choice v4\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
@@ -185,7 +186,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
           stream_, kTimedRuns);
       if (own_ms.ok()) decision->own_ms = *own_ms;
     }
-    if (epilogue_possible) {
+    if (epilogue_form && PrepareMatmulEpilogue(index, entry, values)) {
       absl::StatusOr<double> epilogue_ms = TimeGpuMs(
           [&] {
             drop_outputs();
@@ -208,7 +209,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   if (from_cache && decision->choice == Choice::kOwnKernel && !OwnPointwiseConvFits(index, values)) {
     decision->choice = Choice::kGraph;
   }
-  if (from_cache && decision->choice == Choice::kMatmulEpilogue && !epilogue_possible) {
+  if (from_cache && decision->choice == Choice::kMatmulEpilogue && !PrepareMatmulEpilogue(index, entry, values)) {
     decision->choice = Choice::kGraph;
   }
   entry.choice = decision->choice;
