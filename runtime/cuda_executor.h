@@ -90,7 +90,7 @@ enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel, kMatmulEpilogu
 struct MeasuredChoices {
   int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
   int own_kernel = 0;                        // own pointwise-conv kernel chosen
-  int matmul_epilogue = 0;                   // cuDNN's matmul alone + the own epilogue kernel chosen
+  int matmul_epilogue = 0;                   // cuBLASLt's matmul + the own epilogue kernel chosen
   double seconds = 0;                        // time spent timing
 };
 

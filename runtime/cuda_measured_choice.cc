@@ -128,7 +128,9 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   if (!options_.measure_choices || Capturing()) return absl::OkStatus();
   const bool split_possible = SplitRunsOnDevice(index, values);
   // The cuBLASLt matmul is made (its algorithms timed) only when it is to be timed or was chosen.
-  const bool epilogue_form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]).ok();
+  const ir::DType out_type = plan_.graph.value(plan_.steps[index].outputs[0]).type.dtype;
+  const bool epilogue_form = (out_type == ir::DType::kFloat16 || out_type == ir::DType::kBFloat16) &&
+                             MatchMatmulEpilogue(plan_.graph, plan_.steps[index]).ok();
   if (!split_possible && !epilogue_form) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =

@@ -143,7 +143,10 @@ bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const 
   const DeviceTensor& x = values[form->x];
   const ir::Tensor& w = *plan_.graph.value(form->weights).constant;
   const std::optional<cudaDataType_t> type = LtType(x.dtype);
-  if (!type || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0]) return false;
+  if (!type || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0] || w.shape()[0] <= 0 ||
+      w.shape()[1] <= 0) {
+    return false;
+  }
   kernels::cublas::LtMatmulShape shape;
   shape.k = w.shape()[0];
   shape.n = w.shape()[1];
@@ -200,7 +203,6 @@ absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& ent
   }
   std::vector<int64_t> dims = x.dims;
   dims.back() = lt.shape().n;
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, dims, /*nhwc=*/false, stream_));
   DeviceTensor residual, bias, workspace;
   if (form.residual != ir::kNoValue) {
     CUDNN_ASSIGN_OR_RETURN(DeviceTensor r, Input(form.residual, values));
@@ -209,6 +211,11 @@ absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& ent
       return absl::InternalError("the residual of a matmul epilogue does not match the matmul's output");
     }
   }
+  // cuBLASLt and the kernel's packs need 16-byte aligned buffers; a caller's input may start anywhere.
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (!aligned(x.data()) || (residual.valid() && !aligned(residual.data()))) return ExecuteFused(index, entry, values);
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, dims, /*nhwc=*/false, stream_));
+  if (!aligned(out.data())) return ExecuteFused(index, entry, values);
   if (lt.workspace_bytes() > 0) {
     CUDNN_ASSIGN_OR_RETURN(
         workspace,
@@ -230,7 +237,7 @@ absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& ent
   if (p.bias != nullptr || p.residual != nullptr || p.activation != kernels::cuda::MatmulEpilogueParams::kNone) {
     ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::MatmulEpilogue(p, out.data(), stream_));
   }
-  values[step.outputs[0]] = std::move(out);
+  CUDNN_ASSIGN_OR_RETURN(values[step.outputs[0]], ToLayout(out, WantsNhwc(step.outputs[0]), stream_));
   return absl::OkStatus();
 }
 

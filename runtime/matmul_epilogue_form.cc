@@ -2,6 +2,10 @@
 // allowed once and only after the ones before it.
 #include "runtime/matmul_epilogue_form.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/device_runner.h"
 
@@ -55,7 +59,11 @@ absl::StatusOr<MatmulEpilogueForm> MatchMatmulEpilogue(const ir::Graph& g, const
   ir::ValueId last = mm.outputs[0];
   for (size_t k = 1; k < step.nodes.size(); ++k) {
     const ir::Node& node = g.node(step.nodes[k]);
-    const ir::ValueId other = OtherInput(node, last);
+    ir::ValueId other = OtherInput(node, last);
+    const ir::NodeId producer = other == ir::kNoValue ? -1 : g.value(other).producer;
+    if (other == last || std::find(step.nodes.begin(), step.nodes.end(), producer) != step.nodes.end()) {
+      other = ir::kNoValue;  // computed inside the step: not an operand the kernel can read
+    }
     const std::optional<Activation> act = ActivationOf(node);
     if (node.op_type == "Add" && other != ir::kNoValue && stage < 1 && IsBiasRow(g, other, *out.shape)) {
       form.bias = other;
@@ -75,6 +83,7 @@ absl::StatusOr<MatmulEpilogueForm> MatchMatmulEpilogue(const ir::Graph& g, const
     }
     last = node.outputs[0];
   }
+  if (last != step.outputs[0]) return absl::UnimplementedError("the step's output is not the tail's last value");
   return form;
 }
 

@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,8 +16,8 @@ namespace kernels::cublas {
 namespace {
 
 constexpr uint64_t kMaxWorkspace = 32u << 20;
-constexpr uint32_t kAlignment = 16;
-constexpr int kMaxAlgorithms = 8;  // what onnxrun's buffers promise (views may start anywhere else)
+constexpr uint32_t kAlignment = 16;  // what onnxrun's buffers promise (views may start anywhere else)
+constexpr int kMaxAlgorithms = 8;
 
 // The cuBLASLt entry points, from dlopen("libcublasLt.so.13").
 struct Api {
@@ -30,7 +32,6 @@ struct Api {
   decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
   decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
   decltype(&cublasLtMatmul) matmul = nullptr;
-  cublasLtHandle_t handle = nullptr;  // one for the process: cuBLASLt calls take their stream and workspace
 };
 
 template <typename F>
@@ -53,8 +54,7 @@ const Api* LoadedApi() {
                     Load(lib, "cublasLtMatmulPreferenceCreate", a->pref_create) &&
                     Load(lib, "cublasLtMatmulPreferenceDestroy", a->pref_destroy) &&
                     Load(lib, "cublasLtMatmulPreferenceSetAttribute", a->pref_set) &&
-                    Load(lib, "cublasLtMatmulAlgoGetHeuristic", a->heuristic) &&
-                    Load(lib, "cublasLtMatmul", a->matmul) && a->create(&a->handle) == CUBLAS_STATUS_SUCCESS;
+                    Load(lib, "cublasLtMatmulAlgoGetHeuristic", a->heuristic) && Load(lib, "cublasLtMatmul", a->matmul);
     if (!ok) {
       delete a;
       return nullptr;
@@ -62,6 +62,22 @@ const Api* LoadedApi() {
     return a;
   }();
   return api;
+}
+
+// The handle of the current device, made on first use (a handle belongs to the device current when it
+// was made; calls through it take their stream and workspace, so threads share it).
+absl::StatusOr<cublasLtHandle_t> HandleForCurrentDevice(const Api& api) {
+  static std::mutex mu;
+  static auto* handles = new std::map<int, cublasLtHandle_t>;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return absl::UnavailableError("no current CUDA device");
+  std::lock_guard<std::mutex> lock(mu);
+  cublasLtHandle_t& handle = (*handles)[device];
+  if (handle == nullptr && api.create(&handle) != CUBLAS_STATUS_SUCCESS) {
+    handle = nullptr;
+    return absl::UnavailableError("cublasLtCreate failed");
+  }
+  return handle;
 }
 
 absl::Status Check(cublasStatus_t s, const char* what) {
@@ -76,6 +92,7 @@ bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kAlignment
 struct LtMatmul::State {
   LtMatmulShape shape;
   const Api* api = nullptr;
+  cublasLtHandle_t handle = nullptr;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t w = nullptr, x = nullptr, d = nullptr;
   std::vector<cublasLtMatmulHeuristicResult_t> algos;  // heuristics order
@@ -94,9 +111,12 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || (shape.type != CUDA_R_16F && shape.type != CUDA_R_16BF)) {
     return absl::InvalidArgumentError("cuBLASLt matmul: empty dims or not float16/bfloat16");
   }
+  absl::StatusOr<cublasLtHandle_t> handle = HandleForCurrentDevice(*api);
+  if (!handle.ok()) return handle.status();
   auto state = std::make_shared<State>();
   state->shape = shape;
   state->api = api;
+  state->handle = *handle;
   if (absl::Status s = Check(api->desc_create(&state->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "descriptor"); !s.ok()) {
     return s;
   }
@@ -118,14 +138,20 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
   }
   cublasLtMatmulPreference_t pref = nullptr;
   if (absl::Status s = Check(api->pref_create(&pref), "preference"); !s.ok()) return s;
-  api->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kMaxWorkspace, sizeof(kMaxWorkspace));
+  // The alignment preferences must hold: with cuBLASLt's default (256 bytes) Run's check would be too weak.
+  bool preferred = api->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kMaxWorkspace,
+                                 sizeof(kMaxWorkspace)) == CUBLAS_STATUS_SUCCESS;
   for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
                     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
-    api->pref_set(pref, attr, &kAlignment, sizeof(kAlignment));
+    preferred = preferred && api->pref_set(pref, attr, &kAlignment, sizeof(kAlignment)) == CUBLAS_STATUS_SUCCESS;
+  }
+  if (!preferred) {
+    api->pref_destroy(pref);
+    return absl::UnavailableError("cuBLASLt matmul preferences not accepted");
   }
   std::vector<cublasLtMatmulHeuristicResult_t> results(kMaxAlgorithms);
   int found = 0;
-  const cublasStatus_t heuristic = api->heuristic(api->handle, state->desc, state->w, state->x, state->d, state->d,
+  const cublasStatus_t heuristic = api->heuristic(state->handle, state->desc, state->w, state->x, state->d, state->d,
                                                   pref, kMaxAlgorithms, results.data(), &found);
   api->pref_destroy(pref);
   if (heuristic != CUBLAS_STATUS_SUCCESS || found < 1) {
@@ -134,9 +160,7 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
   }
   results.resize(found);
   state->algos = std::move(results);
-  LtMatmul out;
-  out.state_ = std::move(state);
-  return out;
+  return LtMatmul(std::move(state));
 }
 
 absl::Status LtMatmul::Run(const void* x, const void* w, const void* residual, void* d, void* workspace,
@@ -147,8 +171,8 @@ absl::Status LtMatmul::Run(const void* x, const void* w, const void* residual, v
     if (p != nullptr && !Aligned(p)) return absl::InvalidArgumentError("cuBLASLt matmul: a buffer not 16-byte aligned");
   }
   const float alpha = 1.f, beta = residual != nullptr ? 1.f : 0.f;
-  return Check(s.api->matmul(s.api->handle, s.desc, &alpha, w, s.w, x, s.x, &beta, residual != nullptr ? residual : d,
-                             s.d, d, s.d, &s.algos[chosen_].algo, workspace, s.algos[chosen_].workspaceSize, stream),
+  return Check(s.api->matmul(s.handle, s.desc, &alpha, w, s.w, x, s.x, &beta, residual != nullptr ? residual : d, s.d,
+                             d, s.d, &s.algos[chosen_].algo, workspace, s.algos[chosen_].workspaceSize, stream),
                "matmul");
 }
 

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +35,8 @@ struct LtMatmulShape {
 
 class LtMatmul {
  public:
+  LtMatmul() = delete;
+
   // Descriptors and cuBLASLt's heuristic algorithms for `shape` (up to 8, best first; the first is
   // selected); Unavailable when the library cannot be loaded or offers no algorithm.
   static absl::StatusOr<LtMatmul> Create(const LtMatmulShape& shape);
@@ -50,6 +53,7 @@ class LtMatmul {
 
  private:
   struct State;
+  explicit LtMatmul(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
   int chosen_ = 0;
 };

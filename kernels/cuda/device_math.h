@@ -53,9 +53,9 @@ __device__ __forceinline__ float GeluTanh(float v) {
   return 0.5f * v * (1.f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
 }
 
-// V consecutive elements moved as one 16-byte load or store.
+// V consecutive elements moved as one load or store of V * sizeof(T) bytes (16 in the packed kernels).
 template <typename T, int V>
-struct alignas(16) Pack {
+struct alignas(sizeof(T) * V) Pack {
   T v[V];
 };
 
