@@ -20,7 +20,8 @@ using ::testing::HasSubstr;
 
 // x[4, 8] -> MatMul(w[8, 6]) -> each op of `tail` in turn ("bias", "bias_first" (the bias as Add's
 // first input), "relu", "gelu", "gelu_tanh", "sigmoid", "residual", "column" (an Add of a [4, 1]
-// constant)) -> y. The step covers every node.
+// constant), "double" (Add of the value to itself), "skip" (Add of the MatMul's own output)) -> y.
+// The step covers every node.
 struct Built {
   ir::Graph graph;
   Step step;
@@ -28,7 +29,8 @@ struct Built {
 
 Built Build(const std::vector<std::string>& tail) {
   GraphBuilder b(/*opset=*/20);
-  ir::ValueId v = b.Op("mm", "MatMul", {b.Input("x", {4, 8}), b.Constant("w", RandomTensor({8, 6}, 1))});
+  const ir::ValueId mm = b.Op("mm", "MatMul", {b.Input("x", {4, 8}), b.Constant("w", RandomTensor({8, 6}, 1))});
+  ir::ValueId v = mm;
   for (const std::string& op : tail) {
     if (op == "bias") v = b.Op(op, "Add", {v, b.Constant("b", RandomTensor({6}, 2))});
     if (op == "bias_first") v = b.Op(op, "Add", {b.Constant("b1", RandomTensor({1, 6}, 3)), v});
@@ -38,6 +40,8 @@ Built Build(const std::vector<std::string>& tail) {
     if (op == "sigmoid") v = b.Op(op, "Sigmoid", {v});
     if (op == "residual") v = b.Op(op, "Add", {b.Input("r", {4, 6}), v});
     if (op == "column") v = b.Op(op, "Add", {v, b.Constant("c", RandomTensor({4, 1}, 4))});
+    if (op == "double") v = b.Op(op, "Add", {v, v});
+    if (op == "skip") v = b.Op(op, "Add", {v, mm});
   }
   b.Output(v);
   Built built{b.Build().value(), {}};
@@ -77,10 +81,12 @@ TEST(MatmulEpilogueFormTest, RejectsWhatTheKernelDoesNotDo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{}, "no tail"},
       {{"sigmoid"}, "Sigmoid after the matmul"},
-      {{"column"}, "Add after the matmul"},                  // not one value per output column
-      {{"gelu", "bias"}, "Add after the matmul"},            // bias after the activation
-      {{"residual", "relu"}, "Relu after the matmul"},       // activation after the residual
-      {{"bias", "relu", "gelu"}, "Gelu after the matmul"}};  // two activations
+      {{"column"}, "Add after the matmul"},                 // not one value per output column
+      {{"gelu", "bias"}, "Add after the matmul"},           // bias after the activation
+      {{"residual", "relu"}, "Relu after the matmul"},      // activation after the residual
+      {{"bias", "relu", "gelu"}, "Gelu after the matmul"},  // two activations
+      {{"double"}, "Add after the matmul"},                 // the residual is the tail's own value
+      {{"relu", "skip"}, "Add after the matmul"}};          // the residual is computed in the step
   for (const auto& [tail, why] : cases) {
     const Built built = Build(tail);
     absl::StatusOr<MatmulEpilogueForm> form = MatchMatmulEpilogue(built.graph, built.step);
