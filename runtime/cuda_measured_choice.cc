@@ -10,6 +10,7 @@
 // far (its intermediates are the output's size each) is not timed.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
 
 #include "absl/strings/numbers.h"
@@ -151,12 +152,15 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
     auto drop_outputs = [&] {
       for (ir::ValueId out : outputs) values[out] = DeviceTensor();
     };
-    absl::StatusOr<double> graph_ms = TimeGpuMs(
-        [&] {
-          drop_outputs();
-          return ExecuteFused(index, entry, values);
-        },
-        stream_, kTimedRuns);
+    auto time_form = [&](const std::function<absl::Status()>& run) {
+      return TimeGpuMs(
+          [&] {
+            drop_outputs();
+            return run();
+          },
+          stream_, kTimedRuns);
+    };
+    absl::StatusOr<double> graph_ms = time_form([&] { return ExecuteFused(index, entry, values); });
     if (!graph_ms.ok()) return graph_ms.status();
     const int64_t out_bytes = static_cast<int64_t>(values[outputs[0]].bytes());
     drop_outputs();
@@ -169,32 +173,16 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
       const absl::Status first_split = RunSplit(index, absl::OkStatus(), values);  // untimed: where does it run?
       const bool split_on_device = first_split.ok() && !ran_on_host_;
       absl::StatusOr<double> split_ms = absl::UnavailableError("the split form does not stay on the device");
-      if (split_on_device)
-        split_ms = TimeGpuMs(
-            [&] {
-              drop_outputs();
-              return RunSplit(index, absl::OkStatus(), values);
-            },
-            stream_, kTimedRuns);
+      if (split_on_device) split_ms = time_form([&] { return RunSplit(index, absl::OkStatus(), values); });
       ran_on_host_ = host_before;
       if (split_ms.ok() && split_on_device) decision->split_ms = *split_ms;
     }
     if (OwnPointwiseConvFits(index, values)) {
-      absl::StatusOr<double> own_ms = TimeGpuMs(
-          [&] {
-            drop_outputs();
-            return RunOwnPointwiseConv(index, entry, values);
-          },
-          stream_, kTimedRuns);
+      const absl::StatusOr<double> own_ms = time_form([&] { return RunOwnPointwiseConv(index, entry, values); });
       if (own_ms.ok()) decision->own_ms = *own_ms;
     }
     if (epilogue_form && PrepareMatmulEpilogue(index, entry, values)) {
-      absl::StatusOr<double> epilogue_ms = TimeGpuMs(
-          [&] {
-            drop_outputs();
-            return RunMatmulEpilogue(index, entry, values);
-          },
-          stream_, kTimedRuns);
+      const absl::StatusOr<double> epilogue_ms = time_form([&] { return RunMatmulEpilogue(index, entry, values); });
       if (epilogue_ms.ok()) decision->epilogue_ms = *epilogue_ms;
     }
     decision->choice = Fastest(*decision);

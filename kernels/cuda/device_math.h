@@ -47,6 +47,13 @@ __device__ __forceinline__ float ApplyConvActivation(int act, float v) {
   return v;
 }
 
+// Element i of a float32 / float16 / bfloat16 array as float.
+__device__ __forceinline__ float LoadAsFloat(const void* p, FloatType type, int64_t i) {
+  if (type == FloatType::kFloat16) return ToFloat(static_cast<const __half*>(p)[i]);
+  if (type == FloatType::kBFloat16) return ToFloat(static_cast<const __nv_bfloat16*>(p)[i]);
+  return static_cast<const float*>(p)[i];
+}
+
 // GELU with erf, and its tanh approximation.
 __device__ __forceinline__ float GeluErf(float v) { return 0.5f * v * (1.f + erff(v * 0.70710678118654752f)); }
 __device__ __forceinline__ float GeluTanh(float v) {

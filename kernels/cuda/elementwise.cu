@@ -143,8 +143,6 @@ __global__ void UnaryPackedKernel(UnaryOp op, const T* in, T* out, int64_t packs
   }
 }
 
-bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 // The row-broadcast form [d0, d1, d2] with one operand [d0, 1, d2] (strides d2, 0, 1) and the other
 // and out dense: a channel scale or bias over an NHWC map (squeeze-excite's Mul). A thread keeps
 // its V elements of the small operand in registers and walks kRows rows of the large one, so its

@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/global_avg_pool.h"
+#include "kernels/cuda/launch.h"
 
 namespace kernels::cuda {
 namespace {
@@ -13,11 +14,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMinRowsPerSlice = 64;
 constexpr int kTargetBlocks = 2 * 132;  // about two blocks per multiprocessor of an H100/H200
-
-template <typename T, int V>
-struct alignas(V * sizeof(T)) Vec {
-  T v[V];
-};
 
 // Blocks: x = groups of up to 256 channel vectors, y = image, z = row slice. Writes the mean to y
 // (one slice) or the slice's sum to scratch[z][n][c].
@@ -37,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
     const T* base = x + n * hw * c + static_cast<int64_t>(cv) * V;
 #pragma unroll 4
     for (int64_t r = begin + group; r < end; r += groups) {
-      const Vec<T, V> v = *reinterpret_cast<const Vec<T, V>*>(base + r * c);
+      const Pack<T, V> v = *reinterpret_cast<const Pack<T, V>*>(base + r * c);
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[j] += ToFloat(v.v[j]);
     }
@@ -51,10 +47,10 @@ __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < V; ++j) acc[j] += partial[(g * per_block + t) * V + j];
   }
   if (gridDim.z == 1) {
-    Vec<T, V> out;
+    Pack<T, V> out;
 #pragma unroll
     for (int j = 0; j < V; ++j) out.v[j] = FromFloat<T>(acc[j] * scale);
-    *reinterpret_cast<Vec<T, V>*>(y + n * c + static_cast<int64_t>(cv) * V) = out;
+    *reinterpret_cast<Pack<T, V>*>(y + n * c + static_cast<int64_t>(cv) * V) = out;
   } else {
     float* dst = scratch + (blockIdx.z * gridDim.y + n) * c + static_cast<int64_t>(cv) * V;
 #pragma unroll
@@ -91,8 +87,6 @@ cudaError_t LaunchSum(const void* x, void* y, int64_t n, int64_t hw, int64_t c, 
   return cudaGetLastError();
 }
 
-bool Aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
-
 }  // namespace
 
 int GlobalAvgPoolSplits(int64_t n, int64_t hw, int64_t c) {
@@ -111,7 +105,7 @@ cudaError_t GlobalAvgPoolNhwc(FloatType type, const void* x, void* y, int64_t n,
   return DispatchFloatType(type, [&](auto element) {
     using T = decltype(element);
     constexpr int kVector = 16 / sizeof(T);
-    const bool vectors = c % kVector == 0 && Aligned(x, 16) && Aligned(y, 16);
+    const bool vectors = c % kVector == 0 && Aligned16(x) && Aligned16(y);
     return vectors ? LaunchSum<T, kVector>(x, y, n, hw, c, scratch, splits, stream)
                    : LaunchSum<T, 1>(x, y, n, hw, c, scratch, splits, stream);
   });

@@ -37,6 +37,9 @@ inline int RowBlockSize(int64_t row) {
 }
 
 #ifdef __CUDACC__
+// Whether `p` starts a 16-byte vector (what the packed loads and stores need).
+__host__ __device__ __forceinline__ bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 // The first index and the stride of a grid-stride loop over a 1-D index space.
 __device__ __forceinline__ int64_t GlobalThreadIndex() {
   return blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;

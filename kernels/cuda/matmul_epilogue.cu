@@ -13,10 +13,7 @@ namespace kernels::cuda {
 namespace {
 
 __device__ __forceinline__ float BiasAt(const MatmulEpilogueParams& p, int64_t column) {
-  if (p.bias == nullptr) return 0.f;
-  if (p.bias_type == FloatType::kFloat16) return ToFloat(static_cast<const __half*>(p.bias)[column]);
-  if (p.bias_type == FloatType::kBFloat16) return ToFloat(static_cast<const __nv_bfloat16*>(p.bias)[column]);
-  return static_cast<const float*>(p.bias)[column];
+  return p.bias == nullptr ? 0.f : LoadAsFloat(p.bias, p.bias_type, column);
 }
 
 __device__ __forceinline__ float Activate(MatmulEpilogueParams::Activation act, float v) {
@@ -47,8 +44,6 @@ __global__ void EpilogueKernel(MatmulEpilogueParams p, T* __restrict__ y, int64_
     *reinterpret_cast<P*>(y + first) = v;
   }
 }
-
-bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 

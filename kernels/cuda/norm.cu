@@ -16,10 +16,7 @@ namespace kernels::cuda {
 namespace {
 
 __device__ __forceinline__ double LoadParam(const void* p, FloatType type, int64_t i, double absent) {
-  if (p == nullptr) return absent;
-  if (type == FloatType::kFloat16) return ToFloat(static_cast<const __half*>(p)[i]);
-  if (type == FloatType::kBFloat16) return ToFloat(static_cast<const __nv_bfloat16*>(p)[i]);
-  return static_cast<const float*>(p)[i];
+  return p == nullptr ? absent : LoadAsFloat(p, type, i);
 }
 
 __device__ __forceinline__ void StoreStat(void* p, FloatType type, int64_t i, double v) {
@@ -77,13 +74,6 @@ __global__ void RowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNor
 constexpr int kWarpRowsPerBlock = 4;
 constexpr int kMaxPacksPerLane = 16;
 
-__device__ __forceinline__ float LoadParamFloat(const void* p, FloatType type, int64_t i, float absent) {
-  if (p == nullptr) return absent;
-  if (type == FloatType::kFloat16) return ToFloat(static_cast<const __half*>(p)[i]);
-  if (type == FloatType::kBFloat16) return ToFloat(static_cast<const __nv_bfloat16*>(p)[i]);
-  return static_cast<const float*>(p)[i];
-}
-
 template <typename T>
 constexpr FloatType kFloatTypeOf = sizeof(T) == 4              ? FloatType::kFloat32
                                    : std::is_same_v<T, __half> ? FloatType::kFloat16
@@ -93,14 +83,14 @@ constexpr FloatType kFloatTypeOf = sizeof(T) == 4              ? FloatType::kFlo
 // row's element type and alignment, else one element at a time.
 template <typename T, int V>
 __device__ __forceinline__ void LoadParamPack(const void* p, FloatType type, int pack, float absent, float (&out)[V]) {
-  if (p != nullptr && type == kFloatTypeOf<T> && reinterpret_cast<uintptr_t>(p) % 16 == 0) {
+  if (p != nullptr && type == kFloatTypeOf<T> && Aligned16(p)) {
     const Pack<T, V> v = static_cast<const Pack<T, V>*>(p)[pack];
 #pragma unroll
     for (int j = 0; j < V; ++j) out[j] = ToFloat(v.v[j]);
     return;
   }
 #pragma unroll
-  for (int j = 0; j < V; ++j) out[j] = LoadParamFloat(p, type, static_cast<int64_t>(pack) * V + j, absent);
+  for (int j = 0; j < V; ++j) out[j] = p == nullptr ? absent : LoadAsFloat(p, type, static_cast<int64_t>(pack) * V + j);
 }
 
 // Row r is 16-byte packs [lane + 32 k] for k < kPacks (those below the row's pack count); two
@@ -161,8 +151,7 @@ __global__ void __launch_bounds__(32 * kWarpRowsPerBlock)
 // block kernel serves them: per-channel parameters, rows not whole packs, unaligned data, long rows.
 int WarpPacksPerLane(const RowNormParams& p, int element_bytes, const void* x, const void* y) {
   const int v = 16 / element_bytes;
-  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
-  if (p.per_channel || p.n <= 0 || p.n % v != 0 || !aligned(x) || !aligned(y)) return 0;
+  if (p.per_channel || p.n <= 0 || p.n % v != 0 || !Aligned16(x) || !Aligned16(y)) return 0;
   const int64_t per_lane = (p.n / v + 31) / 32;
   int packs = 1;
   while (packs < per_lane) packs *= 2;

@@ -148,8 +148,6 @@ cudaError_t LaunchForCin(const PointwiseConvParams& p, const void* x, const void
   return cudaErrorInvalidValue;
 }
 
-bool Aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
-
 }  // namespace
 
 bool PointwiseConvSupported(const PointwiseConvParams& p, const char** reason) {
