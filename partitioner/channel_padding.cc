@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -99,6 +100,25 @@ absl::StatusOr<bool> ChannelPadding::Run(ir::Graph& graph) {
   graph.ReplaceNodes(std::move(nodes));
   if (absl::Status s = ops::InferGraphTypes(graph); !s.ok()) return s;
   return true;
+}
+
+bool IsChannelZeroPad(const ir::Graph& graph, const ir::Node& node) {
+  if (node.op_type != "Pad" || node.attrs.GetString("mode", "constant") != "constant" || node.inputs.size() < 2) {
+    return false;
+  }
+  if (graph.value(node.inputs[0]).type.rank() != 4 || node.input(3) != ir::kNoValue) return false;
+  const std::optional<ir::Tensor>& pads = graph.value(node.inputs[1]).constant;
+  const ir::ValueId value = node.input(2);
+  if (!pads ||
+      (value != ir::kNoValue && (!graph.value(value).constant || graph.value(value).constant->GetAsDouble(0) != 0))) {
+    return false;
+  }
+  const std::vector<int64_t> p = pads->ToInt64Vector();
+  if (p.size() != 8) return false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (i != 5 && p[i] != 0) return false;
+  }
+  return p[5] > 0;
 }
 
 }  // namespace partitioner

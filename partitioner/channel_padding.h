@@ -33,6 +33,9 @@ class ChannelPadding : public Pass {
   int padded_ = 0;
 };
 
+// A constant zero Pad of a 4-D value at the end of axis 1 only (what ChannelPadding inserts).
+bool IsChannelZeroPad(const ir::Graph& graph, const ir::Node& node);
+
 }  // namespace partitioner
 
 #endif  // ONNXRUN_PARTITIONER_CHANNEL_PADDING_H_

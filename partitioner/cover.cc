@@ -10,6 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "partitioner/channel_padding.h"
+#include "partitioner/squeeze_excite.h"
 
 namespace partitioner {
 namespace {
@@ -29,6 +31,8 @@ class Coverer {
   exec::Step LegacyStep(NodeId node, const std::string& reason);
   std::optional<std::pair<NodeId, NodeId>> SiluTail(ValueId x) const;
   exec::Step SingleStep(NodeId node, exec::StepKind kind, const std::string& reason);
+  // The squeeze-excite MLP starting at the Conv `fc1` as one Kernel step (squeeze_excite.h).
+  std::optional<exec::Step> SqueezeExciteStep(NodeId fc1) const;
   // The index of the single-Cast Kernel step that the channel Pad `pad` joins (one pass that casts,
   // changes the layout and pads on the GPU), or -1.
   int CastStepToJoin(NodeId pad, const std::vector<exec::Step>& steps) const;
@@ -69,26 +73,6 @@ std::set<NodeId> Coverer::Downstream(NodeId anchor) const {
     }
   }
   return seen;
-}
-
-// A constant zero Pad of a 4-D value at the end of axis 1 only (what channel padding inserts).
-bool IsChannelZeroPad(const ir::Graph& graph, const ir::Node& node) {
-  if (node.op_type != "Pad" || node.attrs.GetString("mode", "constant") != "constant" || node.inputs.size() < 2) {
-    return false;
-  }
-  if (graph.value(node.inputs[0]).type.rank() != 4 || node.input(3) != ir::kNoValue) return false;
-  const std::optional<ir::Tensor>& pads = graph.value(node.inputs[1]).constant;
-  const ValueId value = node.input(2);
-  if (!pads ||
-      (value != ir::kNoValue && (!graph.value(value).constant || graph.value(value).constant->GetAsDouble(0) != 0))) {
-    return false;
-  }
-  const std::vector<int64_t> p = pads->ToInt64Vector();
-  if (p.size() != 8) return false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (i != 5 && p[i] != 0) return false;
-  }
-  return p[5] > 0;
 }
 
 int Coverer::CastStepToJoin(NodeId pad, const std::vector<exec::Step>& steps) const {
@@ -223,6 +207,20 @@ exec::Step Coverer::SingleStep(NodeId node, exec::StepKind kind, const std::stri
   return step;
 }
 
+std::optional<exec::Step> Coverer::SqueezeExciteStep(NodeId fc1) const {
+  if (graph_.node(fc1).op_type != "Conv") return std::nullopt;
+  const ValueReaders readers = [this](ValueId v) { return consumers_[v]; };
+  std::optional<SqueezeExciteForm> form = MatchSqueezeExcite(graph_, fc1, readers);
+  if (!form) return std::nullopt;
+  for (NodeId n : form->nodes) {
+    if (assigned_[n] >= 0) return std::nullopt;
+  }
+  exec::Step step;
+  step.kind = exec::StepKind::kKernel;
+  step.nodes = form->nodes;
+  return step;
+}
+
 // The Sigmoid and Mul of x * Sigmoid(x) (SiLU) when `x` is read by exactly those two nodes and
 // the Sigmoid's output only by the Mul; nullopt otherwise.
 std::optional<std::pair<NodeId, NodeId>> Coverer::SiluTail(ValueId x) const {
@@ -331,7 +329,9 @@ absl::StatusOr<std::vector<exec::Step>> Coverer::Run() {
     if (assigned_[id] >= 0) continue;
     const ir::Node& node = graph_.node(id);
     exec::Step step;
-    if (IsAnchorOp(node.op_type)) {
+    if (std::optional<exec::Step> squeeze_excite = SqueezeExciteStep(id)) {
+      step = *std::move(squeeze_excite);
+    } else if (IsAnchorOp(node.op_type)) {
       const std::string rejection = AnchorRejection(rules_, graph_, node);
       if (rejection.empty()) {
         step = FusedStep(id);

@@ -149,6 +149,12 @@ absl::Status CudaExecutor::Init() {
   recurrent_.resize(plan_.steps.size());
   attention_.resize(plan_.steps.size());
   PlanViews();
+  squeeze_excite_.resize(plan_.steps.size());
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    if (plan_.steps[s].kind == StepKind::kKernel) {
+      squeeze_excite_[s] = partitioner::MatchSqueezeExciteStep(g, plan_.steps[s].nodes);
+    }
+  }
   float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {
@@ -178,6 +184,8 @@ absl::Status CudaExecutor::Init() {
       note = "alias: same device bytes";
     } else if (IsCastPadStep(g, step)) {
       note = "own CUDA kernel: cast, NHWC layout and channel padding in one pass";
+    } else if (squeeze_excite_[notes_.size()]) {
+      note = "own CUDA kernel: the squeeze-excite MLP (1x1 conv, activation, 1x1 conv, gate) in one pass";
     } else if (step.nodes.size() == 1 && ops::IsControlFlowOp(first.op_type)) {
       note = "control flow on the host: the body runs node by node with the CPU reference kernels";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && first.op_type == "Attention") {
@@ -271,6 +279,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);
   if (IsCastPadStep(g, step)) return RunCastPad(step, values);
+  if (squeeze_excite_[index]) return RunSqueezeExcite(index, values);
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
     const ir::Node& node = g.node(step.nodes[0]);
     if (node.op_type == "Attention") return RunAttention(index, step, values);

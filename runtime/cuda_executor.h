@@ -41,6 +41,7 @@
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "ops/infer_concrete.h"
+#include "partitioner/squeeze_excite.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_arena.h"
@@ -294,6 +295,9 @@ class CudaExecutor {
   absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
   // A Cast+Pad step (IsCastPadStep) in one kernel; its nodes one by one where the layouts differ.
   absl::Status RunCastPad(const Step& step, std::vector<DeviceTensor>& values);
+  // A squeeze-excite MLP step (partitioner/squeeze_excite.h) in one own kernel; on the host when a
+  // weight's device type differs from the input's.
+  absl::Status RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values);
   // Other single-node Kernel steps through runtime/cuda_kernel_steps (transpose, slice, gather,
   // reductions, softmax, norms, resize, ...); forms it does not cover run on the host.
   absl::Status RunKernel(const Step& step, std::vector<DeviceTensor>& values);
@@ -442,6 +446,8 @@ class CudaExecutor {
   std::vector<DeviceTensor> constants_;                                  // device copies, indexed by value id
   std::vector<std::string> notes_;
   std::vector<bool> view_steps_;  // per step: may run as a view (PlanViews)
+  // per step: its squeeze-excite form when it is one (set at construction)
+  std::vector<std::optional<partitioner::SqueezeExciteForm>> squeeze_excite_;
   // Per Attention step: the Transpose step, sole reader of its output, whose output it writes
   // directly (the Transpose step then does nothing).
   std::vector<std::optional<size_t>> output_transpose_;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cast_pad.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/squeeze_excite.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/cuda_kernel_steps.h"
@@ -178,6 +179,37 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
                                                             out->data(), x->dims[0], x->dims[1],
                                                             x->dims[2] * x->dims[3], dims[1], stream_));
   values[out_id] = *std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values) {
+  const partitioner::SqueezeExciteForm& form = *squeeze_excite_[index];
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor x, Input(form.input, values));
+  kernels::cuda::SqueezeExciteParams p;
+  p.batch = x.dims.empty() ? 0 : x.dims[0];
+  p.channels = form.channels;
+  p.reduced = form.reduced;
+  p.w2_row = form.w2_row;
+  p.type = ToFloatType(x.dtype);
+  p.activation = form.activation == partitioner::SqueezeExciteForm::kRelu ? kernels::cuda::SqueezeExciteParams::kRelu
+                                                                          : kernels::cuda::SqueezeExciteParams::kSilu;
+  p.gate = form.gate == partitioner::SqueezeExciteForm::kSigmoid ? kernels::cuda::SqueezeExciteParams::kSigmoid
+                                                                 : kernels::cuda::SqueezeExciteParams::kHardSigmoid;
+  p.alpha = form.alpha;
+  p.beta = form.beta;
+  bool same_types = x.num_elements() == p.batch * p.channels;
+  const std::pair<ir::ValueId, const void**> weights[] = {
+      {form.w1, &p.w1}, {form.b1, &p.b1}, {form.w2, &p.w2}, {form.b2, &p.b2}};
+  for (const auto& [id, pointer] : weights) {
+    if (id == ir::kNoValue) continue;
+    CUDNN_ASSIGN_OR_RETURN(DeviceTensor w, Input(id, values));
+    same_types = same_types && w.dtype == x.dtype;
+    *pointer = w.data();
+  }
+  if (!same_types) return RunOnHost(plan_.steps[index], values);
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, x.dims, WantsNhwc(form.output), stream_));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::SqueezeExcite(p, x.data(), out.data(), stream_));
+  values[form.output] = std::move(out);
   return absl::OkStatus();
 }
 

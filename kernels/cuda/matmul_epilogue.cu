@@ -62,8 +62,7 @@ void Launch(const MatmulEpilogueParams& p, T* y, int64_t steps, cudaStream_t str
     case MatmulEpilogueParams::kGeluTanh:
       EpilogueKernel<T, V, MatmulEpilogueParams::kGeluTanh><<<grid, kBlockSize, 0, stream>>>(p, y, steps);
       break;
-    default:
-      EpilogueKernel<T, V, MatmulEpilogueParams::kNone><<<grid, kBlockSize, 0, stream>>>(p, y, steps);
+    default: EpilogueKernel<T, V, MatmulEpilogueParams::kNone><<<grid, kBlockSize, 0, stream>>>(p, y, steps);
   }
 }
 

@@ -1,0 +1,44 @@
+// Own CUDA kernel: the squeeze-excite MLP on pooled values, one block per sample —
+//   y[n, :] = gate(W2 * act(W1 * x[n, :] + b1) + b2)
+// with x, y [N, C] (a [N, C, 1, 1] tensor in either layout), W1 [R, C], W2 [C, R'] (only its first
+// R columns are read: channel padding may have widened it with zeros), act Relu or SiLU, gate
+// Sigmoid or HardSigmoid; everything in between stays in float in shared memory. It replaces a
+// cuDNN graph, a Pad, a legacy conv and a Sigmoid per block (partitioner/squeeze_excite.h).
+// Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
+//
+// Usage:
+//   SqueezeExciteParams p;
+//   p.batch = n; p.channels = c; p.reduced = r; p.w2_row = r; p.type = FloatType::kFloat16;
+//   p.w1 = w1; p.b1 = b1; p.w2 = w2; p.b2 = b2;
+//   ONNXRUN_CUDA_RETURN_IF_ERROR(SqueezeExcite(p, x, y, stream));
+#ifndef ONNXRUN_KERNELS_CUDA_SQUEEZE_EXCITE_H_
+#define ONNXRUN_KERNELS_CUDA_SQUEEZE_EXCITE_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/elementwise.h"  // FloatType
+
+namespace kernels::cuda {
+
+struct SqueezeExciteParams {
+  enum Activation { kRelu, kSilu };
+  enum Gate { kSigmoid, kHardSigmoid };
+  int64_t batch = 0, channels = 0, reduced = 0, w2_row = 0;  // N, C, R, R' (>= R)
+  FloatType type = FloatType::kFloat16;                      // of x, y, the weights and biases
+  const void* w1 = nullptr;                                  // [R, C]
+  const void* b1 = nullptr;                                  // [R] or null
+  const void* w2 = nullptr;                                  // [C, R']
+  const void* b2 = nullptr;                                  // [C] or null
+  Activation activation = kSilu;
+  Gate gate = kSigmoid;
+  float alpha = 0.2f, beta = 0.5f;  // HardSigmoid
+};
+
+// Shared memory needs (C + R) floats: cudaErrorInvalidValue past 48 KiB, for R' < R or empty weights.
+cudaError_t SqueezeExcite(const SqueezeExciteParams& params, const void* x, void* y, cudaStream_t stream);
+
+}  // namespace kernels::cuda
+
+#endif  // ONNXRUN_KERNELS_CUDA_SQUEEZE_EXCITE_H_

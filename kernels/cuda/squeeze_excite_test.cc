@@ -1,0 +1,136 @@
+// The squeeze-excite kernel against a double reference, every element: EfficientNet's (SiLU,
+// Sigmoid) and MobileNetV3's (Relu, HardSigmoid) MLPs at their real widths, a W2 widened by
+// channel padding, float16 / bfloat16 / float32, batches that give 1, 2 and 8 samples per block;
+// parameters it cannot take are refused.
+#include "kernels/cuda/squeeze_excite.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/cuda/kernel_testing.h"
+
+namespace kernels::cuda {
+namespace {
+
+using namespace testing;  // NOLINT: the kernel test helpers
+using Params = SqueezeExciteParams;
+
+class SqueezeExciteGpuTest : public GpuTest {};
+
+void* ToDevice(const std::vector<uint8_t>& bytes) {
+  void* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, bytes.size()), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  return d;
+}
+
+// y[n, c] for the float-valued (already rounded) operands, in double.
+std::vector<double> Reference(const Params& p, const std::vector<float>& x, const std::vector<float>& w1,
+                              const std::vector<float>& b1, const std::vector<float>& w2,
+                              const std::vector<float>& b2) {
+  std::vector<double> y(p.batch * p.channels);
+  std::vector<double> hidden(p.reduced);
+  for (int64_t n = 0; n < p.batch; ++n) {
+    for (int64_t r = 0; r < p.reduced; ++r) {
+      double h = b1[r];
+      for (int64_t c = 0; c < p.channels; ++c) h += static_cast<double>(w1[r * p.channels + c]) * x[n * p.channels + c];
+      hidden[r] = p.activation == Params::kRelu ? std::max(h, 0.0) : h / (1 + std::exp(-h));
+    }
+    for (int64_t c = 0; c < p.channels; ++c) {
+      double z = b2[c];
+      for (int64_t k = 0; k < p.reduced; ++k) z += static_cast<double>(w2[c * p.w2_row + k]) * hidden[k];
+      y[n * p.channels + c] =
+          p.gate == Params::kSigmoid ? 1 / (1 + std::exp(-z)) : std::clamp(p.alpha * z + p.beta, 0.0, 1.0);
+    }
+  }
+  return y;
+}
+
+void ExpectMatchesReference(Params p) {
+  std::mt19937 gen(static_cast<uint32_t>(p.channels * 13 + p.reduced));
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  auto random = [&](int64_t count, float scale) {
+    std::vector<float> v(count);
+    for (float& e : v) e = RoundTo(p.type, dist(gen) * scale);
+    return v;
+  };
+  const std::vector<float> x = random(p.batch * p.channels, 2.f), b1 = random(p.reduced, 1.f),
+                           b2 = random(p.channels, 1.f);
+  const std::vector<float> w1 = random(p.reduced * p.channels, 2.f / std::sqrt(static_cast<float>(p.channels)));
+  std::vector<float> w2 = random(p.channels * p.w2_row, 2.f / std::sqrt(static_cast<float>(p.reduced)));
+  for (int64_t c = 0; c < p.channels; ++c) {  // channel padding's zeros
+    for (int64_t k = p.reduced; k < p.w2_row; ++k) w2[c * p.w2_row + k] = 0.f;
+  }
+  void* dx = ToDevice(Encode(p.type, x));
+  void* dy = ToDevice(Encode(p.type, std::vector<float>(x.size(), 0.f)));
+  p.w1 = ToDevice(Encode(p.type, w1));
+  p.b1 = ToDevice(Encode(p.type, b1));
+  p.w2 = ToDevice(Encode(p.type, w2));
+  p.b2 = ToDevice(Encode(p.type, b2));
+  ASSERT_EQ(SqueezeExcite(p, dx, dy, nullptr), cudaSuccess);
+  std::vector<uint8_t> got(x.size() * StorageBytes(p.type));
+  ASSERT_EQ(cudaMemcpy(got.data(), dy, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  const std::vector<double> want = Reference(p, x, w1, b1, w2, b2);
+  const double tolerance = p.type == FloatType::kFloat32 ? 1e-5 : p.type == FloatType::kFloat16 ? 2e-3 : 1.6e-2;
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double value = Decode(p.type, &got[i * StorageBytes(p.type)]);
+    if (!(std::fabs(value - want[i]) <= tolerance) && ++bad <= 5) {
+      ADD_FAILURE() << "element " << i << ": got " << value << ", want " << want[i];
+    }
+  }
+  EXPECT_EQ(bad, 0) << "N " << p.batch << " C " << p.channels << " R " << p.reduced << " R' " << p.w2_row;
+  for (const void* d : {static_cast<const void*>(dx), static_cast<const void*>(dy), p.w1, p.b1, p.w2, p.b2}) {
+    cudaFree(const_cast<void*>(d));
+  }
+}
+
+TEST_F(SqueezeExciteGpuTest, EfficientNetAndMobileNetMlpsMatchReference) {
+  struct Shape {
+    int64_t c, r, r_row;
+    Params::Activation act;
+    Params::Gate gate;
+  };
+  const Shape shapes[] = {
+      {32, 8, 8, Params::kSilu, Params::kSigmoid},           // EfficientNet-B0's first block
+      {240, 10, 12, Params::kSilu, Params::kSigmoid},        // R = 10 padded to 12 in fp16
+      {1152, 48, 48, Params::kSilu, Params::kSigmoid},       // its widest
+      {960, 240, 240, Params::kRelu, Params::kHardSigmoid},  // MobileNetV3-Large's widest
+  };
+  for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
+    for (const Shape& s : shapes) {
+      for (int64_t batch : {1, 19, 70}) {  // one sample per block, 2 (a partial last block), 8
+        Params p;
+        p.batch = batch;
+        p.channels = s.c;
+        p.reduced = s.r;
+        p.w2_row = s.r_row;
+        p.type = type;
+        p.activation = s.act;
+        p.gate = s.gate;
+        p.alpha = 1.f / 6;
+        ExpectMatchesReference(p);
+      }
+    }
+  }
+}
+
+TEST_F(SqueezeExciteGpuTest, RefusesWhatItCannotRun) {
+  Params p;
+  p.batch = 1;
+  p.channels = 16;
+  p.reduced = 4;
+  p.w2_row = 3;  // narrower than R
+  int dummy = 0;
+  p.w1 = p.w2 = &dummy;
+  EXPECT_EQ(SqueezeExcite(p, &dummy, &dummy, nullptr), cudaErrorInvalidValue);
+  p.w2_row = 4;
+  p.channels = 20000;  // (C + R) floats past 48 KiB of shared memory
+  EXPECT_EQ(SqueezeExcite(p, &dummy, &dummy, nullptr), cudaErrorInvalidValue);
+}
+
+}  // namespace
+}  // namespace kernels::cuda
