@@ -5,9 +5,9 @@
 // gives the per-sample channel scale [N, C, 1, 1] that the block's Mul applies. The cover makes
 // these 5-7 nodes one Kernel step (the CPU runs them node by node, like every step); the GPU runs
 // it as one own kernel (kernels/cuda/squeeze_excite.h) instead of a cuDNN graph, a Pad, a legacy
-// conv and a Sigmoid. Only for a known batch N <= kMaxSqueezeExciteBatch: there the launches
-// dominate (efficientnet_b0 fp16 on the H200: batch 1 0.700 -> 0.635 ms, batch 32 1.665 -> 1.615),
-// at larger batches cuDNN's GEMMs win (batch 256 6.94 -> 7.01 ms; tf32 batch 32 2.08 -> 2.13).
+// conv and a Sigmoid. Only for a known batch N <= kMaxSqueezeExciteBatch, where the launches
+// dominate (efficientnet_b0 on the H200, batch 1: fp16 0.700 -> 0.635 ms, tf32 0.600 -> 0.591); at
+// batch 32 fp16 still gained 3% but tf32 lost 2.4%, at 256 both lost 1% to cuDNN's GEMMs.
 //
 // Usage:
 //   auto readers = [&](ir::ValueId v) { return consumers[v]; };

@@ -1,7 +1,9 @@
 // The squeeze-excite shapes on the GPU: GlobalAveragePool of an NHWC conv output (the own pooling
 // kernel, one and several row slices) and a [N, C, 1, 1] operand broadcast over the NHWC map by Mul,
 // Add and Div on either side (the row-broadcast fast path of kernels/cuda/elementwise.cu), in fp32
-// and fp16, every output element against the CPU's run of the same plan. Skipped without a GPU.
+// and fp16, every output element against the CPU's run of the same plan; and the squeeze-excite MLP
+// (1x1 conv, SiLU, 1x1 conv, Sigmoid) as one own-kernel step at a small batch, the same way.
+// Skipped without a GPU.
 #include <random>
 #include <string>
 #include <vector>
@@ -77,6 +79,63 @@ TEST_P(ChannelScaleGpuTest, MatchesCpu) {
       }
     }
   }
+}
+
+// x [n, 24, hw, hw] -> GlobalAveragePool -> Conv 24->6 -> SiLU -> Conv 6->24 -> Sigmoid -> Mul(x, gate):
+// EfficientNet's block tail (in fp16, channel padding widens the 6 to 8 inside the step).
+std::string SqueezeExciteMlpModel(int64_t n, int64_t hw) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {n, 24, hw, hw});
+  auto weights = [](size_t count, int salt) {
+    std::vector<float> w(count);
+    for (size_t i = 0; i < count; ++i) w[i] = static_cast<float>(static_cast<int>((i * 37 + salt) % 23) - 11) / 23.0f;
+    return w;
+  };
+  testing_util::AddFloatInitializer(model, "w1", {6, 24, 1, 1}, weights(6 * 24, 1));
+  testing_util::AddFloatInitializer(model, "b1", {6}, weights(6, 2));
+  testing_util::AddFloatInitializer(model, "w2", {24, 6, 1, 1}, weights(24 * 6, 3));
+  testing_util::AddFloatInitializer(model, "b2", {24}, weights(24, 4));
+  *g->add_node() = testing_util::MakeNode("GlobalAveragePool", {"x"}, {"s"}, "gap");
+  *g->add_node() = testing_util::MakeNode("Conv", {"s", "w1", "b1"}, {"h"}, "fc1");
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"h"}, {"hs"}, "silu_sigmoid");
+  *g->add_node() = testing_util::MakeNode("Mul", {"h", "hs"}, {"a"}, "silu_mul");
+  *g->add_node() = testing_util::MakeNode("Conv", {"a", "w2", "b2"}, {"z"}, "fc2");
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"z"}, {"gate"}, "gate");
+  *g->add_node() = testing_util::MakeNode("Mul", {"x", "gate"}, {"y"}, "scale");
+  *g->add_output() = testing_util::TensorInfo("gate", {n, 24, 1, 1});
+  *g->add_output() = testing_util::TensorInfo("y", {n, 24, hw, hw});
+  return model.SerializeAsString();
+}
+
+TEST_P(ChannelScaleGpuTest, SqueezeExciteMlpIsOneKernelAndMatchesCpu) {
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = GetParam();
+  options.gpu.plan_cache = false;
+  auto session = runtime::Session::CreateFromBytes(SqueezeExciteMlpModel(3, 7), options);
+  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+    GTEST_SKIP() << session.status().message();
+  }
+  ASSERT_TRUE(session.ok()) << session.status();
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({3, 24, 7, 7})}};
+  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  const testing_util::Tolerance tol =
+      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
+  for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
+    auto gpu = (*session)->Run(inputs);
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    for (size_t o = 0; o < gpu->size(); ++o) {
+      EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
+          << (*gpu)[o].name << " run " << run;
+    }
+  }
+  int squeeze_excite_steps = 0;
+  for (const std::string& note : (*session)->gpu_step_notes()) {
+    squeeze_excite_steps += note.find("squeeze-excite MLP") != std::string::npos;
+  }
+  EXPECT_EQ(squeeze_excite_steps, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, ChannelScaleGpuTest, testing::Values("fp32", "fp16"));
