@@ -63,11 +63,16 @@ const exec::Step& StepOf(const std::vector<exec::Step>& steps, const ir::Graph& 
   return kNone;
 }
 
+std::vector<exec::Step> Cover(const ir::Graph& g) {
+  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(g, Sm90Rules());
+  EXPECT_TRUE(steps.ok()) << steps.status();
+  return steps.ok() ? *std::move(steps) : std::vector<exec::Step>{};
+}
+
 TEST(SqueezeExciteTest, EfficientNetMlpIsOneKernelStep) {
   const ir::Graph g = SqueezeExciteGraph({});
-  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(g, Sm90Rules());
-  ASSERT_TRUE(steps.ok()) << steps.status();
-  const exec::Step& se = StepOf(*steps, g, "fc1");
+  const std::vector<exec::Step> steps = Cover(g);
+  const exec::Step& se = StepOf(steps, g, "fc1");
   EXPECT_EQ(se.kind, exec::StepKind::kKernel);
   EXPECT_EQ(se.pattern, "Conv+Sigmoid+Mul+Conv+Sigmoid");
   std::optional<SqueezeExciteForm> form = MatchSqueezeExciteStep(g, se.nodes);
@@ -79,16 +84,15 @@ TEST(SqueezeExciteTest, EfficientNetMlpIsOneKernelStep) {
   EXPECT_EQ(form->gate, SqueezeExciteForm::kSigmoid);
   EXPECT_EQ(g.value(form->output).name, "gate");
   EXPECT_EQ(se.outputs, std::vector<ir::ValueId>{form->output});
-  EXPECT_EQ(StepOf(*steps, g, "scale").nodes.size(), 1u);  // the channel scale stays its own step
+  EXPECT_EQ(StepOf(steps, g, "scale").nodes.size(), 1u);  // the channel scale stays its own step
 }
 
 TEST(SqueezeExciteTest, MobileNetV3MlpWithHardSigmoid) {
   SeOptions o;
   o.mobilenet = true;
   const ir::Graph g = SqueezeExciteGraph(o);
-  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(g, Sm90Rules());
-  ASSERT_TRUE(steps.ok()) << steps.status();
-  std::optional<SqueezeExciteForm> form = MatchSqueezeExciteStep(g, StepOf(*steps, g, "fc1").nodes);
+  const std::vector<exec::Step> steps = Cover(g);
+  std::optional<SqueezeExciteForm> form = MatchSqueezeExciteStep(g, StepOf(steps, g, "fc1").nodes);
   ASSERT_TRUE(form.has_value());
   EXPECT_EQ(form->activation, SqueezeExciteForm::kRelu);
   EXPECT_EQ(form->gate, SqueezeExciteForm::kHardSigmoid);
@@ -107,9 +111,8 @@ TEST(SqueezeExciteTest, ChannelPaddingPadJoinsTheStep) {
   ASSERT_TRUE(padding.Run(g).ok());
   ASSERT_EQ(padding.padded(), 1);
   EXPECT_EQ(test::CompareGraphs(g, before, test::RandomInputs(g), {1e-2, 1e-2}), "");
-  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(g, Sm90Rules());
-  ASSERT_TRUE(steps.ok()) << steps.status();
-  const exec::Step& se = StepOf(*steps, g, "fc1");
+  const std::vector<exec::Step> steps = Cover(g);
+  const exec::Step& se = StepOf(steps, g, "fc1");
   EXPECT_EQ(se.pattern, "Conv+Sigmoid+Mul+Pad+Conv+Sigmoid");
   std::optional<SqueezeExciteForm> form = MatchSqueezeExciteStep(g, se.nodes);
   ASSERT_TRUE(form.has_value());
@@ -121,20 +124,18 @@ TEST(SqueezeExciteTest, ValueReadOutsideTheChainIsNotMatched) {
   SeOptions o;
   o.hidden_is_output = true;
   const ir::Graph g = SqueezeExciteGraph(o);
-  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(g, Sm90Rules());
-  ASSERT_TRUE(steps.ok()) << steps.status();
-  EXPECT_NE(StepOf(*steps, g, "fc1").pattern, "Conv+Sigmoid+Mul+Conv+Sigmoid");
-  EXPECT_FALSE(MatchSqueezeExciteStep(g, StepOf(*steps, g, "fc1").nodes).has_value());
+  const std::vector<exec::Step> steps = Cover(g);
+  EXPECT_NE(StepOf(steps, g, "fc1").pattern, "Conv+Sigmoid+Mul+Conv+Sigmoid");
+  EXPECT_FALSE(MatchSqueezeExciteStep(g, StepOf(steps, g, "fc1").nodes).has_value());
 }
 
 TEST(SqueezeExciteTest, LargeBatchKeepsTheCudnnSteps) {
   SeOptions o;
   o.batch = kMaxSqueezeExciteBatch + 1;
   const ir::Graph g = SqueezeExciteGraph(o);
-  absl::StatusOr<std::vector<exec::Step>> steps = CoverGraph(g, Sm90Rules());
-  ASSERT_TRUE(steps.ok()) << steps.status();
-  EXPECT_EQ(StepOf(*steps, g, "fc1").kind, exec::StepKind::kFusedGraph);
-  EXPECT_NE(StepOf(*steps, g, "fc1").pattern, "Conv+Sigmoid+Mul+Conv+Sigmoid");
+  const std::vector<exec::Step> steps = Cover(g);
+  EXPECT_EQ(StepOf(steps, g, "fc1").kind, exec::StepKind::kFusedGraph);
+  EXPECT_NE(StepOf(steps, g, "fc1").pattern, "Conv+Sigmoid+Mul+Conv+Sigmoid");
 }
 
 TEST(SqueezeExciteTest, ConvOnAFeatureMapIsNotMatched) {

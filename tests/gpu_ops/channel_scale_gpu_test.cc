@@ -4,6 +4,7 @@
 // and fp16, every output element against the CPU's run of the same plan; and the squeeze-excite MLP
 // (1x1 conv, SiLU, 1x1 conv, Sigmoid) as one own-kernel step at a small batch, the same way.
 // Skipped without a GPU.
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,30 +54,42 @@ struct Shape {
 
 class ChannelScaleGpuTest : public testing::TestWithParam<std::string> {};
 
+// A GPU session of `model` (null when no GPU is usable: the caller skips), whose three runs — step by
+// step, captured, replayed — were checked against the CPU run of its plan, every output element.
+std::unique_ptr<runtime::Session> ExpectGpuRunsMatchCpu(const std::string& model, const std::string& precision,
+                                                        const std::vector<runtime::NamedTensor>& inputs,
+                                                        const std::string& context) {
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = precision;
+  options.gpu.plan_cache = false;
+  auto session = runtime::Session::CreateFromBytes(model, options);
+  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) return nullptr;
+  EXPECT_TRUE(session.ok()) << session.status();
+  if (!session.ok()) return nullptr;
+  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+  EXPECT_TRUE(cpu.ok()) << cpu.status();
+  const testing_util::Tolerance tol =
+      precision == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
+  for (int run = 0; run < 3 && cpu.ok(); ++run) {
+    auto gpu = (*session)->Run(inputs);
+    EXPECT_TRUE(gpu.ok()) << gpu.status();
+    if (!gpu.ok()) break;
+    for (size_t o = 0; o < gpu->size(); ++o) {
+      EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
+          << (*gpu)[o].name << " run " << run << " " << context;
+    }
+  }
+  return *std::move(session);
+}
+
 TEST_P(ChannelScaleGpuTest, MatchesCpu) {
   // 3 x 5 x 5: one slice per image; 1 x 112 x 112: the pool splits the rows into slices.
   for (const Shape& shape : {Shape{3, 5}, Shape{1, 112}}) {
-    runtime::SessionOptions options;
-    options.device = runtime::Device::kCuda;
-    options.precision = GetParam();
-    options.gpu.plan_cache = false;
-    auto session = runtime::Session::CreateFromBytes(SqueezeExciteModel(shape.n, shape.hw), options);
-    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-      GTEST_SKIP() << session.status().message();
-    }
-    ASSERT_TRUE(session.ok()) << session.status();
     const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({shape.n, 8, shape.hw, shape.hw})}};
-    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-    ASSERT_TRUE(cpu.ok()) << cpu.status();
-    const testing_util::Tolerance tol =
-        GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
-    for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
-      auto gpu = (*session)->Run(inputs);
-      ASSERT_TRUE(gpu.ok()) << gpu.status();
-      for (size_t o = 0; o < gpu->size(); ++o) {
-        EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
-            << (*gpu)[o].name << " run " << run << " n " << shape.n << " hw " << shape.hw;
-      }
+    if (!ExpectGpuRunsMatchCpu(SqueezeExciteModel(shape.n, shape.hw), GetParam(), inputs,
+                               absl::StrCat("n ", shape.n, " hw ", shape.hw))) {
+      GTEST_SKIP() << "no usable GPU";
     }
   }
 }
@@ -109,30 +122,12 @@ std::string SqueezeExciteMlpModel(int64_t n, int64_t hw) {
 }
 
 TEST_P(ChannelScaleGpuTest, SqueezeExciteMlpIsOneKernelAndMatchesCpu) {
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = GetParam();
-  options.gpu.plan_cache = false;
-  auto session = runtime::Session::CreateFromBytes(SqueezeExciteMlpModel(3, 7), options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << session.status().message();
-  }
-  ASSERT_TRUE(session.ok()) << session.status();
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({3, 24, 7, 7})}};
-  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-  ASSERT_TRUE(cpu.ok()) << cpu.status();
-  const testing_util::Tolerance tol =
-      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
-  for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
-    auto gpu = (*session)->Run(inputs);
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    for (size_t o = 0; o < gpu->size(); ++o) {
-      EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
-          << (*gpu)[o].name << " run " << run;
-    }
-  }
+  std::unique_ptr<runtime::Session> session =
+      ExpectGpuRunsMatchCpu(SqueezeExciteMlpModel(3, 7), GetParam(), inputs, "squeeze-excite MLP");
+  if (!session) GTEST_SKIP() << "no usable GPU";
   int squeeze_excite_steps = 0;
-  for (const std::string& note : (*session)->gpu_step_notes()) {
+  for (const std::string& note : session->gpu_step_notes()) {
     squeeze_excite_steps += note.find("squeeze-excite MLP") != std::string::npos;
   }
   EXPECT_EQ(squeeze_excite_steps, 1);
