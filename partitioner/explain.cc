@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "partitioner/fusion_rules.h"
 #include "partitioner/layout.h"
+#include "partitioner/squeeze_excite.h"
 
 namespace partitioner {
 namespace {
@@ -38,6 +39,7 @@ struct Summary {
   std::map<std::string, int> fused_pointwise;
   int fused_pointwise_total = 0;
   int bns_left = 0;
+  int squeeze_excite = 0;  // squeeze-excite MLPs run as one step (squeeze_excite.h)
 };
 
 Summary Summarize(const exec::Plan& plan) {
@@ -45,6 +47,7 @@ Summary Summarize(const exec::Plan& plan) {
   for (const exec::Step& step : plan.steps) {
     ++s.steps[step.kind];
     s.nodes[step.kind] += static_cast<int>(step.nodes.size());
+    if (step.kind == exec::StepKind::kKernel && MatchSqueezeExciteStep(plan.graph, step.nodes)) ++s.squeeze_excite;
     for (ir::NodeId id : step.nodes) {
       const ir::Node& node = plan.graph.node(id);
       if (node.op_type == "BatchNormalization") ++s.bns_left;
@@ -105,6 +108,7 @@ std::string ExplainSummary(const exec::Plan& plan) {
       "BNs folded: ", plan.stats.bns_folded, ", BNs left: ", s.bns_left, "\n",
       "attention patterns fused: ", plan.stats.attention_fused, "\n",
       plan.stats.patch_convs > 0 ? absl::StrCat("patch convs run as matmuls: ", plan.stats.patch_convs, "\n") : "",
+      s.squeeze_excite > 0 ? absl::StrCat("squeeze-excite MLPs as one step: ", s.squeeze_excite, "\n") : "",
       "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
 
@@ -166,8 +170,8 @@ std::string ExplainJson(const exec::Plan& plan) {
       absl::StrJoin(steps, ",\n"), "\n  ],\n  \"summary\": {", "\"steps\": {", absl::StrJoin(step_counts, ", "),
       "}, \"nodes\": {", absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
       "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused,
-      ", \"patch_convs\": ", plan.stats.patch_convs, ", \"bns_left\": ", s.bns_left,
-      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
+      ", \"patch_convs\": ", plan.stats.patch_convs, ", \"squeeze_excite\": ", s.squeeze_excite,
+      ", \"bns_left\": ", s.bns_left, ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 
 std::string ExplainDot(const exec::Plan& plan) {

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "partitioner/channel_padding.h"
 #include "partitioner/cover.h"
+#include "partitioner/explain.h"
 #include "partitioner/fusion_rules.h"
 #include "tests/util/pass_test_util.h"
 
@@ -85,6 +86,11 @@ TEST(SqueezeExciteTest, EfficientNetMlpIsOneKernelStep) {
   EXPECT_EQ(g.value(form->output).name, "gate");
   EXPECT_EQ(se.outputs, std::vector<ir::ValueId>{form->output});
   EXPECT_EQ(StepOf(steps, g, "scale").nodes.size(), 1u);  // the channel scale stays its own step
+  exec::Plan plan;
+  plan.graph = g;
+  plan.steps = steps;
+  EXPECT_THAT(ExplainSummary(plan), ::testing::HasSubstr("squeeze-excite MLPs as one step: 1\n"));
+  EXPECT_THAT(ExplainJson(plan), ::testing::HasSubstr("\"squeeze_excite\": 1"));
 }
 
 TEST(SqueezeExciteTest, MobileNetV3MlpWithHardSigmoid) {
