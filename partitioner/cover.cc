@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "partitioner/channel_padding.h"
+#include "partitioner/silu_tail.h"
 #include "partitioner/squeeze_excite.h"
 
 namespace partitioner {
@@ -221,22 +222,11 @@ std::optional<exec::Step> Coverer::SqueezeExciteStep(NodeId fc1) const {
   return step;
 }
 
-// The Sigmoid and Mul of x * Sigmoid(x) (SiLU) when `x` is read by exactly those two nodes and
-// the Sigmoid's output only by the Mul; nullopt otherwise.
+// The Sigmoid and Mul of x * Sigmoid(x) (SiLU) behind `x` (MatchSiluTail), both still unassigned.
 std::optional<std::pair<NodeId, NodeId>> Coverer::SiluTail(ValueId x) const {
-  if (consumers_[x].size() != 2 || graph_.IsGraphOutput(x)) return std::nullopt;
-  for (int first = 0; first < 2; ++first) {
-    const NodeId sig = consumers_[x][first], mul = consumers_[x][1 - first];
-    const ir::Node& s = graph_.node(sig);
-    const ir::Node& m = graph_.node(mul);
-    if (s.op_type != "Sigmoid" || m.op_type != "Mul" || m.inputs.size() != 2) continue;
-    const ValueId sig_out = s.outputs[0];
-    const bool operands = (m.inputs[0] == x && m.inputs[1] == sig_out) || (m.inputs[1] == x && m.inputs[0] == sig_out);
-    if (operands && IsSingleReaderOf(sig_out, mul) && assigned_[sig] < 0 && assigned_[mul] < 0) {
-      return std::make_pair(sig, mul);
-    }
-  }
-  return std::nullopt;
+  std::optional<std::pair<NodeId, NodeId>> silu = MatchSiluTail(graph_, x, [this](ValueId v) { return consumers_[v]; });
+  if (!silu || assigned_[silu->first] >= 0 || assigned_[silu->second] >= 0) return std::nullopt;
+  return silu;
 }
 
 // Legacy step; a grouped/depthwise conv also takes a following Relu or Clip(0, x) (cuDNN's legacy

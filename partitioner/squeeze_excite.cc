@@ -58,27 +58,21 @@ NodeId SingleReader(const ir::Graph& graph, const ValueReaders& readers, ValueId
   return r.size() == 1 ? r[0] : -1;
 }
 
-// After fc1's output `h`: Relu, or SiLU as Sigmoid(h) and Mul(h, Sigmoid(h)) (either operand
-// order). Appends the nodes; returns the activation's output, or kNoValue.
+// After fc1's output `h`: Relu, or SiLU as Sigmoid(h) and Mul(h, Sigmoid(h)). Appends the nodes;
+// returns the activation's output, or kNoValue.
 ValueId MatchActivation(const ir::Graph& graph, const ValueReaders& readers, ValueId h, SqueezeExciteForm& form) {
-  const std::vector<NodeId> r = ChainReaders(graph, readers, h);
-  if (r.size() == 1 && graph.node(r[0]).op_type == "Relu") {
+  const NodeId relu = SingleReader(graph, readers, h);
+  if (relu >= 0 && graph.node(relu).op_type == "Relu") {
     form.activation = SqueezeExciteForm::kRelu;
-    form.nodes.push_back(r[0]);
-    return graph.node(r[0]).outputs[0];
+    form.nodes.push_back(relu);
+    return graph.node(relu).outputs[0];
   }
-  if (r.size() != 2) return ir::kNoValue;
-  const bool first_is_sigmoid = graph.node(r[0]).op_type == "Sigmoid";
-  const NodeId sigmoid = first_is_sigmoid ? r[0] : r[1], mul = first_is_sigmoid ? r[1] : r[0];
-  const ir::Node &s = graph.node(sigmoid), &m = graph.node(mul);
-  if (s.op_type != "Sigmoid" || m.op_type != "Mul" || s.inputs.size() != 1) return ir::kNoValue;
-  const ValueId gate = s.outputs[0];
-  const bool operands = (m.inputs[0] == h && m.inputs[1] == gate) || (m.inputs[0] == gate && m.inputs[1] == h);
-  if (!operands || SingleReader(graph, readers, gate) != mul) return ir::kNoValue;
+  const std::optional<std::pair<NodeId, NodeId>> silu = MatchSiluTail(graph, h, readers);
+  if (!silu) return ir::kNoValue;
   form.activation = SqueezeExciteForm::kSilu;
-  form.nodes.push_back(std::min(sigmoid, mul));
-  form.nodes.push_back(std::max(sigmoid, mul));
-  return m.outputs[0];
+  form.nodes.push_back(std::min(silu->first, silu->second));
+  form.nodes.push_back(std::max(silu->first, silu->second));
+  return graph.node(silu->second).outputs[0];
 }
 
 // fc2's output `z` read by Sigmoid or HardSigmoid alone: appends it and returns its output.

@@ -17,11 +17,11 @@
 #define ONNXRUN_PARTITIONER_SQUEEZE_EXCITE_H_
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <vector>
 
 #include "ir/graph.h"
+#include "partitioner/silu_tail.h"  // ValueReaders
 
 namespace partitioner {
 
@@ -38,9 +38,6 @@ struct SqueezeExciteForm {
   float alpha = 0.2f, beta = 0.5f;                // HardSigmoid: max(0, min(1, alpha * x + beta))
   int64_t channels = 0, reduced = 0, w2_row = 0;  // C, R, R'
 };
-
-// Who reads a value: every node of the graph (the cover), or of one step (the executor).
-using ValueReaders = std::function<std::vector<ir::NodeId>(ir::ValueId)>;
 
 // The squeeze-excite MLP starting at the Conv `fc1`, or nullopt. Every value inside the chain is
 // read only inside it and is not a graph output; weights are constant and of the input's float
