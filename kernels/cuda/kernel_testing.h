@@ -1,5 +1,5 @@
 // Test helpers shared by the own kernels' GPU tests: float values in a FloatType's storage (rounded,
-// encoded to bytes, decoded), and a fixture that skips when no GPU is usable.
+// encoded to bytes, decoded), their upload, and a fixture that skips when no GPU is usable.
 #ifndef ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
 #define ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
 
@@ -47,6 +47,14 @@ inline float Decode(FloatType t, const uint8_t* at) {
   uint16_t bits;
   std::memcpy(&bits, at, 2);
   return t == FloatType::kFloat16 ? ir::HalfBitsToFloat(bits) : ir::BFloat16BitsToFloat(bits);
+}
+
+// A device copy of `bytes` (cudaFree it); a failed allocation or copy fails the test.
+inline void* ToDevice(const std::vector<uint8_t>& bytes) {
+  void* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, bytes.size()), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  return d;
 }
 
 // Skips the test when no GPU is usable (CI machines have none).

@@ -26,13 +26,6 @@ double Activate(Params::Activation act, double v) {
   }
 }
 
-void* Upload(const std::vector<uint8_t>& bytes) {
-  void* d = nullptr;
-  EXPECT_EQ(cudaMalloc(&d, bytes.size()), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  return d;
-}
-
 void ExpectMatchesReference(Params p, bool bias, bool residual) {
   std::mt19937 gen(static_cast<uint32_t>(p.rows * 31 + p.n * 7 + p.activation));
   std::uniform_real_distribution<float> dist(-3.f, 3.f);
@@ -42,9 +35,9 @@ void ExpectMatchesReference(Params p, bool bias, bool residual) {
     return v;
   };
   const std::vector<float> y = random(p.rows * p.n), b = random(p.n), r = random(p.rows * p.n);
-  void* dy = Upload(Encode(p.type, y));
-  void* db = bias ? Upload(Encode(p.type, b)) : nullptr;
-  void* dr = residual ? Upload(Encode(p.type, r)) : nullptr;
+  void* dy = ToDevice(Encode(p.type, y));
+  void* db = bias ? ToDevice(Encode(p.type, b)) : nullptr;
+  void* dr = residual ? ToDevice(Encode(p.type, r)) : nullptr;
   p.bias = db;
   p.bias_type = p.type;
   p.residual = dr;

@@ -20,13 +20,6 @@ using Params = SqueezeExciteParams;
 
 class SqueezeExciteGpuTest : public GpuTest {};
 
-void* ToDevice(const std::vector<uint8_t>& bytes) {
-  void* d = nullptr;
-  EXPECT_EQ(cudaMalloc(&d, bytes.size()), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  return d;
-}
-
 // y[n, c] for the float-valued (already rounded) operands, in double.
 std::vector<double> Reference(const Params& p, const std::vector<float>& x, const std::vector<float>& w1,
                               const std::vector<float>& b1, const std::vector<float>& w2,
