@@ -135,7 +135,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   if (!split_possible && !epilogue_form) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   const std::string key =
-      absl::StrCat("onnxrun measured choice v4\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
+      absl::StrCat("onnxrun measured choice v5\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {

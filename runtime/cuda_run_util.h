@@ -6,6 +6,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "ir/tensor.h"
+#include "kernels/cuda/hold.h"
 #include "runtime/device_tensor.h"
 
 namespace exec {
@@ -39,14 +43,29 @@ inline double ElapsedMs(cudaEvent_t start, cudaEvent_t end) {
   return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? ms : -1.0;
 }
 
-// Mean GPU time in ms of `runs` calls of `run` on `stream`, after one untimed call; the first
-// failing call's status, or Internal when the time cannot be read.
+// How long to hold the stream before timed calls: twice the host time of enqueuing them all (one
+// call took `host_ns`), at least 20 us, at most 5 ms (a call that waits for the GPU is not sped up
+// by a longer hold).
+inline int64_t HoldNanoseconds(int64_t host_ns, int runs) {
+  return std::clamp<int64_t>(2 * runs * host_ns, 20'000, 5'000'000);
+}
+
+// Mean GPU time in ms of `runs` calls of `run` on `stream`, after two untimed calls (the second
+// sizes the hold). The stream is held busy (kernels/cuda/hold.h) while the host enqueues the timed
+// calls, so the events measure the GPU's work back to back, not the host's launch overhead. The
+// first failing call's status, or Internal when the time cannot be read.
 inline absl::StatusOr<double> TimeGpuMs(const std::function<absl::Status()>& run, cudaStream_t stream, int runs) {
   absl::Status status = run();
   if (!status.ok()) return status;
+  const auto before = std::chrono::steady_clock::now();
+  status = run();
+  if (!status.ok()) return status;
+  const int64_t host_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - before).count();
   cudaEvent_t start = nullptr, end = nullptr;
   status = CudaOk(cudaEventCreate(&start), "cudaEventCreate");
   if (status.ok()) status = CudaOk(cudaEventCreate(&end), "cudaEventCreate");
+  if (status.ok()) status = CudaOk(kernels::cuda::HoldStream(HoldNanoseconds(host_ns, runs), stream), "HoldStream");
   if (status.ok()) status = CudaOk(cudaEventRecord(start, stream), "cudaEventRecord");
   for (int i = 0; i < runs && status.ok(); ++i) status = run();
   if (status.ok()) status = CudaOk(cudaEventRecord(end, stream), "cudaEventRecord");

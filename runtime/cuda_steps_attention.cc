@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "kernels/cudnn/status.h"
 #include "ops/attention.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/cuda_run_util.h"
 #include "runtime/device_runner.h"
 #include "runtime/fused_lowering.h"
 
@@ -245,8 +247,9 @@ absl::Status CudaExecutor::RunAttention(size_t index, const Step& step, std::vec
                                             false, stream_));
     }
     if (!shape.tuned) {  // the first run for these dims, never inside a capture
+      const auto time_ms = [&](const std::function<absl::Status()>& run) { return TimeGpuMs(run, stream_, 5); };
       CUDNN_ASSIGN_OR_RETURN(std::string tuned,
-                             shape.sdpa->Autotune(cudnn_, stream_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
+                             shape.sdpa->Autotune(time_ms, cudnn_, a.q, a.k, a.v, a.mask, a.y, workspace.data()));
       shape.tuned = true;
       shape.note = absl::StrCat("cuDNN fused attention (one SDPA graph): ", shape.sdpa->engine_description(),
                                 tuned.empty() ? "" : absl::StrCat(" (", tuned, ")"));

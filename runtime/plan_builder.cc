@@ -151,10 +151,10 @@ void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string
                  BuiltFusedStep& result) {
   const auto start = std::chrono::steady_clock::now();
   const bool cached = cache != nullptr && cache->enabled();
-  result.cache_key = cached
-                         ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec),
-                                        max_plans > 1 ? absl::StrCat("\nautotuned over ", max_plans) : "")
-                         : "";
+  result.cache_key =
+      cached ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec),
+                            max_plans > 1 ? absl::StrCat("\nautotuned (GPU time, stream held) over ", max_plans) : "")
+             : "";
   if (cached) {
     std::optional<std::string> blob = cache->Get(result.cache_key, &result.cache_warning);
     if (blob) {

@@ -297,26 +297,16 @@ absl::Status SdpaPlan::Execute(cudnnHandle_t handle, const void* q, const void* 
   return ExecuteAlternative(handle, state_->active, q, k, v, bias, o, workspace);
 }
 
-absl::StatusOr<std::string> SdpaPlan::Autotune(cudnnHandle_t handle, cudaStream_t stream, const void* q, const void* k,
-                                               const void* v, const void* bias, void* o, void* workspace) {
+absl::StatusOr<std::string> SdpaPlan::Autotune(const TimeFn& time_ms, cudnnHandle_t handle, const void* q,
+                                               const void* k, const void* v, const void* bias, void* o,
+                                               void* workspace) {
   const size_t count = state_->plans.size();
   if (count < 2) return state_->tune_note;  // tuned already (a plan shared by several steps), or one
-  constexpr int kRuns = 5;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
-    if (start != nullptr) cudaEventDestroy(start);
-    return absl::InternalError("cudaEventCreate failed");
-  }
-  std::vector<float> ms(count, -1);
+  std::vector<double> ms(count, -1);
   for (size_t i = 0; i < count; ++i) {
-    bool ok = ExecuteAlternative(handle, i, q, k, v, bias, o, workspace).ok();  // warm-up
-    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
-    for (int r = 0; ok && r < kRuns; ++r) ok = ExecuteAlternative(handle, i, q, k, v, bias, o, workspace).ok();
-    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
-    if (ok && cudaEventElapsedTime(&ms[i], start, stop) == cudaSuccess) ms[i] /= kRuns;
+    absl::StatusOr<double> t = time_ms([&] { return ExecuteAlternative(handle, i, q, k, v, bias, o, workspace); });
+    if (t.ok()) ms[i] = *t;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   size_t best = 0;
   for (size_t i = 0; i < count; ++i) {
     if (ms[i] >= 0 && (ms[best] < 0 || ms[i] < ms[best])) best = i;

@@ -17,6 +17,7 @@
 #include <cudnn.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,9 +55,11 @@ class SdpaPlan {
   // workspace_bytes() (null when 0).
   absl::Status Execute(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* bias, void* o,
                        void* workspace) const;
-  // Times every finalized plan on these buffers (on `stream`, the handle's) and keeps the fastest;
-  // returns what was measured ("" with one plan). Not during a CUDA-graph capture.
-  absl::StatusOr<std::string> Autotune(cudnnHandle_t handle, cudaStream_t stream, const void* q, const void* k,
+  // Times every finalized plan on these buffers with `time_ms` (which calls its argument on the
+  // handle's stream and returns the mean GPU time) and keeps the fastest; returns what was measured
+  // ("" with one plan). Not during a CUDA-graph capture.
+  using TimeFn = std::function<absl::StatusOr<double>(const std::function<absl::Status()>&)>;
+  absl::StatusOr<std::string> Autotune(const TimeFn& time_ms, cudnnHandle_t handle, const void* q, const void* k,
                                        const void* v, const void* bias, void* o, void* workspace);
   // Enough workspace for any plan kept (after Autotune: the chosen one's).
   size_t workspace_bytes() const;
