@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "partitioner/add_layer_norm.h"
 #include "partitioner/channel_padding.h"
 #include "partitioner/silu_tail.h"
 #include "partitioner/squeeze_excite.h"
@@ -34,6 +35,9 @@ class Coverer {
   exec::Step SingleStep(NodeId node, exec::StepKind kind, const std::string& reason);
   // The squeeze-excite MLP starting at the Conv `fc1` as one Kernel step (squeeze_excite.h).
   std::optional<exec::Step> SqueezeExciteStep(NodeId fc1) const;
+  // The residual Add `add` and the LayerNormalization reading its sum as one Kernel step
+  // (add_layer_norm.h).
+  std::optional<AddLayerNorm> AddNorm(NodeId add) const;
   // The index of the single-Cast Kernel step that the channel Pad `pad` joins (one pass that casts,
   // changes the layout and pads on the GPU), or -1.
   int CastStepToJoin(NodeId pad, const std::vector<exec::Step>& steps) const;
@@ -115,6 +119,10 @@ std::string Coverer::CandidateRejection(NodeId anchor, NodeId candidate, const s
   const ir::Node& node = graph_.node(candidate);
   std::string reason = EpilogueNodeRejection(rules_, graph_, node);
   if (!reason.empty()) return reason;
+  if (AddNorm(candidate)) {
+    return "the residual Add joins the LayerNormalization that reads its sum (added in the norm's pass, cheaper "
+           "than in the matmul's epilogue)";
+  }
   const ir::TensorType& anchor_out = graph_.value(graph_.node(anchor).outputs[0]).type;
   const ir::TensorType& out = graph_.value(node.outputs[0]).type;
   if (node.outputs.size() != 1 || out.dtype != anchor_out.dtype || !out.shape || !anchor_out.shape ||
@@ -222,6 +230,12 @@ std::optional<exec::Step> Coverer::SqueezeExciteStep(NodeId fc1) const {
   return step;
 }
 
+std::optional<AddLayerNorm> Coverer::AddNorm(NodeId add) const {
+  const std::optional<AddLayerNorm> form = MatchAddLayerNorm(graph_, add, [this](ValueId v) { return consumers_[v]; });
+  if (!form || assigned_[form->add] >= 0 || assigned_[form->norm] >= 0) return std::nullopt;
+  return form;
+}
+
 // The Sigmoid and Mul of x * Sigmoid(x) (SiLU) behind `x` (MatchSiluTail), both still unassigned.
 std::optional<std::pair<NodeId, NodeId>> Coverer::SiluTail(ValueId x) const {
   std::optional<std::pair<NodeId, NodeId>> silu = MatchSiluTail(graph_, x, [this](ValueId v) { return consumers_[v]; });
@@ -321,6 +335,9 @@ absl::StatusOr<std::vector<exec::Step>> Coverer::Run() {
     exec::Step step;
     if (std::optional<exec::Step> squeeze_excite = SqueezeExciteStep(id)) {
       step = *std::move(squeeze_excite);
+    } else if (std::optional<AddLayerNorm> add_norm = AddNorm(id)) {
+      step.kind = exec::StepKind::kKernel;
+      step.nodes = {add_norm->add, add_norm->norm};
     } else if (IsAnchorOp(node.op_type)) {
       const std::string rejection = AnchorRejection(rules_, graph_, node);
       if (rejection.empty()) {

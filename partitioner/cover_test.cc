@@ -252,5 +252,38 @@ TEST(CoverTest, DropoutIsAliasOnlyInItsInferenceForm) {
   EXPECT_THAT(text, HasSubstr("#1 Kernel Dropout [train:Dropout]"));
 }
 
+// A post-LN transformer block's output: x[2,8,16] @ w + b, plus the residual x, then
+// LayerNormalization; `sum_also_output` makes the sum a graph output too.
+onnx::ModelProto PostNormBlock(bool sum_also_output) {
+  onnx::ModelProto model = testing_util::MakeModel(17);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {2, 8, 16});
+  testing_util::AddInitializer(model, "w", {16, 16});
+  testing_util::AddInitializer(model, "b", {16});
+  testing_util::AddInitializer(model, "gamma", {16});
+  testing_util::AddInitializer(model, "beta", {16});
+  *g->add_node() = MakeNode("MatMul", {"x", "w"}, {"xw"}, "proj");
+  *g->add_node() = MakeNode("Add", {"xw", "b"}, {"xwb"}, "bias");
+  *g->add_node() = MakeNode("Add", {"xwb", "x"}, {"sum"}, "residual");
+  onnx::NodeProto norm = MakeNode("LayerNormalization", {"sum", "gamma", "beta"}, {"y"}, "norm");
+  testing_util::SetIntAttr(norm, "axis", -1);
+  *g->add_node() = norm;
+  if (sum_also_output) *g->add_output() = TensorInfo("sum", {2, 8, 16});
+  return model;
+}
+
+TEST(CoverTest, ResidualAddJoinsTheLayerNormThatReadsIt) {
+  const std::string text = Explain(PostNormBlock(false), "y", {2, 8, 16});
+  EXPECT_THAT(text, HasSubstr("#0 FusedGraph MatMul+Add [proj:MatMul, bias:Add]"));
+  EXPECT_THAT(text, HasSubstr("why: not fused Add 'residual': the residual Add joins the LayerNormalization"));
+  EXPECT_THAT(text, HasSubstr("#1 Kernel Add+LayerNormalization [residual:Add, norm:LayerNormalization]"));
+}
+
+TEST(CoverTest, ResidualAddReadOutsideTheNormStaysInTheMatmulGraph) {
+  const std::string text = Explain(PostNormBlock(true), "y", {2, 8, 16});
+  EXPECT_THAT(text, HasSubstr("#0 FusedGraph MatMul+Add+Add [proj:MatMul, bias:Add, residual:Add]"));
+  EXPECT_THAT(text, HasSubstr("#1 Kernel LayerNormalization [norm:LayerNormalization]"));
+}
+
 }  // namespace
 }  // namespace partitioner

@@ -184,6 +184,8 @@ absl::Status CudaExecutor::Init() {
       note = "alias: same device bytes";
     } else if (IsCastPadStep(g, step)) {
       note = "own CUDA kernel: cast, NHWC layout and channel padding in one pass";
+    } else if (partitioner::IsAddLayerNormStep(g, step.nodes)) {
+      note = "own CUDA kernel: the residual Add and the LayerNormalization in one pass";
     } else if (squeeze_excite_[notes_.size()]) {
       note = "own CUDA kernel: the squeeze-excite MLP (1x1 conv, activation, 1x1 conv, gate) in one pass";
     } else if (step.nodes.size() == 1 && ops::IsControlFlowOp(first.op_type)) {
@@ -280,6 +282,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);
   if (IsCastPadStep(g, step)) return RunCastPad(step, values);
   if (squeeze_excite_[index]) return RunSqueezeExcite(index, values);
+  if (partitioner::IsAddLayerNormStep(g, step.nodes)) return RunAddLayerNorm(step, values);
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
     const ir::Node& node = g.node(step.nodes[0]);
     if (node.op_type == "Attention") return RunAttention(index, step, values);

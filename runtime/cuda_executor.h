@@ -41,6 +41,7 @@
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "ops/infer_concrete.h"
+#include "partitioner/add_layer_norm.h"
 #include "partitioner/squeeze_excite.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
@@ -295,6 +296,9 @@ class CudaExecutor {
   absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
   // A Cast+Pad step (IsCastPadStep) in one kernel; its nodes one by one where the layouts differ.
   absl::Status RunCastPad(const Step& step, std::vector<DeviceTensor>& values);
+  // A residual Add + LayerNormalization step (partitioner/add_layer_norm.h) in one own-kernel pass;
+  // node by node when the operands' dims or dtypes differ.
+  absl::Status RunAddLayerNorm(const Step& step, std::vector<DeviceTensor>& values);
   // A squeeze-excite MLP step (partitioner/squeeze_excite.h) in one own kernel; on the host when a
   // weight's device type differs from the input's.
   absl::Status RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values);

@@ -73,8 +73,12 @@ bool CudaKernelSupports(const ir::Graph& graph, const ir::Node& node) {
 }
 
 absl::StatusOr<std::vector<DeviceTensor>> RunCudaKernel(const ir::Graph& graph, const ir::Node& node,
-                                                        const std::vector<DeviceTensor>& inputs, cudaStream_t stream) {
+                                                        const std::vector<DeviceTensor>& inputs, cudaStream_t stream,
+                                                        const DeviceTensor* residual) {
   if (!CudaKernelSupports(graph, node)) return NotCovered(node, "form not covered by kernels/cuda");
+  if (residual != nullptr && node.op_type != "LayerNormalization") {
+    return absl::InvalidArgumentError(absl::StrCat(node.op_type, " takes no residual"));
+  }
   auto it = Runners().find(node.op_type);
   if (inputs.size() != node.inputs.size()) {
     return absl::InvalidArgumentError(
@@ -88,7 +92,7 @@ absl::StatusOr<std::vector<DeviceTensor>> RunCudaKernel(const ir::Graph& graph, 
   }
   absl::StatusOr<std::vector<OutputSpec>> outputs = InferOutputs(graph, node, inputs);
   if (!outputs.ok()) return outputs.status();
-  return it->second.run(Call{graph, node, inputs, stream, *std::move(outputs)});
+  return it->second.run(Call{graph, node, inputs, stream, *std::move(outputs), residual});
 }
 
 }  // namespace exec

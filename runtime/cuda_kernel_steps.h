@@ -41,9 +41,12 @@ bool HasDeviceRunner(std::string_view op_type);
 // Device-side semantics that differ from the host reference: a Gather index read on the device
 // that is out of range yields zeros (the host reports an error); constant indices are checked here
 // and out-of-range ones return Unimplemented so the host reports them.
+// `residual` (LayerNormalization only, else InvalidArgument): added to input 0 first, in one pass
+// (a residual Add joined to the norm); Unimplemented when its dims or dtype differ from input 0's.
 absl::StatusOr<std::vector<exec::DeviceTensor>> RunCudaKernel(const ir::Graph& graph, const ir::Node& node,
                                                               const std::vector<exec::DeviceTensor>& inputs,
-                                                              cudaStream_t stream);
+                                                              cudaStream_t stream,
+                                                              const exec::DeviceTensor* residual = nullptr);
 
 }  // namespace exec
 

@@ -182,6 +182,40 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
   return absl::OkStatus();
 }
 
+absl::Status CudaExecutor::RunAddLayerNorm(const Step& step, std::vector<DeviceTensor>& values) {
+  const ir::Graph& g = plan_.graph;
+  const ir::Node &add = g.node(step.nodes[0]), &norm = g.node(step.nodes[1]);
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor a, Input(add.inputs[0], values));
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor b, Input(add.inputs[1], values));
+  std::vector<DeviceTensor> inputs = {a};  // the norm's, with the sum's first operand for the sum
+  for (size_t i = 1; i < norm.inputs.size(); ++i) {
+    if (norm.inputs[i] == ir::kNoValue) {
+      inputs.emplace_back();
+      continue;
+    }
+    CUDNN_ASSIGN_OR_RETURN(DeviceTensor t, Input(norm.inputs[i], values));
+    inputs.push_back(std::move(t));
+  }
+  absl::StatusOr<std::vector<DeviceTensor>> outputs = absl::UnimplementedError("operands differ");
+  if (a.dims == b.dims && a.dtype == b.dtype && CudaKernelSupports(g, norm)) {
+    outputs = RunCudaKernel(g, norm, inputs, stream_, &b);
+  }
+  if (outputs.status().code() == absl::StatusCode::kUnimplemented) {  // each node as its own step
+    for (ir::NodeId id : step.nodes) {
+      Step single{StepKind::kKernel, {id}, {}, g.node(id).outputs};
+      CUDNN_RETURN_IF_NOT_OK(id == step.nodes[0] ? RunPointwise(single, values) : RunKernel(single, values));
+    }
+    values[add.outputs[0]] = DeviceTensor();
+    return absl::OkStatus();
+  }
+  if (!outputs.ok()) return outputs.status();
+  for (size_t i = 0; i < norm.outputs.size() && i < outputs->size(); ++i) {
+    if (norm.outputs[i] == ir::kNoValue) continue;
+    CUDNN_ASSIGN_OR_RETURN(values[norm.outputs[i]], ToLayout((*outputs)[i], WantsNhwc(norm.outputs[i]), stream_));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values) {
   const partitioner::SqueezeExciteForm& form = *squeeze_excite_[index];
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor x, Input(form.input, values));

@@ -53,6 +53,8 @@ struct Call {
   const std::vector<DeviceTensor>& inputs;
   cudaStream_t stream;
   std::vector<OutputSpec> outputs;
+  // LayerNormalization only: added to input 0 first (a residual Add joined to the norm).
+  const DeviceTensor* residual = nullptr;
 
   bool has(size_t i) const { return node.input(i) != ir::kNoValue; }
   const DeviceTensor& in(size_t i) const { return inputs[i]; }

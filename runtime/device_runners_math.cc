@@ -155,6 +155,14 @@ Outputs RunLayerNorm(const Call& c) {
   if (!axis.ok()) return c.Unsupported(axis.status().message());
   const std::vector<int64_t> norm_dims(x->dims.begin() + *axis, x->dims.end());
   kernels::cuda::RowNormParams p;
+  DeviceTensor residual;
+  if (c.residual != nullptr) {
+    absl::StatusOr<DeviceTensor> r = ToLayout(*c.residual, false, c.stream);
+    if (!r.ok()) return r.status();
+    if (r->dims != x->dims || r->dtype != x->dtype) return c.Unsupported("residual of another shape or dtype");
+    residual = *std::move(r);
+    p.residual = residual.data();
+  }
   p.rows = Product(x->dims, 0, *axis);
   p.n = Product(x->dims, *axis, rank);
   p.epsilon = c.node.attrs.GetFloat("epsilon", 1e-5f);

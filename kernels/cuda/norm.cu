@@ -1,7 +1,7 @@
 // Row normalisation kernels. LayerNorm rows of up to 4096 16-bit (2048 float) elements in 16-byte
 // packs: one warp per row, the row held in registers, statistics in float. Everything else: one
 // block per row (grid-stride over rows), the block's threads striding over the row for the sum, the
-// squared deviations and the outputs, in double.
+// squared deviations and the outputs, in double. Both add an optional residual to the row first.
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -37,13 +37,18 @@ __global__ void RowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNor
   const auto add = [](double a, double b) { return a + b; };
   for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
     const T* xr = x + r * p.n;
+    const T* rr = p.residual == nullptr ? nullptr : static_cast<const T*>(p.residual) + r * p.n;
     T* yr = y + r * p.n;
+    // x[i] (+ the residual, rounded to T as a separate Add would)
+    const auto load = [&](int64_t i) {
+      return rr == nullptr ? ToFloat(xr[i]) : ToFloat(FromFloat<T>(ToFloat(xr[i]) + ToFloat(rr[i])));
+    };
     double sum = 0;
-    for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) sum += ToFloat(xr[i]);
+    for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) sum += load(i);
     const double mean = p.n > 0 ? BlockReduce(sum, add, shared) / static_cast<double>(p.n) : 0.0;
     double sq = 0;
     for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) {
-      const double d = static_cast<double>(ToFloat(xr[i])) - mean;
+      const double d = static_cast<double>(load(i)) - mean;
       sq += d * d;
     }
     const double var = p.n > 0 ? BlockReduce(sq, add, shared) / static_cast<double>(p.n) : 0.0;
@@ -57,7 +62,7 @@ __global__ void RowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNor
       for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) yr[i] = FromFloat<T>(ToFloat(xr[i]) * af + bf);
     } else {
       for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) {
-        const double v = (static_cast<double>(ToFloat(xr[i])) - mean) * inv_std;
+        const double v = (static_cast<double>(load(i)) - mean) * inv_std;
         const double out = v * LoadParam(p.scale, p.scale_type, i, 1.0) + LoadParam(p.bias, p.bias_type, i, 0.0);
         yr[i] = FromFloat<T>(static_cast<float>(out));
       }
@@ -106,12 +111,19 @@ __global__ void __launch_bounds__(32 * kWarpRowsPerBlock)
   for (int64_t r = blockIdx.x * int64_t{kWarpRowsPerBlock} + threadIdx.x / 32; r < p.rows;
        r += int64_t{gridDim.x} * kWarpRowsPerBlock) {
     const P* xr = reinterpret_cast<const P*>(x + r * p.n);
+    const P* rr =
+        p.residual == nullptr ? nullptr : reinterpret_cast<const P*>(static_cast<const T*>(p.residual) + r * p.n);
     P row[kPacks];
     float sum = 0;
 #pragma unroll
     for (int k = 0; k < kPacks; ++k) {
       if (lane + 32 * k >= packs) continue;
       row[k] = xr[lane + 32 * k];
+      if (p.residual != nullptr) {  // the sum rounded to T, as a separate Add would write it
+        const P add = rr[lane + 32 * k];
+#pragma unroll
+        for (int j = 0; j < V; ++j) row[k].v[j] = FromFloat<T>(ToFloat(row[k].v[j]) + ToFloat(add.v[j]));
+      }
 #pragma unroll
       for (int j = 0; j < V; ++j) sum += ToFloat(row[k].v[j]);
     }
@@ -152,6 +164,7 @@ __global__ void __launch_bounds__(32 * kWarpRowsPerBlock)
 int WarpPacksPerLane(const RowNormParams& p, int element_bytes, const void* x, const void* y) {
   const int v = 16 / element_bytes;
   if (p.per_channel || p.n <= 0 || p.n % v != 0 || !Aligned16(x) || !Aligned16(y)) return 0;
+  if (p.residual != nullptr && !Aligned16(p.residual)) return 0;
   const int64_t per_lane = (p.n / v + 31) / 32;
   int packs = 1;
   while (packs < per_lane) packs *= 2;
@@ -175,6 +188,7 @@ void LaunchWarpRowNorm(int packs, const T* x, T* y, const RowNormParams& p, cuda
 
 cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormParams& params, cudaStream_t stream) {
   if (params.rows < 0 || params.n < 0 || params.channels < 1) return cudaErrorInvalidValue;
+  if (params.residual != nullptr && params.per_channel) return cudaErrorInvalidValue;
   if (params.rows == 0) return cudaSuccess;
   const int blocks = static_cast<int>(params.rows < kMaxBlocks ? params.rows : kMaxBlocks);
   const int threads = RowBlockSize(params.n);

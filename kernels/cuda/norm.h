@@ -32,11 +32,14 @@ struct RowNormParams {
   void* mean = nullptr;
   void* inv_std_dev = nullptr;
   FloatType stat_type = FloatType::kFloat32;
+  // Optional [rows, n] of the row type added to x first, the sum rounded to that type (a residual
+  // Add joined to the norm; per-position parameters only).
+  const void* residual = nullptr;
 };
 
 // Per position in the row: y = (x - mean) * inv_std_dev * scale + bias (float or double, above).
 // Per channel: y = x * a + b in float with a = scale * inv_std_dev, b = bias - mean * a (double).
-// Returns cudaErrorInvalidValue for negative sizes or channels < 1.
+// Returns cudaErrorInvalidValue for negative sizes, channels < 1, or a residual with per_channel.
 cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormParams& params, cudaStream_t stream);
 
 }  // namespace kernels::cuda

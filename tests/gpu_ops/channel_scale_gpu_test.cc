@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "runtime/session.h"
 #include "tests/util/compare.h"
+#include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
 
 namespace {
@@ -54,34 +55,7 @@ struct Shape {
 
 class ChannelScaleGpuTest : public testing::TestWithParam<std::string> {};
 
-// A GPU session of `model` (null when no GPU is usable: the caller skips), whose three runs — step by
-// step, captured, replayed — were checked against the CPU run of its plan, every output element.
-std::unique_ptr<runtime::Session> ExpectGpuRunsMatchCpu(const std::string& model, const std::string& precision,
-                                                        const std::vector<runtime::NamedTensor>& inputs,
-                                                        const std::string& context) {
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = precision;
-  options.gpu.plan_cache = false;
-  auto session = runtime::Session::CreateFromBytes(model, options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) return nullptr;
-  EXPECT_TRUE(session.ok()) << session.status();
-  if (!session.ok()) return nullptr;
-  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-  EXPECT_TRUE(cpu.ok()) << cpu.status();
-  const testing_util::Tolerance tol =
-      precision == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
-  for (int run = 0; run < 3 && cpu.ok(); ++run) {
-    auto gpu = (*session)->Run(inputs);
-    EXPECT_TRUE(gpu.ok()) << gpu.status();
-    if (!gpu.ok()) break;
-    for (size_t o = 0; o < gpu->size(); ++o) {
-      EXPECT_EQ(testing_util::CompareTensors((*gpu)[o].tensor, (*cpu)[o].tensor, tol), "")
-          << (*gpu)[o].name << " run " << run << " " << context;
-    }
-  }
-  return *std::move(session);
-}
+using testing_util::ExpectGpuRunsMatchCpu;
 
 TEST_P(ChannelScaleGpuTest, MatchesCpu) {
   // 3 x 5 x 5: one slice per image; 1 x 112 x 112: the pool splits the rows into slices.
