@@ -302,6 +302,12 @@ class CudaExecutor {
   // A squeeze-excite MLP step (partitioner/squeeze_excite.h) in one own kernel; on the host when a
   // weight's device type differs from the input's.
   absl::Status RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values);
+  // The node's inputs from `values` from input `first` on (those before, and absent ones, empty).
+  absl::StatusOr<std::vector<DeviceTensor>> NodeInputs(const ir::Node& node, const std::vector<DeviceTensor>& values,
+                                                       size_t first = 0) const;
+  // A device runner's logical-layout outputs of `node` into `values`, each in the layout its readers want.
+  absl::Status StoreNodeOutputs(const ir::Node& node, std::vector<DeviceTensor>& outputs,
+                                std::vector<DeviceTensor>& values);
   // Other single-node Kernel steps through runtime/cuda_kernel_steps (transpose, slice, gather,
   // reductions, softmax, norms, resize, ...); forms it does not cover run on the host.
   absl::Status RunKernel(const Step& step, std::vector<DeviceTensor>& values);

@@ -185,21 +185,11 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
 absl::Status CudaExecutor::RunAddLayerNorm(const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Graph& g = plan_.graph;
   const ir::Node &add = g.node(step.nodes[0]), &norm = g.node(step.nodes[1]);
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor a, Input(add.inputs[0], values));
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor b, Input(add.inputs[1], values));
-  std::vector<DeviceTensor> inputs = {a};  // the norm's, with the sum's first operand for the sum
-  for (size_t i = 1; i < norm.inputs.size(); ++i) {
-    if (norm.inputs[i] == ir::kNoValue) {
-      inputs.emplace_back();
-      continue;
-    }
-    CUDNN_ASSIGN_OR_RETURN(DeviceTensor t, Input(norm.inputs[i], values));
-    inputs.push_back(std::move(t));
-  }
-  absl::StatusOr<std::vector<DeviceTensor>> outputs = absl::UnimplementedError("operands differ");
-  if (a.dims == b.dims && a.dtype == b.dtype && CudaKernelSupports(g, norm)) {
-    outputs = RunCudaKernel(g, norm, inputs, stream_, &b);
-  }
+  CUDNN_ASSIGN_OR_RETURN(std::vector<DeviceTensor> inputs, NodeInputs(norm, values, /*first=*/1));
+  CUDNN_ASSIGN_OR_RETURN(inputs[0], Input(add.inputs[0], values));  // the sum's first operand for the sum
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor residual, Input(add.inputs[1], values));
+  // Unimplemented (the norm's device runner) when the operands' dims or dtypes differ.
+  absl::StatusOr<std::vector<DeviceTensor>> outputs = RunCudaKernel(g, norm, inputs, stream_, &residual);
   if (outputs.status().code() == absl::StatusCode::kUnimplemented) {  // each node as its own step
     for (ir::NodeId id : step.nodes) {
       Step single{StepKind::kKernel, {id}, {}, g.node(id).outputs};
@@ -209,11 +199,7 @@ absl::Status CudaExecutor::RunAddLayerNorm(const Step& step, std::vector<DeviceT
     return absl::OkStatus();
   }
   if (!outputs.ok()) return outputs.status();
-  for (size_t i = 0; i < norm.outputs.size() && i < outputs->size(); ++i) {
-    if (norm.outputs[i] == ir::kNoValue) continue;
-    CUDNN_ASSIGN_OR_RETURN(values[norm.outputs[i]], ToLayout((*outputs)[i], WantsNhwc(norm.outputs[i]), stream_));
-  }
-  return absl::OkStatus();
+  return StoreNodeOutputs(norm, *outputs, values);
 }
 
 absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values) {
@@ -399,29 +385,34 @@ absl::Status CudaExecutor::RunPad(const Step& step, std::vector<DeviceTensor>& v
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<DeviceTensor>> CudaExecutor::NodeInputs(const ir::Node& node,
+                                                                   const std::vector<DeviceTensor>& values,
+                                                                   size_t first) const {
+  std::vector<DeviceTensor> inputs(node.inputs.size());
+  for (size_t i = first; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] == ir::kNoValue) continue;
+    CUDNN_ASSIGN_OR_RETURN(inputs[i], Input(node.inputs[i], values));
+  }
+  return inputs;
+}
+
+absl::Status CudaExecutor::StoreNodeOutputs(const ir::Node& node, std::vector<DeviceTensor>& outputs,
+                                            std::vector<DeviceTensor>& values) {
+  for (size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
+    if (node.outputs[i] == ir::kNoValue) continue;
+    CUDNN_ASSIGN_OR_RETURN(values[node.outputs[i]], ToLayout(outputs[i], WantsNhwc(node.outputs[i]), stream_));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CudaExecutor::RunKernel(const Step& step, std::vector<DeviceTensor>& values) {
   const ir::Graph& g = plan_.graph;
   const ir::Node& node = g.node(step.nodes[0]);
-  std::vector<DeviceTensor> inputs;
-  for (ir::ValueId in : node.inputs) {
-    if (in == ir::kNoValue) {
-      inputs.emplace_back();
-      continue;
-    }
-    absl::StatusOr<DeviceTensor> t = Input(in, values);
-    if (!t.ok()) return t.status();
-    inputs.push_back(*std::move(t));
-  }
+  CUDNN_ASSIGN_OR_RETURN(std::vector<DeviceTensor> inputs, NodeInputs(node, values));
   absl::StatusOr<std::vector<DeviceTensor>> outputs = RunCudaKernel(g, node, inputs, stream_);
   if (outputs.status().code() == absl::StatusCode::kUnimplemented) return RunOnHost(step, values);
   if (!outputs.ok()) return outputs.status();
-  for (size_t i = 0; i < node.outputs.size() && i < outputs->size(); ++i) {
-    if (node.outputs[i] == ir::kNoValue) continue;
-    absl::StatusOr<DeviceTensor> stored = ToLayout((*outputs)[i], WantsNhwc(node.outputs[i]), stream_);
-    if (!stored.ok()) return stored.status();
-    values[node.outputs[i]] = *std::move(stored);
-  }
-  return absl::OkStatus();
+  return StoreNodeOutputs(node, *outputs, values);
 }
 
 }  // namespace exec

@@ -4,7 +4,6 @@
 // the CPU's run of the same plan (step by step, captured, replayed), fp32 and fp16, rows of 768
 // (the warp-per-row kernel) and of 100 (in fp16 not whole 16-byte packs: the block kernel).
 // Skipped without a GPU.
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "runtime/session.h"
 #include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace {
 
@@ -42,19 +42,12 @@ std::string PostNormModel(int64_t n) {
   return model.SerializeAsString();
 }
 
-ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
-  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
 class AddLayerNormGpuTest : public testing::TestWithParam<std::tuple<std::string, int64_t>> {};
 
 TEST_P(AddLayerNormGpuTest, ResidualAddAndNormAreOneStepAndMatchTheCpu) {
   const auto& [precision, n] = GetParam();
-  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({2, 64, n})}};
+  const std::vector<runtime::NamedTensor> inputs = {
+      {"x", partitioner::test::RandomTensor({2, 64, n}, /*seed=*/3, -2.0f, 2.0f)}};
   // fp16: a matmul of K = n in half precision before the norm, outputs of magnitude ~2.
   const testing_util::Tolerance tol =
       precision == "fp16" ? testing_util::Tolerance{1e-2, 1e-2} : testing_util::Tolerance{1e-4, 1e-4};
