@@ -32,6 +32,14 @@ absl::StatusOr<int64_t> CheckedElementCount(absl::Span<const int64_t> shape, DTy
 }
 
 absl::StatusOr<Tensor> Tensor::Create(DType dtype, std::vector<int64_t> shape) {
+  return Allocate(dtype, std::move(shape), /*zero=*/true);
+}
+
+absl::StatusOr<Tensor> Tensor::CreateUninitialized(DType dtype, std::vector<int64_t> shape) {
+  return Allocate(dtype, std::move(shape), /*zero=*/false);
+}
+
+absl::StatusOr<Tensor> Tensor::Allocate(DType dtype, std::vector<int64_t> shape, bool zero) {
   absl::StatusOr<int64_t> count = CheckedElementCount(shape, dtype);
   if (!count.ok()) return count.status();
   Tensor t;
@@ -47,7 +55,8 @@ absl::StatusOr<Tensor> Tensor::Create(DType dtype, std::vector<int64_t> shape) {
     return t;
   }
   size_t bytes = std::max<size_t>(1, t.byte_size());
-  t.buffer_ = std::shared_ptr<uint8_t[]>(new (std::nothrow) uint8_t[bytes]());
+  t.buffer_ =
+      std::shared_ptr<uint8_t[]>(zero ? new (std::nothrow) uint8_t[bytes]() : new (std::nothrow) uint8_t[bytes]);
   if (t.buffer_ == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat("out of host memory allocating ", bytes, " bytes"));
   }

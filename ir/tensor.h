@@ -33,6 +33,9 @@ class Tensor {
   // Zero-filled tensor (empty strings for kString; each string counts kStringElementBytes against
   // the limit). Fails on an unknown dtype, negative dims or a size past the limit.
   static absl::StatusOr<Tensor> Create(DType dtype, std::vector<int64_t> shape);
+  // Like Create, but the bytes of a dense non-string tensor are left as the allocator gives them:
+  // for a writer that sets every element.
+  static absl::StatusOr<Tensor> CreateUninitialized(DType dtype, std::vector<int64_t> shape);
   // A dense tensor over bytes someone else allocated (page-locked staging, a caller's array):
   // `buffer` must hold the elements; its deleter runs when the last copy goes. Not for kString.
   static absl::StatusOr<Tensor> FromBuffer(DType dtype, std::vector<int64_t> shape, std::shared_ptr<uint8_t[]> buffer);
@@ -67,6 +70,9 @@ class Tensor {
   // kStringElementBytes per element plus the characters (it reads every string).
   size_t host_bytes() const;
   bool valid() const { return dtype_ != DType::kUndefined; }
+  // True when this tensor is the only holder of its dense bytes (no copy or reshape shares them):
+  // writing them then changes no other tensor.
+  bool OwnsBytesAlone() const { return buffer_ != nullptr && buffer_.use_count() == 1; }
 
   void* raw_data() { return buffer_.get(); }
   const void* raw_data() const { return buffer_.get(); }
@@ -98,6 +104,8 @@ class Tensor {
   std::vector<int64_t> ToInt64Vector() const;
 
  private:
+  static absl::StatusOr<Tensor> Allocate(DType dtype, std::vector<int64_t> shape, bool zero);
+
   DType dtype_ = DType::kUndefined;
   std::vector<int64_t> shape_;
   int64_t num_elements_ = 0;

@@ -23,12 +23,20 @@ struct RunStats {
 absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
                                                      const std::vector<const ir::Tensor*>& inputs);
 
+// When the CPU executor frees computed values, per node (indexed by NodeId).
+struct NodeLifetimes {
+  // Bit i set when input i is a computed value no later node reads (nor the caller, as a graph
+  // output): the node's output may take over its bytes (kernels::cpu::RunNode).
+  std::vector<uint32_t> reusable_inputs;
+  // Computed values dead once the node has run (its last reader, or an output no one reads).
+  std::vector<std::vector<ir::ValueId>> release_after;
+};
+
 class CpuExecutor {
  public:
   // `max_tensor_bytes`: the largest output a node may allocate (the session's
   // ImportLimits::max_tensor_bytes); larger is a ResourceExhausted error, not an allocation.
-  explicit CpuExecutor(const Plan& plan, int64_t max_tensor_bytes = ir::kMaxTensorBytes)
-      : plan_(plan), max_tensor_bytes_(max_tensor_bytes) {}
+  explicit CpuExecutor(const Plan& plan, int64_t max_tensor_bytes = ir::kMaxTensorBytes);
   // `inputs` in graph-input order, already validated. Returns outputs in graph-output order.
   absl::StatusOr<std::vector<ir::Tensor>> Run(std::vector<ir::Tensor> inputs, RunStats* stats = nullptr,
                                               const ValueObserver& observer = nullptr) const;
@@ -36,6 +44,7 @@ class CpuExecutor {
  private:
   const Plan& plan_;
   int64_t max_tensor_bytes_;
+  NodeLifetimes lifetimes_;
 };
 
 }  // namespace exec

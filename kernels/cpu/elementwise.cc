@@ -84,10 +84,12 @@ absl::Status Clip(KernelContext& ctx) {
     // An absent bound is the dtype's extreme, so the loop has no branch (NaN compares false: kept).
     const T lo_value = *lo != nullptr ? (*lo)->template data<T>()[0] : Extreme<T>(false);
     const T hi_value = *hi != nullptr ? (*hi)->template data<T>()[0] : Extreme<T>(true);
-    for (int64_t i = 0; i < n; ++i) {
-      const T v = in[i];
-      y[i] = v < lo_value ? lo_value : (v > hi_value ? hi_value : v);
-    }
+    ParallelFor(n, kElementwiseChunk, [in, y, lo_value, hi_value](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {  // copies of the bounds: y (maybe in itself) cannot alias them
+        const T v = in[i];
+        y[i] = v < lo_value ? lo_value : (v > hi_value ? hi_value : v);
+      }
+    });
     return absl::OkStatus();
   });
 }

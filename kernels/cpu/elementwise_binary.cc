@@ -1,5 +1,6 @@
 // Owns the CPU kernels of the broadcasting arithmetic ops: Add, Sub, Mul, Div, Pow (mixed base and
 // exponent dtypes), the variadic Min, Max and Sum, and PRelu. Float16 computes through float.
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -90,7 +91,7 @@ absl::Status Mul(KernelContext& ctx) {
 }
 
 absl::Status Div(KernelContext& ctx) {
-  bool division_by_zero = false;
+  std::atomic<bool> division_by_zero = false;  // set from ParallelFor's threads
   absl::Status status = SameTypeBinary(ctx, [&division_by_zero](auto x, auto y) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T>) {

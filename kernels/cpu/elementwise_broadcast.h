@@ -11,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "kernels/cpu/elementwise_util.h"
+#include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu::elementwise {
 
@@ -50,9 +52,11 @@ void ForEachRun(const BroadcastPlan& plan, Fn&& fn) {
 
 // out[i] = op(a[i], b[i]) with broadcasting; plan has two inputs (a, b). out may alias a when a
 // is not broadcast (same shape as out).
+// A plan of one merged dim (same shapes, or one operand a scalar) runs in chunks on ParallelFor's
+// threads.
 template <typename A, typename B, typename R, typename Op>
 void BroadcastBinary(const BroadcastPlan& plan, const A* a, const B* b, R* out, Op op) {
-  ForEachRun<2>(plan, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n, const std::array<int64_t, 2>& step) {
+  auto run = [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n, const std::array<int64_t, 2>& step) {
     const A* pa = a + off[0];
     const B* pb = b + off[1];
     R* po = out + o;
@@ -67,7 +71,15 @@ void BroadcastBinary(const BroadcastPlan& plan, const A* a, const B* b, R* out, 
     } else {
       for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i * step[0]], pb[i * step[1]]);
     }
-  });
+  };
+  if (plan.dims.size() == 1 && plan.strides.size() == 2) {
+    const std::array<int64_t, 2> step = {plan.strides[0][0], plan.strides[1][0]};
+    ParallelFor(plan.num_elements, kElementwiseChunk, [&](int64_t begin, int64_t end) {
+      run(begin, {begin * step[0], begin * step[1]}, end - begin, step);
+    });
+    return;
+  }
+  ForEachRun<2>(plan, run);
 }
 
 // out[i] = op(a[i], b[i], c[i]) with broadcasting; plan has three inputs.

@@ -29,7 +29,9 @@ absl::Status UnaryFloat(KernelContext& ctx, Fn fn) {
     const T* in = (*x)->template data<T>();
     T* out = (*y)->template data<T>();
     const int64_t n = (*x)->num_elements();
-    for (int64_t i = 0; i < n; ++i) out[i] = Convert<T>(fn(static_cast<C>(in[i])));
+    ParallelFor(n, kElementwiseChunk, [in, out, fn](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = Convert<T>(fn(static_cast<C>(in[i])));
+    });
     return absl::OkStatus();
   });
 }
@@ -47,7 +49,9 @@ absl::Status UnaryNumeric(KernelContext& ctx, Fn fn) {
     const T* in = (*x)->template data<T>();
     T* out = (*y)->template data<T>();
     const int64_t n = (*x)->num_elements();
-    for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]);
+    ParallelFor(n, kElementwiseChunk, [in, out, fn](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = fn(in[i]);
+    });
     return absl::OkStatus();
   });
 }

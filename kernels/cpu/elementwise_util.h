@@ -17,12 +17,16 @@
 #include "ir/half.h"
 #include "ir/tensor.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu::elementwise {
 
 // Kernel tables of the elementwise family, one per file.
 std::vector<KernelDef> UnaryKernels();   // activations and unary math
 std::vector<KernelDef> BinaryKernels();  // Add..Pow, Min, Max, Sum, PRelu
+
+// Fewest elements per ParallelFor chunk of an elementwise loop (smaller loops run on the caller).
+inline constexpr int64_t kElementwiseChunk = int64_t{1} << 15;
 
 // The type float code computes in for element type T: double for double, float otherwise.
 template <typename T>

@@ -1,11 +1,15 @@
-// CPU kernels of Conv (im2col + gemm per group; a direct loop for 2-D groups of one input channel) and ConvTranspose
-// (gemm + col2im per group), N-d spatial, float32/float64 natively and float16 through float32.
+// CPU kernels of Conv (im2col + gemm per group; for 2-D groups of one input channel depthwise_conv.h in float32,
+// a direct loop in float64) and ConvTranspose (gemm + col2im per group), N-d spatial, float32/float64 natively
+// and float16 through float32.
 #include <algorithm>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu::nn {
 namespace {
@@ -129,16 +133,25 @@ absl::Status ConvTyped(const ConvArgs& a) {
   for (size_t i = 0; i < a.spatial; ++i) {
     direct = direct && geo->strides[i] == 1 && geo->pad_begin[i] == 0 && geo->pad_end[i] == 0;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (group_in == 1 && a.spatial == 2 && a.group > 1) {
+      DepthwiseConv2dFloat(a.x->data<float>(), a.w->data<float>(), a.b != nullptr ? a.b->data<float>() : nullptr,
+                           n_batch, channels, group_out, *geo, a.y->data<float>());
+      return absl::OkStatus();
+    }
+  }
   if (group_in == 1 && a.spatial == 2 && a.group > 1) {
     const T* x = a.x->data<T>();
     const T* w = a.w->data<T>();
-    for (int64_t n = 0; n < n_batch; ++n) {
-      for (int64_t oc = 0; oc < out_channels; ++oc) {
+    const int64_t min_planes = (1 << 14) / std::max<int64_t>(1, out_size * kernel_size) + 1;
+    ParallelFor(n_batch * out_channels, min_planes, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t n = plane / out_channels, oc = plane % out_channels;
         const T* xc = x + (n * channels + oc / group_out) * in_size;
         const T bias = a.b != nullptr ? a.b->data<T>()[oc] : T{0};
-        SingleChannelConv2d(xc, w + oc * kernel_size, bias, *geo, a.y->data<T>() + (n * out_channels + oc) * out_size);
+        SingleChannelConv2d(xc, w + oc * kernel_size, bias, *geo, a.y->data<T>() + plane * out_size);
       }
-    }
+    });
     return absl::OkStatus();
   }
   // Im2Col writes every element (zeros where a tap falls in the padding): no need to zero it first.

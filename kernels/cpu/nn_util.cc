@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu::nn {
 namespace {
@@ -28,6 +29,32 @@ absl::Status CheckGemmDims(int64_t m, int64_t n, int64_t k) {
     if (absl::Status s = CheckBlasDim(v); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+// OpenBLAS's own threads spin in sched_yield between calls, taking the cores from ParallelFor's
+// workers: gemms run on one BLAS thread each, split across the pool by SplitGemm.
+void UseOneBlasThread() {
+  static const bool once = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)once;
+}
+
+// How a float gemm is split across ParallelFor's threads: along the columns of C (chunks of whole
+// cache lines) when there are enough, otherwise along its rows; small gemms stay whole.
+struct GemmSplit {
+  bool along_n = true;
+  int64_t min_chunk = 0;
+};
+
+GemmSplit SplitGemm(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kMinParallelMacs = int64_t{1} << 18;
+  const int64_t threads = ParallelThreads();
+  if (threads == 1 || m * n * k < kMinParallelMacs * 2) return {true, n};
+  if (n >= 64 * threads) return {true, ((n + threads - 1) / threads + 15) / 16 * 16};
+  if (m >= 16 * threads) return {false, (m + threads - 1) / threads};
+  return {true, n};
 }
 
 // Shared body of Im2Col (kToCol) and Col2Im. Walks every (channel, kernel tap) row of the column
@@ -181,8 +208,21 @@ absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, f
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0f : c[i] * beta;
     return absl::OkStatus();
   }
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,
-              a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
+  UseOneBlasThread();
+  const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
+  const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  const GemmSplit split = SplitGemm(m, n, k);
+  if (split.along_n) {
+    ParallelFor(n, split.min_chunk, [&](int64_t begin, int64_t end) {
+      cblas_sgemm(CblasRowMajor, ta, tb, m, end - begin, k, alpha, a, lda, b + (trans_b ? begin * k : begin), ldb, beta,
+                  c + begin, n);
+    });
+  } else {
+    ParallelFor(m, split.min_chunk, [&](int64_t begin, int64_t end) {
+      cblas_sgemm(CblasRowMajor, ta, tb, end - begin, n, k, alpha, a + (trans_a ? begin : begin * k), lda, b, ldb, beta,
+                  c + begin * n, n);
+    });
+  }
   return absl::OkStatus();
 }
 
@@ -199,14 +239,30 @@ absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, d
   return absl::OkStatus();
 }
 
+namespace {
+
+// Transfer over channel ranges on ParallelFor's threads (channels are independent).
+template <typename T, bool kToCol>
+void ParallelTransfer(const T* src, int64_t channels, const WindowGeometry& geo, T* dst) {
+  constexpr int64_t kMinElementsPerChunk = 1 << 15;
+  const int64_t col_rows = Product(geo.kernel) * Product(geo.grid), image = Product(geo.image);
+  const int64_t min_chunk = kMinElementsPerChunk / std::max<int64_t>(1, col_rows) + 1;
+  ParallelFor(channels, min_chunk, [&](int64_t begin, int64_t end) {
+    const int64_t src_step = kToCol ? image : col_rows, dst_step = kToCol ? col_rows : image;
+    Transfer<T, kToCol>(src + begin * src_step, end - begin, geo, dst + begin * dst_step);
+  });
+}
+
+}  // namespace
+
 template <typename T>
 void Im2Col(const T* image, int64_t channels, const WindowGeometry& geo, T* col) {
-  Transfer<T, true>(image, channels, geo, col);
+  ParallelTransfer<T, true>(image, channels, geo, col);
 }
 
 template <typename T>
 void Col2Im(const T* col, int64_t channels, const WindowGeometry& geo, T* image) {
-  Transfer<T, false>(col, channels, geo, image);
+  ParallelTransfer<T, false>(col, channels, geo, image);
 }
 
 template void Im2Col<float>(const float*, int64_t, const WindowGeometry&, float*);

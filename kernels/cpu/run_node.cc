@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/kernel_traits.h"
 #include "ops/infer_concrete.h"
 #include "ops/op_def.h"
 
@@ -23,10 +24,34 @@ absl::Status CheckOutputSize(size_t i, ir::DType dtype, const std::vector<int64_
                                                    " bytes, more than the limit of ", max_bytes));
 }
 
+// The input whose bytes output 0 may take over (see RunNode), or nullptr.
+const ir::Tensor* ReusableInput(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
+                                uint32_t reusable_inputs, ir::DType dtype, const std::vector<int64_t>& dims) {
+  if (reusable_inputs == 0 || !MayWriteOverInput(node.op_type)) return nullptr;
+  for (size_t i = 0; i < inputs.size() && i < 32; ++i) {
+    const ir::Tensor* in = inputs[i];
+    if ((reusable_inputs >> i & 1) == 0 || in == nullptr || !in->is_dense()) continue;
+    if (in->dtype() == dtype && in->shape() == dims && in->OwnsBytesAlone()) return in;
+  }
+  return nullptr;
+}
+
+// Output i's tensor: over a reusable input's bytes, uninitialised when the kernel writes every
+// element, zero-filled otherwise.
+absl::StatusOr<ir::Tensor> AllocateOutput(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
+                                          uint32_t reusable_inputs, size_t i, ir::DType dtype,
+                                          const std::vector<int64_t>& dims) {
+  if (i == 0) {
+    if (const ir::Tensor* in = ReusableInput(node, inputs, reusable_inputs, dtype, dims)) return *in;
+  }
+  if (WritesEveryOutputElement(node.op_type)) return ir::Tensor::CreateUninitialized(dtype, dims);
+  return ir::Tensor::Create(dtype, dims);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
-                                                int64_t max_output_bytes) {
+                                                int64_t max_output_bytes, uint32_t reusable_inputs) {
   KernelFn kernel = FindKernel(node.op_type);
   if (ops::FindOpDef(node.op_type) == nullptr || kernel == nullptr) {
     return NodeError(node, absl::UnimplementedError("no CPU kernel"));
@@ -47,7 +72,8 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std:
       if (absl::Status fits = CheckOutputSize(i, (*types)[i].dtype, *(*types)[i].dims, max_output_bytes); !fits.ok()) {
         return NodeError(node, fits);
       }
-      absl::StatusOr<ir::Tensor> out = ir::Tensor::Create((*types)[i].dtype, *(*types)[i].dims);
+      absl::StatusOr<ir::Tensor> out =
+          AllocateOutput(node, inputs, reusable_inputs, i, (*types)[i].dtype, *(*types)[i].dims);
       if (!out.ok()) return NodeError(node, out.status());
       outputs[i] = *std::move(out);
     }

@@ -1,0 +1,24 @@
+// The CPU kernels' threads: ParallelFor splits an index range into chunks that a process-wide pool
+// (hardware threads - 1 workers) and the calling thread run together. Any thread may call it, also
+// several at once; a call made from inside a chunk runs inline, so nesting never deadlocks. The
+// caller claims chunks of its own range too, so a call finishes even when every worker is busy.
+#ifndef ONNXRUN_KERNELS_CPU_PARALLEL_H_
+#define ONNXRUN_KERNELS_CPU_PARALLEL_H_
+
+#include <cstdint>
+
+#include "absl/functional/function_ref.h"
+
+namespace kernels::cpu {
+
+// Threads a ParallelFor may use: the workers plus the caller. `ONNXRUN_CPU_THREADS` (read once, at
+// the first call) overrides the hardware thread count; 1 runs everything on the caller.
+int ParallelThreads();
+
+// Calls fn(begin, end) over [0, count) in chunks of at least `min_chunk` indices, at most one chunk
+// per thread (the split is the same on every call with the same arguments). Returns when all ran.
+void ParallelFor(int64_t count, int64_t min_chunk, absl::FunctionRef<void(int64_t begin, int64_t end)> fn);
+
+}  // namespace kernels::cpu
+
+#endif  // ONNXRUN_KERNELS_CPU_PARALLEL_H_
