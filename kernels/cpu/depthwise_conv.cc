@@ -53,6 +53,10 @@ void FillPhases(const float* x, const WindowGeometry& geo, const PhaseLayout& l,
     float* base = scratch + (r % l.sh) * l.sw * l.sub_size + (r / l.sh) * l.q;
     const int64_t c_begin = std::max<int64_t>(0, geo.pad_begin[1]);
     const int64_t c_end = std::min(l.padded_w, in_w + geo.pad_begin[1]);
+    if (l.sw == 1) {
+      std::copy(row + c_begin - geo.pad_begin[1], row + c_end - geo.pad_begin[1], base + c_begin);
+      continue;
+    }
     for (int64_t b = 0; b < l.sw; ++b) {  // padded columns c = q * sw + b
       float* phase = base + b * l.sub_size;
       const int64_t q_begin = (c_begin - b + l.sw - 1) / l.sw, q_end = (c_end - b + l.sw - 1) / l.sw;
