@@ -18,6 +18,15 @@ import numpy as np
 import onnxruntime as ort
 
 
+def ort_input(type_name, shape):
+    """Random normal floats; zeros (False) for integer and bool inputs such as masks and ids."""
+    if type_name == "tensor(float)":
+        return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    dtypes = {"tensor(bool)": np.bool_, "tensor(int64)": np.int64, "tensor(int32)": np.int32,
+              "tensor(float16)": np.float16}
+    return np.zeros(shape, dtype=dtypes.get(type_name, np.float32))
+
+
 def time_ort(path, batch, runs, threads):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -25,7 +34,7 @@ def time_ort(path, batch, runs, threads):
     feeds = {}
     for inp in session.get_inputs():
         shape = [batch if not isinstance(d, int) else d for d in inp.shape]
-        feeds[inp.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+        feeds[inp.name] = ort_input(inp.type, shape)
     for _ in range(3):
         session.run(None, feeds)
     times = []

@@ -1,9 +1,11 @@
 // Strided byte copies and output checks shared by the tensor-family CPU kernels.
 #include "kernels/cpu/tensor_ops_util.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu {
 namespace {
@@ -65,19 +67,29 @@ void StridedCopy(void* dst, const void* src, size_t elem_size, absl::Span<const 
   const int64_t inner = dims.back(), inner_stride = strides.back();
   int64_t outer_count = 1;
   for (size_t k = 0; k < outer_rank; ++k) outer_count *= dims[k];
-  std::vector<int64_t> index(outer_rank, 0);
-  int64_t offset = 0;  // in elements
   const int64_t es = static_cast<int64_t>(elem_size);
-  for (int64_t o = 0; o < outer_count; ++o) {
-    CopyRun(out, in + offset * es, elem_size, inner, inner_stride);
-    out += inner * es;
-    for (int64_t k = static_cast<int64_t>(outer_rank) - 1; k >= 0; --k) {
-      offset += strides[k];
-      if (++index[k] < dims[k]) break;
-      offset -= strides[k] * dims[k];
-      index[k] = 0;
+  // Runs [begin, end) on ParallelFor's threads, each chunk starting from its own source offset.
+  constexpr int64_t kMinBytesPerChunk = int64_t{1} << 17;
+  ParallelFor(outer_count, kMinBytesPerChunk / std::max<int64_t>(1, inner * es) + 1, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> index(outer_rank, 0);
+    int64_t offset = 0;  // in elements
+    for (int64_t k = static_cast<int64_t>(outer_rank) - 1, rest = begin; k >= 0; --k) {
+      index[k] = rest % dims[k];
+      rest /= dims[k];
+      offset += index[k] * strides[k];
     }
-  }
+    uint8_t* run_out = out + begin * inner * es;
+    for (int64_t o = begin; o < end; ++o) {
+      CopyRun(run_out, in + offset * es, elem_size, inner, inner_stride);
+      run_out += inner * es;
+      for (int64_t k = static_cast<int64_t>(outer_rank) - 1; k >= 0; --k) {
+        offset += strides[k];
+        if (++index[k] < dims[k]) break;
+        offset -= strides[k] * dims[k];
+        index[k] = 0;
+      }
+    }
+  });
 }
 
 absl::Status RequireInput(const KernelContext& ctx, size_t i) {
