@@ -120,7 +120,7 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
 // Prints the slowest steps, then the time per step pattern (kind + fused op types, the 12 costliest)
 // and per step kind.
 static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>& notes,
-                         const std::vector<double>& step_ms) {
+                         const std::vector<double>& step_ms, const char* device) {
   std::map<std::string, std::pair<double, int>> by_kind, by_pattern;
   std::vector<size_t> order(step_ms.size());
   double total = 0;
@@ -134,7 +134,8 @@ static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>&
     }
   }
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return step_ms[a] > step_ms[b]; });
-  std::printf("profile: one step-by-step run, %.3f ms of GPU time in %zu steps; slowest:\n", total, order.size());
+  std::printf("profile: one step-by-step run, %.3f ms of %s time in %zu steps; slowest:\n", total, device,
+              order.size());
   for (size_t i = 0; i < std::min<size_t>(15, order.size()); ++i) {
     const size_t s = order[i];
     const exec::Step& step = plan.steps[s];
@@ -158,8 +159,35 @@ static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>&
   }
 }
 
+// On the CPU a step's time is the wall time from the previous step's outputs to its own (the
+// executor reports each step's outputs as soon as the step has run).
+static absl::StatusOr<std::vector<double>> TimeCpuSteps(const runtime::Session& session,
+                                                        const std::vector<runtime::NamedTensor>& inputs) {
+  absl::StatusOr<std::vector<runtime::NamedTensor>> warm = session.RunOn(runtime::Device::kCpu, inputs, nullptr);
+  if (!warm.ok()) return warm.status();
+  std::vector<double> step_ms(session.plan().steps.size(), 0.0);
+  auto last = std::chrono::steady_clock::now();
+  size_t last_step = step_ms.size();
+  absl::StatusOr<std::vector<runtime::NamedTensor>> timed =
+      session.RunOn(runtime::Device::kCpu, inputs, [&](size_t step, ir::ValueId, const ir::Tensor&) {
+        if (step == last_step) return;
+        const auto now = std::chrono::steady_clock::now();
+        step_ms[step] += std::chrono::duration<double, std::milli>(now - last).count();
+        last = now;
+        last_step = step;
+      });
+  if (!timed.ok()) return timed.status();
+  return step_ms;
+}
+
 absl::Status ProfileSteps(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs) {
-  if (session.gpu() == nullptr) return absl::FailedPreconditionError("--profile needs the GPU");
+  if (session.device() == runtime::Device::kCpu) {
+    absl::StatusOr<std::vector<double>> step_ms = TimeCpuSteps(session, inputs);
+    if (!step_ms.ok()) return step_ms.status();
+    PrintProfile(session.plan(), {}, *step_ms, "CPU");
+    return absl::OkStatus();
+  }
+  if (session.gpu() == nullptr) return absl::FailedPreconditionError("--profile: no device in use");
   absl::StatusOr<std::vector<runtime::NamedTensor>> checked = session.Run(inputs);  // plans built
   if (!checked.ok()) return checked.status();
   std::vector<ir::Tensor> ordered;
@@ -170,7 +198,7 @@ absl::Status ProfileSteps(const runtime::Session& session, const std::vector<run
   }
   absl::StatusOr<std::vector<double>> step_ms = session.gpu()->ProfileSteps(ordered);
   if (!step_ms.ok()) return step_ms.status();
-  PrintProfile(session.plan(), session.gpu_step_notes(), *step_ms);
+  PrintProfile(session.plan(), session.gpu_step_notes(), *step_ms, "GPU");
   return absl::OkStatus();
 }
 

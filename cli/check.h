@@ -1,4 +1,4 @@
-// onnxrun --check and --profile: the GPU-vs-CPU comparison of one plan, and per-step GPU times.
+// onnxrun --check and --profile: the GPU-vs-CPU comparison of one plan, and per-step times.
 #ifndef ONNXRUN_CLI_CHECK_H_
 #define ONNXRUN_CLI_CHECK_H_
 
@@ -45,8 +45,8 @@ absl::StatusOr<GpuCpuComparison> CompareGpuWithCpu(const runtime::Session& sessi
 absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::string& precision,
                                 const std::vector<runtime::NamedTensor>& inputs);
 
-// On the GPU: one step-by-step run with the GPU time of every step; prints the slowest steps with
-// how they ran, and the total per step kind. FailedPrecondition on the CPU.
+// One step-by-step run with the time of every step (GPU time on the GPU, wall time on the CPU);
+// prints the slowest steps with how they ran, and the totals per step pattern and kind.
 absl::Status ProfileSteps(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs);
 
 }  // namespace cli

@@ -153,8 +153,9 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                         "one session): throughput and latency percentiles",
                         &o.streams, 1, 64, "--streams needs K from 1 to 64"),
       cli::Switch({"--profile"},
-                  "with --benchmark on the GPU: one more run timed step by step; prints\n"
-                  "the slowest steps, the time per step pattern and per step kind",
+                  "with --benchmark: one more run timed step by step (GPU time on the GPU,\n"
+                  "wall time on the CPU); prints the slowest steps, the time per step\n"
+                  "pattern and per step kind",
                   &o.profile),
       cli::IntFlag<int>("--device-id", "N", "GPU: which CUDA device (default 0)", &s.gpu.device_id, 0, 1023,
                         "--device-id needs N >= 0"),

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/max_pool_2d.h"
 #include "kernels/cpu/nn_util.h"
 #include "ops/vision_attrs.h"
 
@@ -408,6 +409,10 @@ absl::Status MaxPool(KernelContext& ctx) {
       return absl::InvalidArgumentError("Indices must be int64");
     }
     if (absl::Status s = ExpectShape(*indices, args->y->shape(), "Indices"); !s.ok()) return s;
+  }
+  if (indices == nullptr && args->x->dtype() == ir::DType::kFloat32 && args->geo.kernel.size() == 2) {
+    MaxPool2dFloat(args->x->data<float>(), args->planes, args->geo, args->y->data<float>());
+    return absl::OkStatus();
   }
   const bool column_major = ctx.attrs().GetInt("storage_order", 0) != 0;
   return DispatchNumeric(args->x->dtype(),

@@ -1,6 +1,7 @@
 // Tests of the pooling kernels (nn_pool.cc): MaxPool (values and Indices, both storage orders) and
 // AveragePool against a direct row-major scan of every window on random geometries with ties, NaN
 // and -inf; and the 3-D MaxPool that once took 0.55 s (30 s under ASan) as a time bound.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -137,7 +138,7 @@ ir::Tensor RandomInput(const std::vector<int64_t>& shape, std::mt19937& rng) {
 
 bool SameFloat(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
-// Runs MaxPool (with Indices) and AveragePool on case `c` and compares with the direct scan.
+// Runs MaxPool (with Indices, and without) and AveragePool on case `c` and compares with the direct scan.
 void CheckAgainstDirectScan(const Case& c, int iteration, std::mt19937& rng) {
   const ir::Tensor x = RandomInput(c.x_shape, rng);
   for (const std::string op : {"MaxPool", "AveragePool"}) {
@@ -156,6 +157,16 @@ void CheckAgainstDirectScan(const Case& c, int iteration, std::mt19937& rng) {
     if (max) ctx.outputs.push_back(&indices);
     ASSERT_TRUE(FindKernel(op)(ctx).ok());
     const Reference want = DirectPool(x, c, *g, max);
+    // MaxPool without Indices (2-D float32: max_pool_2d.h's path) must give the same values.
+    ir::Tensor y_values = *ir::Tensor::Create(ir::DType::kFloat32, y_shape);
+    std::fill(y_values.data<float>(), y_values.data<float>() + y_values.num_elements(), 12345.0f);
+    KernelContext values_only{node, {&x}, {&y_values}};
+    if (max) ASSERT_TRUE(FindKernel(op)(values_only).ok());
+    for (int64_t i = 0; max && i < y_values.num_elements(); ++i) {
+      ASSERT_TRUE(SameFloat(y_values.data<float>()[i], want.y[i]))
+          << op << " without Indices, case " << iteration << " element " << i << ": " << y_values.data<float>()[i]
+          << " vs " << want.y[i];
+    }
     for (int64_t i = 0; i < y.num_elements(); ++i) {
       const std::string where =
           absl::StrCat(op, " case ", iteration, " x ", ir::ShapeToString(c.x_shape), " element ", i);
