@@ -139,9 +139,10 @@ static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>&
   for (size_t i = 0; i < std::min<size_t>(15, order.size()); ++i) {
     const size_t s = order[i];
     const exec::Step& step = plan.steps[s];
-    std::printf("  #%-4zu %8.3f ms %5.1f%%  %s %s '%s': %s\n", s, step_ms[s], 100 * step_ms[s] / total,
+    const std::string note = s < notes.size() && !notes[s].empty() ? absl::StrCat(": ", notes[s]) : "";
+    std::printf("  #%-4zu %8.3f ms %5.1f%%  %s %s '%s'%s\n", s, step_ms[s], 100 * step_ms[s] / total,
                 exec::StepKindName(step.kind), step.pattern.c_str(), plan.graph.node(step.nodes[0]).name.c_str(),
-                s < notes.size() ? notes[s].c_str() : "");
+                note.c_str());
   }
   std::vector<std::pair<std::string, std::pair<double, int>>> patterns(by_pattern.begin(), by_pattern.end());
   std::sort(patterns.begin(), patterns.end(), [](const auto& a, const auto& b) { return a.second > b.second; });

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/axpy.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
 #include "kernels/cpu/parallel.h"
@@ -106,14 +107,6 @@ class MaskBias {
 // Writes v (in the 4-D order, or the 3-D one for Y of 3-D inputs) into t when it is requested.
 absl::Status Store(ir::Tensor* t, const std::vector<double>& v) {
   return t == nullptr ? absl::OkStatus() : WriteDoubles(v, *t);
-}
-
-// acc[i] += a * x[i] (each element's sum keeps its order); compiled for AVX-512, AVX2 and the
-// baseline, picked at load time.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void Axpy(double* __restrict acc,
-                                                                       const double* __restrict x, double a,
-                                                                       int64_t n) {
-  for (int64_t i = 0; i < n; ++i) acc[i] += a * x[i];
 }
 
 // Softmax of one row in place; a row with every key masked becomes zeros.

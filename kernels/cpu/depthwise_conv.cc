@@ -8,17 +8,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/cpu/axpy.h"
 #include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu::nn {
 namespace {
-
-// acc[i] += w * src[i]; compiled for AVX-512, AVX2 and the baseline, picked at load time.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void AddScaled(float* __restrict acc,
-                                                                            const float* __restrict src, float w,
-                                                                            int64_t n) {
-  for (int64_t i = 0; i < n; ++i) acc[i] += w * src[i];
-}
 
 // The scratch's shape for one plane.
 struct PhaseLayout {
@@ -77,7 +71,7 @@ void ConvPlane(const float* scratch, const float* w, float bias, const WindowGeo
     for (int64_t j = 0; j < geo.kernel[1]; ++j) {
       const int64_t dj = j * geo.dilations[1];
       const float* sub = scratch + ((di % l.sh) * l.sw + dj % l.sw) * l.sub_size;
-      AddScaled(acc, sub + (di / l.sh) * l.q + dj / l.sw, w[i * geo.kernel[1] + j], n);
+      Axpy(acc, sub + (di / l.sh) * l.q + dj / l.sw, w[i * geo.kernel[1] + j], n);
     }
   }
   for (int64_t oh = 0; oh < out_h; ++oh) std::copy(acc + oh * l.q, acc + oh * l.q + out_w, y + oh * out_w);

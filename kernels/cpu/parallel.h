@@ -11,8 +11,9 @@
 
 namespace kernels::cpu {
 
-// Threads a ParallelFor may use: the workers plus the caller. `ONNXRUN_CPU_THREADS` (read once, at
-// the first call) overrides the hardware thread count; 1 runs everything on the caller.
+// Threads a ParallelFor may use: the workers plus the caller. By default the CPUs this process may
+// run on, at most 8; `ONNXRUN_CPU_THREADS` (read once, at the first call) sets it, 1 runs
+// everything on the caller.
 int ParallelThreads();
 
 // Calls fn(begin, end) over [0, count) in chunks of at least `min_chunk` indices, at most one chunk

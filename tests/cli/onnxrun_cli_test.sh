@@ -56,5 +56,10 @@ grep -q "^BNs folded: 1, BNs left: 0" "$tmp/out" || { echo "FAIL --explain summa
 ! grep -q "^output" "$tmp/out" || { echo "FAIL --explain ran the model"; failures=$((failures + 1)); }
 "$onnxrun" --precision fp16 "$case_dir/model.onnx" | grep -q "^output 'probs': float32\[1,10\]" || { echo "FAIL --precision fp16"; failures=$((failures + 1)); }
 
+# --profile on the CPU: one step-by-step run, a line per slow step naming its first node, totals.
+"$onnxrun" --device cpu --benchmark 2 --profile "$case_dir/model.onnx" >"$tmp/out" 2>&1 || { echo "FAIL --profile: $(tail -1 "$tmp/out")"; failures=$((failures + 1)); }
+grep -q "^profile: one step-by-step run, [0-9.]* ms of CPU time in [0-9]* steps" "$tmp/out" || { echo "FAIL --profile header"; cat "$tmp/out"; failures=$((failures + 1)); }
+grep -q "FusedGraph Conv+Relu 'conv1'" "$tmp/out" && grep -q "^time per step kind:" "$tmp/out" || { echo "FAIL --profile steps"; cat "$tmp/out"; failures=$((failures + 1)); }
+
 echo "$failures failures"
 exit $((failures > 0))
