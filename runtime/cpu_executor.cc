@@ -28,10 +28,22 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<i
   if (!outputs.ok()) return outputs.status();
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == ir::kNoValue) continue;
-    live_bytes += static_cast<int64_t>((*outputs)[i].host_bytes());
+    const ir::Tensor& out = (*outputs)[i];
+    const bool shares_an_input = absl::c_any_of(inputs, [&out](const ir::Tensor* in) {
+      return in != nullptr && in->raw_data() != nullptr && in->raw_data() == out.raw_data();
+    });
+    if (!shares_an_input) live_bytes += static_cast<int64_t>(out.host_bytes());  // bytes counted once
     values[node.outputs[i]] = std::move((*outputs)[i]);
   }
   return absl::OkStatus();
+}
+
+// Frees a computed value; its bytes leave the count when no other value still holds them.
+void Release(const ir::Graph& graph, ir::ValueId dead, std::vector<ir::Tensor>& values, int64_t& live_bytes) {
+  if (graph.value(dead).producer >= 0 && (values[dead].OwnsBytesAlone() || values[dead].raw_data() == nullptr)) {
+    live_bytes -= static_cast<int64_t>(values[dead].host_bytes());
+  }
+  values[dead] = ir::Tensor();
 }
 
 // Node-level lifetimes: a value (computed, or a graph input) dies after the last node that reads it (steps may keep
@@ -91,20 +103,24 @@ absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor>
   int64_t live_bytes = 0, peak_bytes = 0;
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
+    std::vector<ir::ValueId> observed_then_dead;
     for (ir::NodeId id : step.nodes) {
       absl::Status status =
           RunNode(graph, graph.node(id), values, max_tensor_bytes_, lifetimes_.reusable_inputs[id], live_bytes);
       if (!status.ok()) return status;
       peak_bytes = std::max(peak_bytes, live_bytes);
       for (ir::ValueId dead : lifetimes_.release_after[id]) {
-        if (observer && absl::c_linear_search(step.outputs, dead)) continue;  // observed below
-        if (graph.value(dead).producer >= 0) live_bytes -= static_cast<int64_t>(values[dead].host_bytes());
-        values[dead] = ir::Tensor();
+        if (observer && absl::c_linear_search(step.outputs, dead)) {
+          observed_then_dead.push_back(dead);  // freed once the observer has seen it
+        } else {
+          Release(graph, dead, values, live_bytes);
+        }
       }
     }
     if (observer) {
       for (ir::ValueId out : step.outputs) observer(s, out, values[out]);
     }
+    for (ir::ValueId dead : observed_then_dead) Release(graph, dead, values, live_bytes);
   }
   if (stats != nullptr) stats->peak_live_bytes = peak_bytes;
   std::vector<ir::Tensor> outputs;

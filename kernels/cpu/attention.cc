@@ -111,6 +111,7 @@ absl::Status Store(ir::Tensor* t, const std::vector<double>& v) {
 
 // Softmax of one row in place; a row with every key masked becomes zeros.
 void SoftmaxRow(double* row, int64_t n) {
+  if (n == 0) return;
   const double top = *std::max_element(row, row + n);
   if (top == kMasked) {
     std::fill(row, row + n, 0.0);

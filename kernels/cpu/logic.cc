@@ -4,6 +4,7 @@
 // also compares strings.
 #include "ops/logic.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -303,7 +304,7 @@ absl::Status Mod(KernelContext& ctx) {
   const bool fmod = attrs->fmod;
   absl::StatusOr<BinaryArgs> args = GetBinaryArgs(ctx, ir::DType::kUndefined);
   if (!args.ok()) return args.status();
-  bool division_by_zero = false;
+  std::atomic<bool> division_by_zero = false;  // set from ParallelFor's threads
   absl::Status status = DispatchNumeric(args->a->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T>) {

@@ -32,7 +32,8 @@ absl::Status CheckGemmDims(int64_t m, int64_t n, int64_t k) {
 }
 
 // OpenBLAS's own threads spin in sched_yield between calls, taking the cores from ParallelFor's
-// workers: gemms run on one BLAS thread each, split across the pool by SplitGemm.
+// workers: gemms run on one BLAS thread each, split across the pool by SplitGemm. The setting is
+// process-wide (an application's own OpenBLAS calls become single-threaded too).
 void UseOneBlasThread() {
   static const bool once = [] {
     openblas_set_num_threads(1);
@@ -41,7 +42,7 @@ void UseOneBlasThread() {
   (void)once;
 }
 
-// How a float gemm is split across ParallelFor's threads: along the columns of C (chunks of whole
+// How a gemm is split across ParallelFor's threads: along the columns of C (chunks of whole
 // cache lines) when there are enough, otherwise along its rows; small gemms stay whole.
 struct GemmSplit {
   bool along_n = true;
@@ -200,12 +201,26 @@ absl::Status ExpectShape(const ir::Tensor& t, absl::Span<const int64_t> shape, c
   return absl::OkStatus();
 }
 
-absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                  const float* b, float beta, float* c) {
+namespace {
+
+void BlasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void BlasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// Row-major C = alpha op(A) op(B) + beta C, split across ParallelFor's threads by SplitGemm.
+template <typename T>
+absl::Status SplitBlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b,
+                           T beta, T* c) {
   if (absl::Status s = CheckGemmDims(m, n, k); !s.ok()) return s;
   if (m == 0 || n == 0) return absl::OkStatus();
   if (k == 0) {
-    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0f : c[i] * beta;
+    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? T{0} : c[i] * beta;
     return absl::OkStatus();
   }
   UseOneBlasThread();
@@ -214,29 +229,27 @@ absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, f
   const GemmSplit split = SplitGemm(m, n, k);
   if (split.along_n) {
     ParallelFor(n, split.min_chunk, [&](int64_t begin, int64_t end) {
-      cblas_sgemm(CblasRowMajor, ta, tb, m, end - begin, k, alpha, a, lda, b + (trans_b ? begin * k : begin), ldb, beta,
-                  c + begin, n);
+      BlasGemm(ta, tb, m, end - begin, k, alpha, a, lda, b + (trans_b ? begin * k : begin), ldb, beta, c + begin, n);
     });
   } else {
     ParallelFor(m, split.min_chunk, [&](int64_t begin, int64_t end) {
-      cblas_sgemm(CblasRowMajor, ta, tb, end - begin, n, k, alpha, a + (trans_a ? begin : begin * k), lda, b, ldb, beta,
-                  c + begin * n, n);
+      BlasGemm(ta, tb, end - begin, n, k, alpha, a + (trans_a ? begin : begin * k), lda, b, ldb, beta, c + begin * n,
+               n);
     });
   }
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  const float* b, float beta, float* c) {
+  return SplitBlasGemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
+}
+
 absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                   const double* b, double beta, double* c) {
-  if (absl::Status s = CheckGemmDims(m, n, k); !s.ok()) return s;
-  if (m == 0 || n == 0) return absl::OkStatus();
-  if (k == 0) {
-    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? 0.0 : c[i] * beta;
-    return absl::OkStatus();
-  }
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,
-              a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
-  return absl::OkStatus();
+  return SplitBlasGemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
 }
 
 namespace {

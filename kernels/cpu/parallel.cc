@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -24,15 +25,25 @@ struct Job {
   int64_t chunks = 0;
   std::atomic<int64_t> next{0};
   std::atomic<int> taken{0};
+  std::exception_ptr failure;  // the first exception a chunk threw (set under failure_mu)
+  std::mutex failure_mu;
 };
 
 // True on pool workers, and on a caller while it runs chunks: ParallelFor runs inline there.
 thread_local bool inside_parallel_for = false;
 
+// Claims and runs chunks until none is left; an exception is kept for the caller to rethrow and
+// stops further claims.
 void RunChunks(Job& job) {
   for (int64_t i = job.next.fetch_add(1); i < job.chunks; i = job.next.fetch_add(1)) {
     const int64_t begin = i * job.chunk;
-    job.fn(begin, std::min(job.count, begin + job.chunk));
+    try {
+      job.fn(begin, std::min(job.count, begin + job.chunk));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job.failure_mu);
+      if (!job.failure) job.failure = std::current_exception();
+      job.next.store(job.chunks);
+    }
   }
 }
 
@@ -79,6 +90,7 @@ class Pool {
     SpinUntil([&job] { return job.taken.load(std::memory_order_acquire) == 0; });
     std::unique_lock<std::mutex> lock(mu_);
     job_left_.wait(lock, [&job] { return job.taken.load() == 0; });
+    if (job.failure) std::rethrow_exception(job.failure);
   }
 
  private:
