@@ -161,11 +161,10 @@ static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>&
 }
 
 // On the CPU a step's time is the wall time from the previous step's outputs to its own (the
-// executor reports each step's outputs as soon as the step has run).
+// executor reports each step's outputs as soon as the step has run). --profile follows
+// --benchmark's runs, so this run is warm.
 static absl::StatusOr<std::vector<double>> TimeCpuSteps(const runtime::Session& session,
                                                         const std::vector<runtime::NamedTensor>& inputs) {
-  absl::StatusOr<std::vector<runtime::NamedTensor>> warm = session.RunOn(runtime::Device::kCpu, inputs, nullptr);
-  if (!warm.ok()) return warm.status();
   std::vector<double> step_ms(session.plan().steps.size(), 0.0);
   auto last = std::chrono::steady_clock::now();
   size_t last_step = step_ms.size();

@@ -85,7 +85,7 @@ void DepthwiseConv2dFloat(const float* x, const float* w, const float* bias, int
   const PhaseLayout layout = MakeLayout(geo);
   const int64_t in_size = geo.image[0] * geo.image[1], out_size = geo.grid[0] * geo.grid[1];
   const int64_t taps = geo.kernel[0] * geo.kernel[1], out_channels = channels * multiplier;
-  const int64_t min_planes = (1 << 14) / std::max<int64_t>(1, out_size * taps) + 1;
+  const int64_t min_planes = ItemsForWork(out_size * taps, 1 << 14);
   ParallelFor(batch * channels, min_planes, [&](int64_t begin, int64_t end) {
     std::vector<float> scratch(layout.total), acc(geo.grid[0] * layout.q);
     for (int64_t plane = begin; plane < end; ++plane) {

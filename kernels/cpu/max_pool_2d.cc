@@ -37,7 +37,7 @@ void MaxPool2dFloat(const float* x, int64_t planes, const WindowGeometry& geo, f
   const TapRange rows = ClipTaps(out_h, in_h, geo.kernel[0], geo.strides[0], dh, geo.pad_begin[0]);
   const TapRange cols = ClipTaps(out_w, in_w, geo.kernel[1], geo.strides[1], dw, geo.pad_begin[1]);
   const int64_t out_size = out_h * out_w;
-  const int64_t min_planes = (1 << 14) / std::max<int64_t>(1, out_size * geo.kernel[0] * geo.kernel[1]) + 1;
+  const int64_t min_planes = ItemsForWork(out_size * geo.kernel[0] * geo.kernel[1], 1 << 14);
   ParallelFor(planes, min_planes, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const float* plane = x + p * in_h * in_w;

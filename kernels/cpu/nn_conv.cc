@@ -133,17 +133,15 @@ absl::Status ConvTyped(const ConvArgs& a) {
   for (size_t i = 0; i < a.spatial; ++i) {
     direct = direct && geo->strides[i] == 1 && geo->pad_begin[i] == 0 && geo->pad_end[i] == 0;
   }
-  if constexpr (std::is_same_v<T, float>) {
-    if (group_in == 1 && a.spatial == 2 && a.group > 1) {
+  if (group_in == 1 && a.spatial == 2 && a.group > 1) {
+    if constexpr (std::is_same_v<T, float>) {
       DepthwiseConv2dFloat(a.x->data<float>(), a.w->data<float>(), a.b != nullptr ? a.b->data<float>() : nullptr,
                            n_batch, channels, group_out, *geo, a.y->data<float>());
       return absl::OkStatus();
     }
-  }
-  if (group_in == 1 && a.spatial == 2 && a.group > 1) {
     const T* x = a.x->data<T>();
     const T* w = a.w->data<T>();
-    const int64_t min_planes = (1 << 14) / std::max<int64_t>(1, out_size * kernel_size) + 1;
+    const int64_t min_planes = ItemsForWork(out_size * kernel_size, 1 << 14);
     ParallelFor(n_batch * out_channels, min_planes, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t n = plane / out_channels, oc = plane % out_channels;

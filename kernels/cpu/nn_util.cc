@@ -259,8 +259,7 @@ template <typename T, bool kToCol>
 void ParallelTransfer(const T* src, int64_t channels, const WindowGeometry& geo, T* dst) {
   constexpr int64_t kMinElementsPerChunk = 1 << 15;
   const int64_t col_rows = Product(geo.kernel) * Product(geo.grid), image = Product(geo.image);
-  const int64_t min_chunk = kMinElementsPerChunk / std::max<int64_t>(1, col_rows) + 1;
-  ParallelFor(channels, min_chunk, [&](int64_t begin, int64_t end) {
+  ParallelFor(channels, ItemsForWork(col_rows, kMinElementsPerChunk), [&](int64_t begin, int64_t end) {
     const int64_t src_step = kToCol ? image : col_rows, dst_step = kToCol ? col_rows : image;
     Transfer<T, kToCol>(src + begin * src_step, end - begin, geo, dst + begin * dst_step);
   });

@@ -16,6 +16,12 @@ namespace kernels::cpu {
 // everything on the caller.
 int ParallelThreads();
 
+// ParallelFor's min_chunk for items of `work_per_item` units each (taps, elements, bytes): enough
+// items that a chunk holds more than `min_work` units, so small loops stay on the caller.
+inline int64_t ItemsForWork(int64_t work_per_item, int64_t min_work) {
+  return min_work / (work_per_item > 0 ? work_per_item : 1) + 1;
+}
+
 // Calls fn(begin, end) over [0, count) in chunks of at least `min_chunk` indices, at most one chunk
 // per thread (the split is the same on every call with the same arguments). Returns when all ran.
 void ParallelFor(int64_t count, int64_t min_chunk, absl::FunctionRef<void(int64_t begin, int64_t end)> fn);

@@ -70,7 +70,7 @@ void StridedCopy(void* dst, const void* src, size_t elem_size, absl::Span<const 
   const int64_t es = static_cast<int64_t>(elem_size);
   // Runs [begin, end) on ParallelFor's threads, each chunk starting from its own source offset.
   constexpr int64_t kMinBytesPerChunk = int64_t{1} << 17;
-  ParallelFor(outer_count, kMinBytesPerChunk / std::max<int64_t>(1, inner * es) + 1, [&](int64_t begin, int64_t end) {
+  ParallelFor(outer_count, ItemsForWork(inner * es, kMinBytesPerChunk), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> index(outer_rank, 0);
     int64_t offset = 0;  // in elements
     for (int64_t k = static_cast<int64_t>(outer_rank) - 1, rest = begin; k >= 0; --k) {
