@@ -1,49 +1,122 @@
-// CPU execution of a Plan: infer concrete shapes, allocate, run the reference kernel, free dead values.
+// CPU execution of a Plan: infer concrete shapes, allocate, run the reference kernel, free dead values,
+// keep convolution outputs channels-last where their readers take them (cpu_layout.h).
 #include "runtime/cpu_executor.h"
 
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/onednn_conv.h"
 #include "kernels/cpu/run_node.h"
+#include "runtime/cpu_fusion.h"
+#include "runtime/cpu_layout.h"
 
 namespace exec {
+
+// The values of one run: tensors by ValueId, which are stored channels-last (cpu_layout.h), and
+// the bytes of live intermediates.
+struct RunValues {
+  std::vector<ir::Tensor> tensors;
+  std::vector<uint8_t> channels_last;
+  int64_t live_bytes = 0;
+};
+
 namespace {
 
 absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat("node '", node.name, "' (", node.op_type, "): ", status.message()));
 }
 
-// Runs one node: values[] holds its inputs; its outputs are stored there.
-absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, std::vector<ir::Tensor>& values,
-                     int64_t max_tensor_bytes, uint32_t reusable_inputs, int64_t& live_bytes) {
+// Value `id` as the caller and the observer see it: NCHW.
+absl::StatusOr<ir::Tensor> InNchw(const RunValues& run, ir::ValueId id) {
+  if (!run.channels_last[id]) return run.tensors[id];
+  return kernels::cpu::nn::ChannelsLastToNchw(run.tensors[id]);
+}
+
+// Reshapes value `id` to `dims` (the same bytes; a no-op for an absent value).
+void SetDims(RunValues& run, ir::ValueId id, const std::vector<int64_t>& dims) {
+  if (run.tensors[id].valid()) run.tensors[id] = *run.tensors[id].Reshaped(dims);
+}
+
+// Gives the node's inputs the form its LayoutUse wants: NCHW copies (kept in `copies`) or, for
+// kNhwcView, the values themselves reshaped to their NHWC dims (returned, to be undone).
+absl::StatusOr<std::vector<std::pair<ir::ValueId, std::vector<int64_t>>>> ArrangeInputs(
+    const ir::Node& node, LayoutUse use, uint32_t channels_last, RunValues& run, std::vector<const ir::Tensor*>& inputs,
+    std::vector<ir::Tensor>& copies) {
+  std::vector<std::pair<ir::ValueId, std::vector<int64_t>>> reshaped;
+  copies.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::ValueId id = node.inputs[i];
+    if (inputs[i] == nullptr) continue;
+    if (use == LayoutUse::kNhwcView) {
+      if ((channels_last >> i & 1) == 0 && inputs[i]->num_elements() == 1) continue;  // a scalar: as it is
+      const bool seen = absl::c_any_of(reshaped, [id](const auto& r) { return r.first == id; });
+      if (!seen) {
+        reshaped.push_back({id, run.tensors[id].shape()});
+        SetDims(run, id, ToNhwcDims(run.tensors[id].shape()));
+      }
+    } else if ((channels_last >> i & 1) != 0 && (use == LayoutUse::kNchwCopies || i > 0)) {
+      absl::StatusOr<ir::Tensor> copy = kernels::cpu::nn::ChannelsLastToNchw(*inputs[i]);
+      if (!copy.ok()) return copy.status();
+      copies.push_back(*std::move(copy));
+      inputs[i] = &copies.back();
+    }
+  }
+  return reshaped;
+}
+
+// Runs one node: run.tensors holds its inputs; its outputs are stored there. `options` says which
+// inputs it may write over and where kernels keep state; the constant and channels-last inputs are
+// marked here.
+absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, RunValues& run,
+                     kernels::cpu::RunNodeOptions options) {
   std::vector<const ir::Tensor*> inputs;
+  uint32_t channels_last = 0;
   for (ir::ValueId in : node.inputs) {
-    const ir::Tensor* t = in == ir::kNoValue ? nullptr : &values[in];
+    const ir::Tensor* t = in == ir::kNoValue ? nullptr : &run.tensors[in];
     if (t != nullptr && !t->valid()) {
       return NodeError(node, absl::InternalError(absl::StrCat("input '", graph.value(in).name, "' is not available")));
     }
+    if (t != nullptr && inputs.size() < 32) {
+      if (graph.value(in).constant) options.constant_inputs |= 1u << inputs.size();
+      if (run.channels_last[in]) channels_last |= 1u << inputs.size();
+    }
     inputs.push_back(t);
   }
-  absl::StatusOr<std::vector<ir::Tensor>> outputs =
-      kernels::cpu::RunNode(node, inputs, max_tensor_bytes, reusable_inputs);
+  const LayoutUse use = ChooseLayoutUse(node, inputs, channels_last);
+  std::vector<ir::Tensor> copies;
+  absl::StatusOr<std::vector<std::pair<ir::ValueId, std::vector<int64_t>>>> reshaped =
+      ArrangeInputs(node, use, channels_last, run, inputs, copies);
+  if (!reshaped.ok()) return NodeError(node, reshaped.status());
+  bool conv_wrote_channels_last = false;
+  if (use == LayoutUse::kConv) {
+    options.channels_last_inputs = channels_last & 1;
+    options.channels_last_output_ok = true;
+    options.channels_last_output = &conv_wrote_channels_last;
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> outputs = kernels::cpu::RunNode(node, inputs, options);
+  for (const auto& [id, dims] : *reshaped) SetDims(run, id, dims);
   if (!outputs.ok()) return outputs.status();
+  if (use == LayoutUse::kNhwcView) (*outputs)[0] = *(*outputs)[0].Reshaped(ToNchwDims((*outputs)[0].shape()));
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == ir::kNoValue) continue;
     const ir::Tensor& out = (*outputs)[i];
     const bool shares_an_input = absl::c_any_of(inputs, [&out](const ir::Tensor* in) {
       return in != nullptr && in->raw_data() != nullptr && in->raw_data() == out.raw_data();
     });
-    if (!shares_an_input) live_bytes += static_cast<int64_t>(out.host_bytes());  // bytes counted once
-    values[node.outputs[i]] = std::move((*outputs)[i]);
+    if (!shares_an_input) run.live_bytes += static_cast<int64_t>(out.host_bytes());  // bytes counted once
+    run.channels_last[node.outputs[i]] = i == 0 && (use == LayoutUse::kNhwcView || conv_wrote_channels_last);
+    run.tensors[node.outputs[i]] = std::move((*outputs)[i]);
   }
   return absl::OkStatus();
 }
 
 // Frees a computed value; its bytes leave the count when no other value still holds them.
-void Release(const ir::Graph& graph, ir::ValueId dead, std::vector<ir::Tensor>& values, int64_t& live_bytes) {
-  if (graph.value(dead).producer >= 0 && (values[dead].OwnsBytesAlone() || values[dead].raw_data() == nullptr)) {
-    live_bytes -= static_cast<int64_t>(values[dead].host_bytes());
+void Release(const ir::Graph& graph, ir::ValueId dead, RunValues& run) {
+  ir::Tensor& value = run.tensors[dead];
+  if (graph.value(dead).producer >= 0 && (value.OwnsBytesAlone() || value.raw_data() == nullptr)) {
+    run.live_bytes -= static_cast<int64_t>(value.host_bytes());
   }
-  values[dead] = ir::Tensor();
+  value = ir::Tensor();
+  run.channels_last[dead] = 0;
 }
 
 // Node-level lifetimes: a value (computed, or a graph input) dies after the last node that reads it (steps may keep
@@ -82,49 +155,95 @@ NodeLifetimes ComputeNodeLifetimes(const Plan& plan) {
 }  // namespace
 
 CpuExecutor::CpuExecutor(const Plan& plan, int64_t max_tensor_bytes)
-    : plan_(plan), max_tensor_bytes_(max_tensor_bytes), lifetimes_(ComputeNodeLifetimes(plan)) {}
+    : plan_(plan),
+      max_tensor_bytes_(max_tensor_bytes),
+      lifetimes_(ComputeNodeLifetimes(plan)),
+      fused_activations_(PlanConvActivations(plan)) {}
 
 absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
                                                      const std::vector<const ir::Tensor*>& inputs) {
   return kernels::cpu::RunNode(node, inputs);
 }
 
+void CpuExecutor::RunStepNodes(const Step& step, bool observed, RunValues& run, int64_t& peak_bytes,
+                               std::vector<ir::ValueId>& observed_then_dead, absl::Status& status) const {
+  const ir::Graph& graph = plan_.graph;
+  auto release_dead = [&](ir::NodeId id) {
+    for (ir::ValueId dead : lifetimes_.release_after[id]) {
+      if (observed && absl::c_linear_search(step.outputs, dead)) {
+        observed_then_dead.push_back(dead);  // freed once the observer has seen it
+      } else {
+        Release(graph, dead, run);
+      }
+    }
+  };
+  for (size_t k = 0; k < step.nodes.size(); ++k) {
+    const ir::NodeId id = step.nodes[k];
+    const std::optional<ConvActivation>& fused = fused_activations_[id];
+    kernels::cpu::RunNodeOptions options;
+    options.max_output_bytes = max_tensor_bytes_;
+    options.reusable_inputs = lifetimes_.reusable_inputs[id];
+    options.cache = cache_.get();
+    bool applied = false;
+    if (fused) {
+      options.activation = &fused->activation;
+      options.activation_applied = &applied;
+    }
+    status = RunNode(graph, graph.node(id), run, options);
+    if (!status.ok()) return;
+    peak_bytes = std::max(peak_bytes, run.live_bytes);
+    release_dead(id);
+    if (applied) {  // the activation's output is the Conv's: the activation node is done
+      const ir::ValueId conv_out = graph.node(id).outputs[0], out = graph.node(fused->node).outputs[0];
+      run.tensors[out] = std::move(run.tensors[conv_out]);
+      run.channels_last[out] = run.channels_last[conv_out];
+      run.tensors[conv_out] = ir::Tensor();
+      run.channels_last[conv_out] = 0;
+      release_dead(fused->node);
+      ++k;
+    }
+  }
+}
+
 absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs, RunStats* stats,
-                                                         const ValueObserver& observer) const {
+                                                         const ValueObserver& observer,
+                                                         bool observer_reads_values) const {
   const ir::Graph& graph = plan_.graph;
   if (inputs.size() != graph.inputs().size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", graph.inputs().size(), " inputs, got ", inputs.size()));
   }
-  std::vector<ir::Tensor> values(graph.values().size());
+  RunValues run;
+  run.tensors.resize(graph.values().size());
+  run.channels_last.assign(graph.values().size(), 0);
   for (size_t i = 0; i < graph.values().size(); ++i) {
-    if (graph.value(i).constant) values[i] = *graph.value(i).constant;  // shares the bytes
+    if (graph.value(i).constant) run.tensors[i] = *graph.value(i).constant;  // shares the bytes
   }
-  for (size_t i = 0; i < inputs.size(); ++i) values[graph.inputs()[i]] = std::move(inputs[i]);
-  int64_t live_bytes = 0, peak_bytes = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) run.tensors[graph.inputs()[i]] = std::move(inputs[i]);
+  int64_t peak_bytes = 0;
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
     std::vector<ir::ValueId> observed_then_dead;
-    for (ir::NodeId id : step.nodes) {
-      absl::Status status =
-          RunNode(graph, graph.node(id), values, max_tensor_bytes_, lifetimes_.reusable_inputs[id], live_bytes);
-      if (!status.ok()) return status;
-      peak_bytes = std::max(peak_bytes, live_bytes);
-      for (ir::ValueId dead : lifetimes_.release_after[id]) {
-        if (observer && absl::c_linear_search(step.outputs, dead)) {
-          observed_then_dead.push_back(dead);  // freed once the observer has seen it
-        } else {
-          Release(graph, dead, values, live_bytes);
-        }
+    absl::Status status;
+    RunStepNodes(step, observer != nullptr, run, peak_bytes, observed_then_dead, status);
+    if (!status.ok()) return status;
+    for (ir::ValueId out : observer ? step.outputs : std::vector<ir::ValueId>()) {
+      if (!observer_reads_values) {
+        observer(s, out, run.tensors[out]);
+        continue;
       }
+      absl::StatusOr<ir::Tensor> seen = InNchw(run, out);
+      if (!seen.ok()) return seen.status();
+      observer(s, out, *seen);
     }
-    if (observer) {
-      for (ir::ValueId out : step.outputs) observer(s, out, values[out]);
-    }
-    for (ir::ValueId dead : observed_then_dead) Release(graph, dead, values, live_bytes);
+    for (ir::ValueId dead : observed_then_dead) Release(graph, dead, run);
   }
   if (stats != nullptr) stats->peak_live_bytes = peak_bytes;
   std::vector<ir::Tensor> outputs;
-  for (ir::ValueId id : graph.outputs()) outputs.push_back(values[id]);
+  for (ir::ValueId id : graph.outputs()) {
+    absl::StatusOr<ir::Tensor> out = InNchw(run, id);
+    if (!out.ok()) return out.status();
+    outputs.push_back(*std::move(out));
+  }
   return outputs;
 }
 

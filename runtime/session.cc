@@ -184,6 +184,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   absl::StatusOr<exec::Plan> plan = partitioner::Partition(std::move(graph), partition_options);
   if (!plan.ok()) return plan.status();
   session->plan_ = *std::move(plan);
+  session->cpu_ = std::make_unique<exec::CpuExecutor>(session->plan_, session->max_tensor_bytes_);
   session->startup_.passes_seconds = SecondsSince(start);
   if (session->device_ == Device::kCuda) {
     start = std::chrono::steady_clock::now();
@@ -298,7 +299,8 @@ absl::StatusOr<std::vector<NamedTensor>> Session::Run(const std::vector<NamedTen
 }
 
 absl::StatusOr<std::vector<NamedTensor>> Session::RunOn(Device device, const std::vector<NamedTensor>& inputs,
-                                                        const exec::ValueObserver& observer) const {
+                                                        const exec::ValueObserver& observer,
+                                                        bool observer_reads_values) const {
   if (device == Device::kAuto) device = device_;
   if (device == Device::kCuda && cuda_ == nullptr) {
     return absl::FailedPreconditionError("this session has no GPU backend");
@@ -307,7 +309,7 @@ absl::StatusOr<std::vector<NamedTensor>> Session::RunOn(Device device, const std
   if (!ordered.ok()) return ordered.status();
   absl::StatusOr<std::vector<ir::Tensor>> results =
       device == Device::kCuda ? cuda_->Run(*std::move(ordered), observer)
-                              : exec::CpuExecutor(plan_, max_tensor_bytes_).Run(*std::move(ordered), nullptr, observer);
+                              : cpu_->Run(*std::move(ordered), nullptr, observer, observer_reads_values);
   if (!results.ok()) return results.status();
   std::vector<NamedTensor> outputs;
   for (size_t i = 0; i < results->size(); ++i) outputs.push_back({outputs_[i].name, (*results)[i]});

@@ -25,6 +25,7 @@
 #include "importer/importer.h"
 #include "ir/shape.h"
 #include "ir/tensor.h"
+#include "runtime/cpu_executor.h"
 #include "runtime/cuda_executor.h"
 #include "runtime/input_shapes.h"
 
@@ -90,9 +91,11 @@ class Session {
   // Inputs by name, in any order; outputs in the model's output order.
   absl::StatusOr<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs) const;
   // Runs on a given backend (kCpu always works; kCuda when the session has a GPU), calling
-  // `observer` with every step output (for --check). kAuto means the session's device.
+  // `observer` with every step output (for --check). kAuto means the session's device. On the CPU,
+  // `observer_reads_values` false hands it the values as stored (CpuExecutor::Run; for timing).
   absl::StatusOr<std::vector<NamedTensor>> RunOn(Device device, const std::vector<NamedTensor>& inputs,
-                                                 const exec::ValueObserver& observer) const;
+                                                 const exec::ValueObserver& observer,
+                                                 bool observer_reads_values = true) const;
   // GPU sessions: inputs in device memory (validated as Run's), the work ordered on the caller's
   // `stream` (nullptr: the legacy default stream). Returns once it is enqueued: the caller
   // synchronises `stream` (or orders work after it) before reading the outputs. The first run for
@@ -133,6 +136,7 @@ class Session {
 
   exec::Plan plan_;
   int64_t max_tensor_bytes_ = ir::kMaxTensorBytes;  // limits.max_tensor_bytes, applied to run-time outputs
+  std::unique_ptr<exec::CpuExecutor> cpu_;          // runs the plan on the CPU (keeps repacked weights)
   std::unique_ptr<exec::CudaExecutor> cuda_;        // set when device_ is kCuda
   std::vector<TensorInfo> inputs_;
   std::vector<TensorInfo> outputs_;

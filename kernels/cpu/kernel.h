@@ -6,6 +6,7 @@
 #ifndef ONNXRUN_KERNELS_CPU_KERNEL_H_
 #define ONNXRUN_KERNELS_CPU_KERNEL_H_
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -15,10 +16,27 @@
 
 namespace kernels::cpu {
 
+class KernelCache;       // kernel_cache.h
+struct FusedActivation;  // fused_activation.h
+
 struct KernelContext {
   const ir::Node& node;
   std::vector<const ir::Tensor*> inputs;  // nullptr for an absent optional input
   std::vector<ir::Tensor*> outputs;       // nullptr for an absent optional output
+  // Where the kernel may keep state between runs of this node (nullptr: none is kept), and which
+  // inputs (bit i: input i) are plan constants, never written and alive as long as the cache.
+  KernelCache* cache = nullptr;
+  uint32_t constant_inputs = 0;
+  // CPU executor only: bit i says input i (float32, rank 4) holds its NCHW value channels-last
+  // (NHWC bytes under NCHW dims); whether output 0 may be written so, and whether the kernel did.
+  // Only Conv takes or writes such tensors (onednn_conv.h).
+  uint32_t channels_last_inputs = 0;
+  bool channels_last_output_ok = false;
+  bool channels_last_output = false;
+  // CPU executor only: the activation node that follows (reading only this node's output 0), for
+  // the kernel to apply in place of that node, and whether it did (Conv on oneDNN does).
+  const FusedActivation* activation = nullptr;
+  bool activation_applied = false;
 
   const ir::Tensor* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   ir::Tensor* output(size_t i) const { return i < outputs.size() ? outputs[i] : nullptr; }

@@ -25,4 +25,6 @@ bool WritesEveryOutputElement(std::string_view op_type) {
 
 bool MayWriteOverInput(std::string_view op_type) { return ElementwiseOps().contains(op_type); }
 
+bool IsElementwise(std::string_view op_type) { return ElementwiseOps().contains(op_type); }
+
 }  // namespace kernels::cpu

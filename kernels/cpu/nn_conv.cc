@@ -1,6 +1,6 @@
-// CPU kernels of Conv (im2col + gemm per group; for 2-D groups of one input channel depthwise_conv.h in float32,
-// a direct loop in float64) and ConvTranspose (gemm + col2im per group), N-d spatial, float32/float64 natively
-// and float16 through float32.
+// CPU kernels of Conv (float32 on oneDNN, onednn_conv.h, except 2-D groups of one input channel:
+// depthwise_conv.h; float64 im2col + gemm per group, a direct loop for those groups) and ConvTranspose (gemm + col2im
+// per group), N-d spatial, float32/float64 natively and float16 through float32.
 #include <algorithm>
 #include <type_traits>
 
@@ -9,6 +9,7 @@
 #include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/onednn_conv.h"
 #include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu::nn {
@@ -173,6 +174,30 @@ absl::Status ConvTyped(const ConvArgs& a) {
   return absl::OkStatus();
 }
 
+// Float32 Conv: on oneDNN where it takes the convolution, else ConvTyped (on an NCHW copy of X when
+// the executor handed X channels-last).
+absl::Status ConvFloat32(KernelContext& ctx, ConvArgs a) {
+  absl::StatusOr<WindowGeometry> geo = ForwardGeometry(a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
+  if (!geo.ok()) return geo.status();
+  const int64_t channels = a.x->shape()[1], out_channels = a.w->shape()[0];
+  std::vector<int64_t> y_shape = {a.x->shape()[0], out_channels};
+  y_shape.insert(y_shape.end(), geo->grid.begin(), geo->grid.end());
+  if (channels == a.w->shape()[1] * a.group && out_channels % a.group == 0 && CheckBias(a.b, out_channels).ok() &&
+      a.y->shape() == y_shape) {
+    const ConvProblem problem{a.x->shape()[0], channels, out_channels, a.group, &*geo};
+    absl::StatusOr<bool> done = OneDnnConvFloat(ctx, problem, a.x->data<float>(), a.w->data<float>(),
+                                                a.b != nullptr ? a.b->data<float>() : nullptr, a.y->data<float>());
+    if (!done.ok() || *done) return done.status();
+  }
+  absl::StatusOr<ir::Tensor> nchw_x;
+  if ((ctx.channels_last_inputs & 1) != 0) {
+    nchw_x = ChannelsLastToNchw(*a.x);
+    if (!nchw_x.ok()) return nchw_x.status();
+    a.x = &*nchw_x;
+  }
+  return ConvTyped<float>(a);
+}
+
 // ConvTranspose geometry: the image is the output, computed from the grid (X's spatial dims).
 absl::StatusOr<WindowGeometry> TransposeGeometry(const ir::Attributes& attrs, const WindowAttrs& w,
                                                  absl::Span<const int64_t> input_spatial) {
@@ -263,7 +288,7 @@ absl::Status Conv(KernelContext& ctx) {
   absl::StatusOr<ConvArgs> args = ReadConvArgs(ctx);
   if (!args.ok()) return args.status();
   switch (args->x->dtype()) {
-    case ir::DType::kFloat32: return ConvTyped<float>(*args);
+    case ir::DType::kFloat32: return ConvFloat32(ctx, *std::move(args));
     case ir::DType::kFloat64: return ConvTyped<double>(*args);
     default:
       return absl::UnimplementedError(absl::StrCat("Conv: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));

@@ -1,7 +1,7 @@
-// The CPU kernels' threads: ParallelFor splits an index range into chunks that a process-wide pool
-// (hardware threads - 1 workers) and the calling thread run together. Any thread may call it, also
-// several at once; a call made from inside a chunk runs inline, so nesting never deadlocks. The
-// caller claims chunks of its own range too, so a call finishes even when every worker is busy.
+// The CPU kernels' threads: ParallelFor splits an index range into chunks that an OpenMP team (the
+// calling thread and ParallelThreads() - 1 more, the same threads oneDNN uses) runs together. Any
+// thread may call it, also several at once (each gets its own team); a call made from inside a
+// chunk runs inline. Under ThreadSanitizer everything runs on the caller.
 #ifndef ONNXRUN_KERNELS_CPU_PARALLEL_H_
 #define ONNXRUN_KERNELS_CPU_PARALLEL_H_
 
@@ -23,7 +23,8 @@ inline int64_t ItemsForWork(int64_t work_per_item, int64_t min_work) {
 }
 
 // Calls fn(begin, end) over [0, count) in chunks of at least `min_chunk` indices, at most one chunk
-// per thread (the split is the same on every call with the same arguments). Returns when all ran.
+// per thread (the split is the same on every call with the same arguments). Returns when all ran;
+// an exception thrown by a chunk is rethrown here once every chunk has finished.
 void ParallelFor(int64_t count, int64_t min_chunk, absl::FunctionRef<void(int64_t begin, int64_t end)> fn);
 
 }  // namespace kernels::cpu

@@ -51,7 +51,7 @@ absl::StatusOr<ir::Tensor> AllocateOutput(const ir::Node& node, const std::vecto
 }  // namespace
 
 absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
-                                                int64_t max_output_bytes, uint32_t reusable_inputs) {
+                                                const RunNodeOptions& options) {
   KernelFn kernel = FindKernel(node.op_type);
   if (ops::FindOpDef(node.op_type) == nullptr || kernel == nullptr) {
     return NodeError(node, absl::UnimplementedError("no CPU kernel"));
@@ -60,7 +60,15 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std:
   for (const ir::Tensor* t : inputs) concrete.push_back(ops::ConcreteInput::OfTensor(t));
   absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
   if (!types.ok()) return NodeError(node, types.status());
-  KernelContext kctx{node, inputs, {}};
+  KernelContext kctx{node,
+                     inputs,
+                     {},
+                     options.cache,
+                     options.constant_inputs,
+                     options.channels_last_inputs,
+                     options.channels_last_output_ok,
+                     false,
+                     options.activation};
   std::vector<ir::Tensor> outputs(node.outputs.size());
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == ir::kNoValue) {
@@ -69,11 +77,12 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std:
     }
     // A data-dependent output (NonZero, Unique, ...): the kernel creates it.
     if (i < types->size() && (*types)[i].dims) {
-      if (absl::Status fits = CheckOutputSize(i, (*types)[i].dtype, *(*types)[i].dims, max_output_bytes); !fits.ok()) {
+      if (absl::Status fits = CheckOutputSize(i, (*types)[i].dtype, *(*types)[i].dims, options.max_output_bytes);
+          !fits.ok()) {
         return NodeError(node, fits);
       }
       absl::StatusOr<ir::Tensor> out =
-          AllocateOutput(node, inputs, reusable_inputs, i, (*types)[i].dtype, *(*types)[i].dims);
+          AllocateOutput(node, inputs, options.reusable_inputs, i, (*types)[i].dtype, *(*types)[i].dims);
       if (!out.ok()) return NodeError(node, out.status());
       outputs[i] = *std::move(out);
     }
@@ -81,6 +90,8 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std:
   }
   absl::Status status = kernel(kctx);
   if (!status.ok()) return NodeError(node, status);
+  if (options.channels_last_output != nullptr) *options.channels_last_output = kctx.channels_last_output;
+  if (options.activation_applied != nullptr) *options.activation_applied = kctx.activation_applied;
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] != ir::kNoValue && !outputs[i].valid()) {
       return NodeError(node, absl::InternalError(absl::StrCat("output ", i, " was not produced")));

@@ -1,0 +1,44 @@
+// State the CPU kernels keep between runs of one plan: weights repacked once for a faster kernel
+// (oneDNN's blocked layouts, onednn_conv.h), keyed by the node and the shapes it ran on. Owned by
+// whoever runs a plan many times (exec::CpuExecutor, one per Session); a kernel given none redoes
+// the work every run. Thread-safe: one plan may run from several threads at once.
+#ifndef ONNXRUN_KERNELS_CPU_KERNEL_CACHE_H_
+#define ONNXRUN_KERNELS_CPU_KERNEL_CACHE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+
+namespace kernels::cpu {
+
+class KernelCache {
+ public:
+  // What a kernel keeps; each kernel casts it back to its own type.
+  using Entry = std::shared_ptr<const void>;
+
+  // The entry kept for (node, dims), or make()'s, kept for the next call. make() runs without the
+  // lock held (two threads may both make one the first time; the first kept wins).
+  absl::StatusOr<Entry> GetOrMake(const ir::Node& node, const std::vector<int64_t>& dims,
+                                  absl::FunctionRef<absl::StatusOr<Entry>()> make);
+
+  size_t size() const;
+
+ private:
+  // Past this many entries (a model run on ever new shapes) the cache starts over.
+  static constexpr size_t kMaxEntries = 4096;
+
+  using Key = std::pair<const ir::Node*, std::vector<int64_t>>;
+  mutable std::mutex mu_;
+  std::map<Key, Entry> entries_;
+};
+
+}  // namespace kernels::cpu
+
+#endif  // ONNXRUN_KERNELS_CPU_KERNEL_CACHE_H_

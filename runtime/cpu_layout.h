@@ -1,0 +1,34 @@
+// Channels-last values in the CPU executor. oneDNN's CPU convolutions run NHWC
+// (kernels/cpu/onednn_conv.h); reordering every convolution's input and output between NCHW and
+// NHWC took a third of resnet50's CPU time. So a float32 rank-4 Conv output stays NHWC (its dims
+// still say NCHW) and flows on through the convolutions and elementwise ops that read it; any
+// other op reads an NCHW copy, as do the observer and the caller.
+#ifndef ONNXRUN_RUNTIME_CPU_LAYOUT_H_
+#define ONNXRUN_RUNTIME_CPU_LAYOUT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace exec {
+
+// How one node reads the channels-last values among its inputs.
+enum class LayoutUse {
+  kConv,        // a float32 rank-4 Conv: takes X channels-last and may write Y so
+  kNhwcView,    // elementwise: runs on NHWC-dimmed views of its inputs; its output is channels-last
+  kNchwCopies,  // anything else: reads NCHW copies of the channels-last inputs
+};
+
+// `channels_last` bit i: input i is stored channels-last (inputs[i] non-null).
+LayoutUse ChooseLayoutUse(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs, uint32_t channels_last);
+
+// The dims of the NHWC view of an operand of a kNhwcView node, left-padded to rank 4: (n, c, h, w)
+// -> (n, h, w, c); ToNchwDims undoes it.
+std::vector<int64_t> ToNhwcDims(const std::vector<int64_t>& nchw);
+std::vector<int64_t> ToNchwDims(const std::vector<int64_t>& nhwc);
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_CPU_LAYOUT_H_
