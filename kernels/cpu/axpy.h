@@ -1,4 +1,4 @@
-// acc[i] += a * x[i]: the inner loop of the CPU depthwise conv and Attention, vectorised for
+// acc[i] += a * x[i]: the inner loop of the CPU Attention kernel, vectorised for
 // AVX-512, AVX2+FMA or the baseline ISA, picked once at run time with __builtin_cpu_supports (not
 // an ifunc: sanitizer builds crash in ifunc resolvers, which run before the runtime starts).
 #ifndef ONNXRUN_KERNELS_CPU_AXPY_H_

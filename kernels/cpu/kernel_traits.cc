@@ -19,7 +19,7 @@ const absl::flat_hash_set<std::string_view>& ElementwiseOps() {
 
 bool WritesEveryOutputElement(std::string_view op_type) {
   static const auto* ops = new absl::flat_hash_set<std::string_view>{
-      "Conv", "MatMul", "Gemm", "MaxPool", "GlobalAveragePool", "GlobalMaxPool"};
+      "Conv", "MatMul", "Gemm", "MaxPool", "GlobalAveragePool", "GlobalMaxPool", "Pad"};
   return ops->contains(op_type) || ElementwiseOps().contains(op_type);
 }
 

@@ -1,12 +1,10 @@
-// CPU kernels of Conv (float32 on oneDNN, onednn_conv.h, except 2-D groups of one input channel:
-// depthwise_conv.h; float64 im2col + gemm per group, a direct loop for those groups) and ConvTranspose (gemm + col2im
+// CPU kernels of Conv (float32 on oneDNN, onednn_conv.h; otherwise, and where oneDNN declines,
+// im2col + gemm per group, a direct loop for 2-D groups of one input channel) and ConvTranspose (gemm + col2im
 // per group), N-d spatial, float32/float64 natively and float16 through float32.
 #include <algorithm>
-#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/onednn_conv.h"
@@ -135,11 +133,6 @@ absl::Status ConvTyped(const ConvArgs& a) {
     direct = direct && geo->strides[i] == 1 && geo->pad_begin[i] == 0 && geo->pad_end[i] == 0;
   }
   if (group_in == 1 && a.spatial == 2 && a.group > 1) {
-    if constexpr (std::is_same_v<T, float>) {
-      DepthwiseConv2dFloat(a.x->data<float>(), a.w->data<float>(), a.b != nullptr ? a.b->data<float>() : nullptr,
-                           n_batch, channels, group_out, *geo, a.y->data<float>());
-      return absl::OkStatus();
-    }
     const T* x = a.x->data<T>();
     const T* w = a.w->data<T>();
     const int64_t min_planes = ItemsForWork(out_size * kernel_size, 1 << 14);

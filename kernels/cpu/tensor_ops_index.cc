@@ -1,5 +1,6 @@
 // CPU kernels of the tensor family that index into their input: Slice, Gather and Pad
 // (constant/reflect/edge/wrap, negative pads crop). Every dtype is moved as raw bytes.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -166,8 +167,19 @@ struct PadPlan {
   size_t es = 0;
 };
 
+// n copies of the pad value: a memset for zero, else one element doubled by memcpy.
 void FillValue(uint8_t* dst, int64_t n, const PadPlan& p) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * p.es, p.value.data(), p.es);
+  if (n <= 0) return;
+  if (std::all_of(p.value.begin(), p.value.end(), [](uint8_t b) { return b == 0; })) {
+    std::memset(dst, 0, static_cast<size_t>(n) * p.es);
+    return;
+  }
+  std::memcpy(dst, p.value.data(), p.es);
+  for (int64_t done = 1; done < n;) {
+    const int64_t copy = std::min(done, n - done);
+    std::memcpy(dst + done * p.es, dst, static_cast<size_t>(copy) * p.es);
+    done += copy;
+  }
 }
 
 // Writes the output sub-block of axis k (and inner axes) from the input sub-block at src.
