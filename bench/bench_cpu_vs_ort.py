@@ -1,7 +1,7 @@
 """Times onnxrun's CPU backend against ONNX Runtime's CPU provider on the same models and machine, in
 one call: for each model, `onnxrun --device cpu --benchmark N` (p50 latency, host to host) and
 onnxruntime.InferenceSession.run on the same input size (median of N after warm-up), with the same
-number of threads. Prints a markdown table (and writes it to OUT/bench_cpu.md).
+number of threads (ONNXRUN_CPU_THREADS for onnxrun). Prints a markdown table (and writes it to OUT/bench_cpu.md).
 
   python3 bench/bench_cpu_vs_ort.py --onnxrun bazel-bin/cli/onnxrun \\
       bazel-bin/models/zoo/resnet50/model.onnx bazel-bin/models/zoo/mobilenet_v2/model.onnx
@@ -45,9 +45,10 @@ def time_ort(path, batch, runs, threads):
     return statistics.median(times)
 
 
-def time_onnxrun(binary, path, batch, runs):
+def time_onnxrun(binary, path, batch, runs, threads):
     cmd = [binary, "--device", "cpu", "--quiet", "--batch", str(batch), "--benchmark", str(runs), path]
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, ONNXRUN_CPU_THREADS=str(threads))
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     text = out.stdout + out.stderr
     p50 = re.search(r"benchmark: .* p50 ([0-9.]+) ms", text)
     if out.returncode != 0 or not p50:
@@ -68,7 +69,7 @@ def main():
              "|---|---|---|---|---|---|"]
     for path in args.models:
         name = os.path.basename(os.path.dirname(path)) or path
-        ours = time_onnxrun(args.onnxrun, path, args.batch, args.runs)
+        ours = time_onnxrun(args.onnxrun, path, args.batch, args.runs, args.threads)
         theirs = time_ort(path, args.batch, args.runs, args.threads)
         lines.append(f"| {name} | {args.batch} | {args.threads} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f}x |")
         print(lines[-1], flush=True)

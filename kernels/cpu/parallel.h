@@ -12,7 +12,7 @@
 namespace kernels::cpu {
 
 // Threads a ParallelFor may use: the workers plus the caller. By default the CPUs this process may
-// run on, at most 8; `ONNXRUN_CPU_THREADS` (read once, at the first call) sets it, 1 runs
+// run on, at most 16; `ONNXRUN_CPU_THREADS` (read once, at the first call) sets it, 1 runs
 // everything on the caller.
 int ParallelThreads();
 
