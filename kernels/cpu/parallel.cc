@@ -50,6 +50,7 @@ void ParallelFor(int64_t count, int64_t min_chunk, absl::FunctionRef<void(int64_
     fn(0, count);
     return;
   }
+#if defined(_OPENMP)
   std::exception_ptr failure;  // the first exception a chunk threw, rethrown here
   std::mutex failure_mu;
   // Always the full team (threads without a chunk skip it): libgomp reuses a team of the same size
@@ -65,6 +66,9 @@ void ParallelFor(int64_t count, int64_t min_chunk, absl::FunctionRef<void(int64_
     }
   }
   if (failure) std::rethrow_exception(failure);
+#else
+  fn(0, count);  // built without OpenMP (the clang fuzzer build): all on the caller
+#endif
 }
 
 }  // namespace kernels::cpu
