@@ -1,4 +1,4 @@
-// KernelCache: a map under a mutex.
+// KernelCache: a map under a mutex, with each node's shapes in the order they came.
 #include "kernels/cpu/kernel_cache.h"
 
 namespace kernels::cpu {
@@ -14,8 +14,15 @@ absl::StatusOr<KernelCache::Entry> KernelCache::GetOrMake(const ir::Node& node, 
   absl::StatusOr<Entry> made = make();
   if (!made.ok()) return made.status();
   std::lock_guard<std::mutex> lock(mu_);
-  if (entries_.size() >= kMaxEntries) entries_.clear();
-  return entries_.emplace(std::move(key), *std::move(made)).first->second;
+  auto [it, added] = entries_.emplace(key, *std::move(made));
+  if (!added) return it->second;  // another thread made it first
+  std::deque<std::vector<int64_t>>& shapes = shapes_[&node];
+  shapes.push_back(dims);
+  if (shapes.size() > kMaxShapesPerNode) {
+    entries_.erase(Key(&node, shapes.front()));
+    shapes.pop_front();
+  }
+  return it->second;
 }
 
 size_t KernelCache::size() const {

@@ -6,6 +6,7 @@
 #define ONNXRUN_KERNELS_CPU_KERNEL_CACHE_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,13 +31,15 @@ class KernelCache {
 
   size_t size() const;
 
- private:
-  // Past this many entries (a model run on ever new shapes) the cache starts over.
-  static constexpr size_t kMaxEntries = 4096;
+  // Entries kept per node: a model run on ever new input shapes (detectors on varying image sizes)
+  // would otherwise keep a copy of every weight per shape; the oldest of a node's goes first.
+  static constexpr size_t kMaxShapesPerNode = 4;
 
+ private:
   using Key = std::pair<const ir::Node*, std::vector<int64_t>>;
   mutable std::mutex mu_;
   std::map<Key, Entry> entries_;
+  std::map<const ir::Node*, std::deque<std::vector<int64_t>>> shapes_;  // per node, oldest first
 };
 
 }  // namespace kernels::cpu

@@ -158,5 +158,22 @@ TEST(OneDnnConvTest, OneEntryPerInputShape) {
   EXPECT_EQ(cache.size(), 2u);
 }
 
+TEST(OneDnnConvTest, KeepsAFewShapesPerNode) {
+  std::mt19937 rng(4);
+  Geometry g{1, 1, 4, 4, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false};
+  const ir::Node node = ConvNode(g);
+  KernelCache cache;
+  const Inputs weights = RandomInputs(g, rng);
+  for (int64_t side = 6; side < 16; ++side) {  // ten shapes, then the first again (made anew)
+    g.image = {side == 15 ? 6 : side, side == 15 ? 6 : side};
+    Inputs in = RandomInputs(g, rng);
+    in.w = weights.w;
+    ExpectClose(RunConv<float>(node, g, ir::DType::kFloat32, in, &cache),
+                RunConv<double>(node, g, ir::DType::kFloat64, in, nullptr), static_cast<int>(side));
+    EXPECT_LE(cache.size(), KernelCache::kMaxShapesPerNode);
+  }
+  EXPECT_EQ(cache.size(), KernelCache::kMaxShapesPerNode);
+}
+
 }  // namespace
 }  // namespace kernels::cpu
