@@ -87,8 +87,8 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, RunValues& ru
       ArrangeInputs(node, use, channels_last, run, inputs, copies);
   if (!reshaped.ok()) return NodeError(node, reshaped.status());
   bool conv_wrote_channels_last = false;
+  if (use == LayoutUse::kConv || use == LayoutUse::kReadsInput) options.channels_last_inputs = channels_last & 1;
   if (use == LayoutUse::kConv) {
-    options.channels_last_inputs = channels_last & 1;
     options.channels_last_output_ok = true;
     options.channels_last_output = &conv_wrote_channels_last;
   }

@@ -47,6 +47,7 @@ LayoutUse ChooseLayoutUse(const ir::Node& node, const std::vector<const ir::Tens
       inputs[0]->dtype() == ir::DType::kFloat32 && inputs[0]->rank() == 4) {
     return LayoutUse::kConv;
   }
+  if (node.op_type == "GlobalAveragePool" && channels_last == 1) return LayoutUse::kReadsInput;
   if (channels_last != 0 && kernels::cpu::IsElementwise(node.op_type) && node.outputs.size() == 1 &&
       FitsNhwcView(inputs, channels_last)) {
     return LayoutUse::kNhwcView;

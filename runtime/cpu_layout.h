@@ -1,8 +1,9 @@
 // Channels-last values in the CPU executor. oneDNN's CPU convolutions run NHWC
 // (kernels/cpu/onednn_conv.h); reordering every convolution's input and output between NCHW and
 // NHWC took a third of resnet50's CPU time. So a float32 rank-4 Conv output stays NHWC (its dims
-// still say NCHW) and flows on through the convolutions and elementwise ops that read it; any
-// other op reads an NCHW copy, as do the observer and the caller.
+// still say NCHW) and flows on through the convolutions and elementwise ops that read it (and into
+// GlobalAveragePool, which reads it as it is); any other op reads an NCHW copy, as do the observer
+// and the caller.
 #ifndef ONNXRUN_RUNTIME_CPU_LAYOUT_H_
 #define ONNXRUN_RUNTIME_CPU_LAYOUT_H_
 
@@ -17,6 +18,7 @@ namespace exec {
 // How one node reads the channels-last values among its inputs.
 enum class LayoutUse {
   kConv,        // a float32 rank-4 Conv: takes X channels-last and may write Y so
+  kReadsInput,  // GlobalAveragePool: takes X channels-last, writes NCHW
   kNhwcView,    // elementwise: runs on NHWC-dimmed views of its inputs; its output is channels-last
   kNchwCopies,  // anything else: reads NCHW copies of the channels-last inputs
 };

@@ -1,8 +1,8 @@
 // The CPU executor's channels-last values and Conv + activation folding (cpu_layout.h,
 // cpu_fusion.h): a float32 graph whose convolutions run channels-last on oneDNN — a residual Add of
 // a channels-last and an NCHW value, a per-channel Mul, a Clip and a Relu folded into their Convs,
-// a Conv output read twice (not folded), a GlobalAveragePool that needs NCHW, graph outputs in
-// both layouts — against the same graph in float64, which runs none of that (im2col Convs, every
+// a Conv output read twice (not folded), a GlobalAveragePool reading a channels-last value, graph
+// outputs in both layouts — against the same graph in float64, which runs none of that (im2col Convs, every
 // value NCHW, nothing folded). Every output element and every value the observer sees is compared.
 #include "runtime/cpu_layout.h"
 
@@ -195,6 +195,9 @@ TEST(CpuLayoutTest, ElementwiseOperandsMustReadTheSameInNhwc) {
   ir::Node reshape = add;
   reshape.op_type = "Reshape";
   EXPECT_EQ(ChooseLayoutUse(reshape, {&full, &per_channel}, 0b01), LayoutUse::kNchwCopies);
+  ir::Node pool = add;
+  pool.op_type = "GlobalAveragePool";
+  EXPECT_EQ(ChooseLayoutUse(pool, {&full}, 0b1), LayoutUse::kReadsInput);
   EXPECT_EQ(ToNhwcDims({8, 1, 1}), (std::vector<int64_t>{1, 1, 1, 8}));
   EXPECT_EQ(ToNchwDims({2, 5, 6, 3}), (std::vector<int64_t>{2, 3, 5, 6}));
 }

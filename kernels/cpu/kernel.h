@@ -29,7 +29,7 @@ struct KernelContext {
   uint32_t constant_inputs = 0;
   // CPU executor only: bit i says input i (float32, rank 4) holds its NCHW value channels-last
   // (NHWC bytes under NCHW dims); whether output 0 may be written so, and whether the kernel did.
-  // Only Conv takes or writes such tensors (onednn_conv.h).
+  // Only Conv (onednn_conv.h) takes or writes such tensors, and GlobalAveragePool takes them.
   uint32_t channels_last_inputs = 0;
   bool channels_last_output_ok = false;
   bool channels_last_output = false;

@@ -398,6 +398,23 @@ absl::Status GlobalPoolTyped(const ir::Tensor& x, ir::Tensor& y) {
   return absl::OkStatus();
 }
 
+// GlobalAveragePool of a float32 [N, C, H, W] value stored channels-last (from the CPU executor):
+// per channel the same double sum, in the same order, as GlobalPoolTyped.
+void GlobalAveragePoolChannelsLast(const ir::Tensor& x, ir::Tensor& y) {
+  const int64_t batch = x.shape()[0], channels = x.shape()[1], size = x.shape()[2] * x.shape()[3];
+  std::vector<double> sums(static_cast<size_t>(channels));
+  for (int64_t n = 0; n < batch; ++n) {
+    std::fill(sums.begin(), sums.end(), 0.0);
+    const float* in = x.data<float>() + n * size * channels;
+    for (int64_t i = 0; i < size; ++i) {
+      for (int64_t c = 0; c < channels; ++c) sums[c] += static_cast<double>(in[i * channels + c]);
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      y.data<float>()[n * channels + c] = static_cast<float>(size > 0 ? sums[c] / size : 0.0);
+    }
+  }
+}
+
 }  // namespace
 
 absl::Status MaxPool(KernelContext& ctx) {
@@ -456,6 +473,10 @@ absl::Status GlobalLpPool(KernelContext& ctx) {
 
 absl::Status GlobalAveragePool(KernelContext& ctx) {
   if (absl::Status s = CheckGlobalShapes(ctx.input(0), ctx.output(0)); !s.ok()) return s;
+  if ((ctx.channels_last_inputs & 1) != 0) {
+    GlobalAveragePoolChannelsLast(*ctx.input(0), *ctx.output(0));
+    return absl::OkStatus();
+  }
   return DispatchFloat(ctx.input(0)->dtype(),
                        [&](auto tag) { return GlobalPoolTyped<decltype(tag), false>(*ctx.input(0), *ctx.output(0)); });
 }
