@@ -165,8 +165,8 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNodeOnCpu(const ir::Node& node,
   return kernels::cpu::RunNode(node, inputs);
 }
 
-void CpuExecutor::RunStepNodes(const Step& step, bool observed, RunValues& run, int64_t& peak_bytes,
-                               std::vector<ir::ValueId>& observed_then_dead, absl::Status& status) const {
+absl::Status CpuExecutor::RunStepNodes(const Step& step, bool observed, RunValues& run, int64_t& peak_bytes,
+                                       std::vector<ir::ValueId>& observed_then_dead) const {
   const ir::Graph& graph = plan_.graph;
   auto release_dead = [&](ir::NodeId id) {
     for (ir::ValueId dead : lifetimes_.release_after[id]) {
@@ -189,8 +189,7 @@ void CpuExecutor::RunStepNodes(const Step& step, bool observed, RunValues& run, 
       options.activation = &fused->activation;
       options.activation_applied = &applied;
     }
-    status = RunNode(graph, graph.node(id), run, options);
-    if (!status.ok()) return;
+    if (absl::Status status = RunNode(graph, graph.node(id), run, options); !status.ok()) return status;
     peak_bytes = std::max(peak_bytes, run.live_bytes);
     release_dead(id);
     if (applied) {  // the activation's output is the Conv's: the activation node is done
@@ -203,6 +202,7 @@ void CpuExecutor::RunStepNodes(const Step& step, bool observed, RunValues& run, 
       ++k;
     }
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor> inputs, RunStats* stats,
@@ -223,10 +223,10 @@ absl::StatusOr<std::vector<ir::Tensor>> CpuExecutor::Run(std::vector<ir::Tensor>
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
     std::vector<ir::ValueId> observed_then_dead;
-    absl::Status status;
-    RunStepNodes(step, observer != nullptr, run, peak_bytes, observed_then_dead, status);
+    absl::Status status = RunStepNodes(step, observer != nullptr, run, peak_bytes, observed_then_dead);
     if (!status.ok()) return status;
-    for (ir::ValueId out : observer ? step.outputs : std::vector<ir::ValueId>()) {
+    for (size_t i = 0; observer && i < step.outputs.size(); ++i) {
+      const ir::ValueId out = step.outputs[i];
       if (!observer_reads_values) {
         observer(s, out, run.tensors[out]);
         continue;

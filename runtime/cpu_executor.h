@@ -54,8 +54,8 @@ class CpuExecutor {
  private:
   // Runs the step's nodes, an activation planned into its Conv with it; frees the values dead after
   // each (those of step.outputs into `observed_then_dead` when the step is `observed`).
-  void RunStepNodes(const Step& step, bool observed, RunValues& run, int64_t& peak_bytes,
-                    std::vector<ir::ValueId>& observed_then_dead, absl::Status& status) const;
+  absl::Status RunStepNodes(const Step& step, bool observed, RunValues& run, int64_t& peak_bytes,
+                            std::vector<ir::ValueId>& observed_then_dead) const;
 
   const Plan& plan_;
   int64_t max_tensor_bytes_;

@@ -106,10 +106,9 @@ void SingleChannelConv2d(const T* x, const T* w, T bias, const WindowGeometry& g
   }
 }
 
-template <typename T>
-absl::Status ConvTyped(const ConvArgs& a) {
-  const int64_t n_batch = a.x->shape()[0], channels = a.x->shape()[1];
-  const int64_t out_channels = a.w->shape()[0], group_in = a.w->shape()[1];
+// Conv's channel, bias and output checks; its geometry.
+absl::StatusOr<WindowGeometry> CheckConv(const ConvArgs& a) {
+  const int64_t channels = a.x->shape()[1], out_channels = a.w->shape()[0], group_in = a.w->shape()[1];
   if (channels != group_in * a.group) {
     return absl::InvalidArgumentError(
         absl::StrCat("X has ", channels, " channels, W expects ", group_in, " x group ", a.group));
@@ -121,16 +120,23 @@ absl::Status ConvTyped(const ConvArgs& a) {
   if (absl::Status s = CheckBias(a.b, out_channels); !s.ok()) return s;
   absl::StatusOr<WindowGeometry> geo = ForwardGeometry(a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
   if (!geo.ok()) return geo.status();
-  std::vector<int64_t> y_shape = {n_batch, out_channels};
+  std::vector<int64_t> y_shape = {a.x->shape()[0], out_channels};
   y_shape.insert(y_shape.end(), geo->grid.begin(), geo->grid.end());
   if (absl::Status s = ExpectShape(*a.y, y_shape, "Y"); !s.ok()) return s;
+  return geo;
+}
 
-  const int64_t kernel_size = Product(geo->kernel);
-  const int64_t in_size = Product(geo->image), out_size = Product(geo->grid);
+// im2col + gemm per group, or the direct loop for 2-D groups of one input channel; `geo` from CheckConv.
+template <typename T>
+absl::Status ConvTyped(const ConvArgs& a, const WindowGeometry& geo) {
+  const int64_t n_batch = a.x->shape()[0], channels = a.x->shape()[1];
+  const int64_t out_channels = a.w->shape()[0], group_in = a.w->shape()[1];
+  const int64_t kernel_size = Product(geo.kernel);
+  const int64_t in_size = Product(geo.image), out_size = Product(geo.grid);
   const int64_t rows = group_in * kernel_size, group_out = out_channels / a.group;
   bool direct = kernel_size == 1;
   for (size_t i = 0; i < a.spatial; ++i) {
-    direct = direct && geo->strides[i] == 1 && geo->pad_begin[i] == 0 && geo->pad_end[i] == 0;
+    direct = direct && geo.strides[i] == 1 && geo.pad_begin[i] == 0 && geo.pad_end[i] == 0;
   }
   if (group_in == 1 && a.spatial == 2 && a.group > 1) {
     const T* x = a.x->data<T>();
@@ -141,7 +147,7 @@ absl::Status ConvTyped(const ConvArgs& a) {
         const int64_t n = plane / out_channels, oc = plane % out_channels;
         const T* xc = x + (n * channels + oc / group_out) * in_size;
         const T bias = a.b != nullptr ? a.b->data<T>()[oc] : T{0};
-        SingleChannelConv2d(xc, w + oc * kernel_size, bias, *geo, a.y->data<T>() + plane * out_size);
+        SingleChannelConv2d(xc, w + oc * kernel_size, bias, geo, a.y->data<T>() + plane * out_size);
       }
     });
     return absl::OkStatus();
@@ -156,7 +162,7 @@ absl::Status ConvTyped(const ConvArgs& a) {
   for (int64_t n = 0; n < n_batch; ++n) {
     for (int64_t g = 0; g < a.group; ++g) {
       const T* xg = x + (n * channels + g * group_in) * in_size;
-      if (!direct) Im2Col(xg, group_in, *geo, col->get());
+      if (!direct) Im2Col(xg, group_in, geo, col->get());
       T* yg = y + (n * out_channels + g * group_out) * out_size;
       if (bias != nullptr) FillBias(bias + g * group_out, group_out, out_size, yg);
       absl::Status s = Gemm(false, false, group_out, out_size, rows, T{1}, w + g * group_out * rows,
@@ -169,26 +175,18 @@ absl::Status ConvTyped(const ConvArgs& a) {
 
 // Float32 Conv: on oneDNN where it takes the convolution, else ConvTyped (on an NCHW copy of X when
 // the executor handed X channels-last).
-absl::Status ConvFloat32(KernelContext& ctx, ConvArgs a) {
-  absl::StatusOr<WindowGeometry> geo = ForwardGeometry(a.window, absl::MakeConstSpan(a.x->shape()).subspan(2));
-  if (!geo.ok()) return geo.status();
-  const int64_t channels = a.x->shape()[1], out_channels = a.w->shape()[0];
-  std::vector<int64_t> y_shape = {a.x->shape()[0], out_channels};
-  y_shape.insert(y_shape.end(), geo->grid.begin(), geo->grid.end());
-  if (channels == a.w->shape()[1] * a.group && out_channels % a.group == 0 && CheckBias(a.b, out_channels).ok() &&
-      a.y->shape() == y_shape) {
-    const ConvProblem problem{a.x->shape()[0], channels, out_channels, a.group, &*geo};
-    absl::StatusOr<bool> done = OneDnnConvFloat(ctx, problem, a.x->data<float>(), a.w->data<float>(),
-                                                a.b != nullptr ? a.b->data<float>() : nullptr, a.y->data<float>());
-    if (!done.ok() || *done) return done.status();
-  }
+absl::Status ConvFloat32(KernelContext& ctx, ConvArgs a, const WindowGeometry& geo) {
+  const ConvProblem problem{a.x->shape()[0], a.x->shape()[1], a.w->shape()[0], a.group, &geo};
+  absl::StatusOr<bool> done = OneDnnConvFloat(ctx, problem, a.x->data<float>(), a.w->data<float>(),
+                                              a.b != nullptr ? a.b->data<float>() : nullptr, a.y->data<float>());
+  if (!done.ok() || *done) return done.status();
   absl::StatusOr<ir::Tensor> nchw_x;
   if ((ctx.channels_last_inputs & 1) != 0) {
     nchw_x = ChannelsLastToNchw(*a.x);
     if (!nchw_x.ok()) return nchw_x.status();
     a.x = &*nchw_x;
   }
-  return ConvTyped<float>(a);
+  return ConvTyped<float>(a, geo);
 }
 
 // ConvTranspose geometry: the image is the output, computed from the grid (X's spatial dims).
@@ -280,9 +278,11 @@ absl::Status Conv(KernelContext& ctx) {
   if (IsHalf(ctx)) return RunAsFloat32(ctx, &Conv);
   absl::StatusOr<ConvArgs> args = ReadConvArgs(ctx);
   if (!args.ok()) return args.status();
+  absl::StatusOr<WindowGeometry> geo = CheckConv(*args);
+  if (!geo.ok()) return geo.status();
   switch (args->x->dtype()) {
-    case ir::DType::kFloat32: return ConvFloat32(ctx, *std::move(args));
-    case ir::DType::kFloat64: return ConvTyped<double>(*args);
+    case ir::DType::kFloat32: return ConvFloat32(ctx, *std::move(args), *geo);
+    case ir::DType::kFloat64: return ConvTyped<double>(*args, *geo);
     default:
       return absl::UnimplementedError(absl::StrCat("Conv: dtype ", ir::DTypeName(args->x->dtype()), " not supported"));
   }
