@@ -149,6 +149,7 @@ absl::Status CudaExecutor::Init() {
   recurrent_.resize(plan_.steps.size());
   attention_.resize(plan_.steps.size());
   PlanViews();
+  PlanScaledConvs();
   squeeze_excite_.resize(plan_.steps.size());
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (plan_.steps[s].kind == StepKind::kKernel) {
@@ -277,6 +278,10 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
     }
   }
   if (!views_.empty()) CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values, ViewReadInputs(step)));
+  if (gate_reader_[index]) {
+    CUDNN_ASSIGN_OR_RETURN(bool held, HoldGate(index, values));
+    if (held) return absl::OkStatus();  // the conv step that reads the product computes it
+  }
   if (step.kind == StepKind::kFusedGraph) return RunFused(index, values);
   if (step.kind == StepKind::kLegacy) return RunLegacy(index, step, values);
   if (step.kind == StepKind::kAlias) return RunAlias(step, values);

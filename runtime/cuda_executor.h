@@ -51,6 +51,7 @@
 #include "runtime/matmul_epilogue_form.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_cache.h"
+#include "runtime/scaled_conv_form.h"
 #include "runtime/strided_view.h"
 
 namespace exec {
@@ -418,6 +419,25 @@ class CudaExecutor {
   bool OwnPointwiseConvFits(size_t index, const std::vector<DeviceTensor>& values) const;
   // Whether the split form's conv/matmul can run on legacy cuDNN (a 4-D conv, or a Gemm).
   bool SplitRunsOnDevice(size_t index, const std::vector<DeviceTensor>& values) const;
+  // Squeeze-excite gates folded into the next 1x1 conv (cuda_steps_scaled_conv.cc): the gate's
+  // Mul step holds its operands (HoldGate true: it did no work) and the conv step then runs the
+  // faster of the folded form (per-sample weights + a batched matmul) and the Mul + the conv.
+  struct HeldGate {
+    DeviceTensor x, gate;
+  };
+  struct ScaledConvEntry {
+    bool decided = false;
+    std::string note;
+    std::shared_ptr<const kernels::cublas::LtMatmul> lt;  // set when the folded form won
+  };
+  void PlanScaledConvs();
+  absl::StatusOr<bool> HoldGate(size_t index, const std::vector<DeviceTensor>& values);
+  absl::Status RunScaledConv(size_t index, const HeldGate& held, std::vector<DeviceTensor>& values);
+  absl::Status DecideScaledConv(size_t index, const HeldGate& held, ScaledConvEntry& entry,
+                                std::vector<DeviceTensor>& values);
+  absl::Status RunGateThenConv(size_t index, const HeldGate& held, std::vector<DeviceTensor>& values);
+  absl::Status RunFoldedGate(size_t index, const HeldGate& held, const kernels::cublas::LtMatmul& lt,
+                             std::vector<DeviceTensor>& values);
 
   const Plan& plan_;
   const CudaExecutorOptions options_;
@@ -461,8 +481,12 @@ class CudaExecutor {
   // Per Attention step: the Transpose step, sole reader of its output, whose output it writes
   // directly (the Transpose step then does nothing).
   std::vector<std::optional<size_t>> output_transpose_;
-  std::vector<bool> written_by_attention_;              // per step: such a Transpose
-  std::map<ir::ValueId, ValueView> views_;              // the running run's views (mu_ held)
+  std::vector<bool> written_by_attention_;                  // per step: such a Transpose
+  std::vector<std::optional<ScaledConvForm>> scaled_conv_;  // per conv step: the gate it may fold (construction)
+  std::vector<std::optional<size_t>> gate_reader_;          // per gate Mul step: that conv step
+  std::map<size_t, HeldGate> held_gates_;                   // this run's held gates, by conv step (mu_ held)
+  std::map<std::pair<size_t, std::string>, ScaledConvEntry> scaled_entries_;  // by conv step and input dims
+  std::map<ir::ValueId, ValueView> views_;                                    // the running run's views (mu_ held)
   bool views_on_ = false;                               // off while an observer reads every step's output
   std::map<ir::ValueId, DeviceTensor> expanded_masks_;  // attention masks expanded for cuDNN, this run
   std::string device_name_;

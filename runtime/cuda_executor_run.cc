@@ -39,6 +39,7 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   const ir::Graph& g = plan_.graph;
   views_.clear();
   expanded_masks_.clear();
+  held_gates_.clear();
   views_on_ = !observer;  // an observer reads every step's output as a dense tensor
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
@@ -63,6 +64,7 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   }
   views_.clear();
   expanded_masks_.clear();
+  held_gates_.clear();
   return absl::OkStatus();
 }
 

@@ -60,6 +60,11 @@ void CudaExecutor::InstallFused(BuiltFusedStep built) {
 }
 
 absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& values) {
+  if (auto held = held_gates_.find(index); held != held_gates_.end()) {
+    const HeldGate gate = std::move(held->second);
+    held_gates_.erase(held);
+    return RunScaledConv(index, gate, values);
+  }
   const Step& step = plan_.steps[index];
   std::map<ir::ValueId, std::vector<int64_t>> dims;
   for (ir::ValueId in : step.inputs) {

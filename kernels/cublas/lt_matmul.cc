@@ -27,6 +27,7 @@ struct Api {
   decltype(&cublasLtMatmulDescSetAttribute) desc_set = nullptr;
   decltype(&cublasLtMatrixLayoutCreate) layout_create = nullptr;
   decltype(&cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
+  decltype(&cublasLtMatrixLayoutSetAttribute) layout_set = nullptr;
   decltype(&cublasLtMatmulPreferenceCreate) pref_create = nullptr;
   decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
   decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
@@ -51,6 +52,7 @@ const Api* LoadedApi() {
                     Load(lib, "cublasLtMatmulDescSetAttribute", a->desc_set) &&
                     Load(lib, "cublasLtMatrixLayoutCreate", a->layout_create) &&
                     Load(lib, "cublasLtMatrixLayoutDestroy", a->layout_destroy) &&
+                    Load(lib, "cublasLtMatrixLayoutSetAttribute", a->layout_set) &&
                     Load(lib, "cublasLtMatmulPreferenceCreate", a->pref_create) &&
                     Load(lib, "cublasLtMatmulPreferenceDestroy", a->pref_destroy) &&
                     Load(lib, "cublasLtMatmulPreferenceSetAttribute", a->pref_set) &&
@@ -87,6 +89,24 @@ absl::Status Check(cublasStatus_t s, const char* what) {
 
 bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kAlignment == 0; }
 
+// A column-major layout of rows x cols (leading dim rows) in `batch` entries `stride` elements apart.
+absl::Status MakeLayout(const Api& api, cudaDataType_t type, int64_t rows, int64_t cols, int64_t batch, int64_t stride,
+                        const char* what, cublasLtMatrixLayout_t* layout) {
+  if (absl::Status s = Check(api.layout_create(layout, type, rows, cols, rows), what); !s.ok()) return s;
+  if (batch == 1) return absl::OkStatus();
+  const int32_t count = static_cast<int32_t>(batch);
+  if (absl::Status s = Check(api.layout_set(*layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)), what);
+      !s.ok()) {
+    return s;
+  }
+  return Check(api.layout_set(*layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)), what);
+}
+
+cublasComputeType_t ComputeType(const LtMatmulShape& shape) {
+  if (shape.type != CUDA_R_32F) return CUBLAS_COMPUTE_32F;
+  return shape.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
 }  // namespace
 
 struct LtMatmul::State {
@@ -108,8 +128,13 @@ struct LtMatmul::State {
 absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
   const Api* api = LoadedApi();
   if (api == nullptr) return absl::UnavailableError("libcublasLt.so.13 could not be loaded");
-  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || (shape.type != CUDA_R_16F && shape.type != CUDA_R_16BF)) {
-    return absl::InvalidArgumentError("cuBLASLt matmul: empty dims or not float16/bfloat16");
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 ||
+      (shape.type != CUDA_R_16F && shape.type != CUDA_R_16BF && shape.type != CUDA_R_32F)) {
+    return absl::InvalidArgumentError("cuBLASLt matmul: empty dims or not float16/bfloat16/float32");
+  }
+  if (shape.batch < 1 || shape.batch > INT32_MAX ||
+      (shape.w_batch_stride != 0 && shape.w_batch_stride != shape.k * shape.n)) {
+    return absl::InvalidArgumentError("cuBLASLt matmul: batch count or W's batch stride out of range");
   }
   absl::StatusOr<cublasLtHandle_t> handle = HandleForCurrentDevice(*api);
   if (!handle.ok()) return handle.status();
@@ -117,7 +142,7 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
   state->shape = shape;
   state->api = api;
   state->handle = *handle;
-  if (absl::Status s = Check(api->desc_create(&state->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "descriptor"); !s.ok()) {
+  if (absl::Status s = Check(api->desc_create(&state->desc, ComputeType(shape), CUDA_R_32F), "descriptor"); !s.ok()) {
     return s;
   }
   if (shape.bias != nullptr) {
@@ -131,9 +156,10 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
       if (!s.ok()) return s;
     }
   }
-  for (absl::Status s : {Check(api->layout_create(&state->w, shape.type, shape.n, shape.k, shape.n), "layout W"),
-                         Check(api->layout_create(&state->x, shape.type, shape.k, shape.m, shape.k), "layout X"),
-                         Check(api->layout_create(&state->d, shape.type, shape.n, shape.m, shape.n), "layout D")}) {
+  const int64_t b = shape.batch;
+  for (absl::Status s : {MakeLayout(*api, shape.type, shape.n, shape.k, b, shape.w_batch_stride, "layout W", &state->w),
+                         MakeLayout(*api, shape.type, shape.k, shape.m, b, shape.m * shape.k, "layout X", &state->x),
+                         MakeLayout(*api, shape.type, shape.n, shape.m, b, shape.m * shape.n, "layout D", &state->d)}) {
     if (!s.ok()) return s;
   }
   cublasLtMatmulPreference_t pref = nullptr;

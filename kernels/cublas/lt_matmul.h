@@ -1,5 +1,7 @@
 // A row-major matmul D[M, N] = X[M, K] * W[K, N] (+ bias[N]) (+ residual[M, N]) on cuBLASLt, float16
-// or bfloat16 with float accumulation: the same kernels PyTorch runs for its Linear layers. The
+// or bfloat16 with float accumulation (float32 in float32 or TF32): the same kernels PyTorch runs for
+// its Linear layers; optionally a batch of them over dense [batch, M, K] / [batch, M, N] tensors, W
+// shared or one per batch entry (the squeeze-excite 1x1 conv with per-sample weights). The
 // runtime times it (plus the own epilogue kernel for an activation) against the step's cuDNN
 // operation graph; on the H200, cuDNN's engines took 50 us for BERT-base's 4096x768 * 768x3072
 // matmul where cuBLAS takes 31 us. libcublasLt is loaded when first needed (dlopen), so a machine
@@ -28,9 +30,12 @@ namespace kernels::cublas {
 
 struct LtMatmulShape {
   int64_t m = 0, n = 0, k = 0;
-  cudaDataType_t type = CUDA_R_16F;  // of X, W, D, the residual and the bias: CUDA_R_16F or CUDA_R_16BF
+  cudaDataType_t type = CUDA_R_16F;  // of X, W, D, the residual and the bias: CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F
+  bool tf32 = false;                 // CUDA_R_32F only: multiply in TF32 (else in float32)
   const void* bias = nullptr;        // n elements in device memory, added to every row; or null
   bool residual = false;             // Run adds a [m, n] tensor (beta = 1)
+  int64_t batch = 1;                 // matmuls: X, D and the residual dense [batch, m, k] / [batch, m, n]
+  int64_t w_batch_stride = 0;        // elements between batch entries of W: 0 (shared) or k * n
 };
 
 class LtMatmul {

@@ -2,7 +2,8 @@
 // kernel, one and several row slices) and a [N, C, 1, 1] operand broadcast over the NHWC map by Mul,
 // Add and Div on either side (the row-broadcast fast path of kernels/cuda/elementwise.cu), in fp32
 // and fp16, every output element against the CPU's run of the same plan; and the squeeze-excite MLP
-// (1x1 conv, SiLU, 1x1 conv, Sigmoid) as one own-kernel step at a small batch, the same way.
+// (1x1 conv, SiLU, 1x1 conv, Sigmoid) as one own-kernel step at a small batch, the same way; and the
+// gate folded into the next 1x1 conv's weights per sample (runtime/cuda_steps_scaled_conv.cc).
 // Skipped without a GPU.
 #include <memory>
 #include <random>
@@ -105,6 +106,55 @@ TEST_P(ChannelScaleGpuTest, SqueezeExciteMlpIsOneKernelAndMatchesCpu) {
     squeeze_excite_steps += note.find("squeeze-excite MLP") != std::string::npos;
   }
   EXPECT_EQ(squeeze_excite_steps, 1);
+}
+
+// x [n, 144, hw, hw] -> GlobalAveragePool -> Conv 144->8 -> Relu -> Conv 8->144 -> Sigmoid -> Mul(x, gate)
+// -> Conv 144->24 (+ bias) -> Add(r): the squeeze-excite gate before EfficientNet's project conv and residual.
+std::string GateThenProjectModel(int64_t n, int64_t hw) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {n, 144, hw, hw});
+  *g->add_input() = testing_util::TensorInfo("r", {n, 24, hw, hw});
+  auto weights = [](size_t count, int salt, float scale) {
+    std::vector<float> w(count);
+    for (size_t i = 0; i < count; ++i)
+      w[i] = scale * static_cast<float>(static_cast<int>((i * 37 + salt) % 23) - 11) / 23.0f;
+    return w;
+  };
+  testing_util::AddFloatInitializer(model, "w1", {8, 144, 1, 1}, weights(8 * 144, 1, 0.2f));
+  testing_util::AddFloatInitializer(model, "w2", {144, 8, 1, 1}, weights(144 * 8, 3, 1.0f));
+  testing_util::AddFloatInitializer(model, "w3", {24, 144, 1, 1}, weights(24 * 144, 5, 0.2f));
+  testing_util::AddFloatInitializer(model, "b3", {24}, weights(24, 7, 1.0f));
+  *g->add_node() = testing_util::MakeNode("GlobalAveragePool", {"x"}, {"s"}, "gap");
+  *g->add_node() = testing_util::MakeNode("Conv", {"s", "w1"}, {"h"}, "fc1");
+  *g->add_node() = testing_util::MakeNode("Relu", {"h"}, {"a"}, "relu");
+  *g->add_node() = testing_util::MakeNode("Conv", {"a", "w2"}, {"z"}, "fc2");
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"z"}, {"gate"}, "sigmoid");
+  *g->add_node() = testing_util::MakeNode("Mul", {"x", "gate"}, {"scaled"}, "scale");
+  *g->add_node() = testing_util::MakeNode("Conv", {"scaled", "w3", "b3"}, {"p"}, "project");
+  *g->add_node() = testing_util::MakeNode("Add", {"p", "r"}, {"y"}, "residual");
+  *g->add_output() = testing_util::TensorInfo("y", {n, 24, hw, hw});
+  return model.SerializeAsString();
+}
+
+// At batch 64 on a 56x56 map the gate folds into per-sample weights of the project conv (one
+// batched matmul instead of a pass over x for the product); the output matches the CPU either way,
+// through the step-by-step run and the CUDA-graph replay.
+TEST_P(ChannelScaleGpuTest, GateFoldsIntoProjectConvAndMatchesCpu) {
+  constexpr int64_t kBatch = 64, kSide = 56;
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({kBatch, 144, kSide, kSide})},
+                                                    {"r", RandomInput({kBatch, 24, kSide, kSide})}};
+  std::unique_ptr<runtime::Session> session =
+      ExpectGpuRunsMatchCpu(GateThenProjectModel(kBatch, kSide), GetParam(), inputs, "gate + project conv");
+  if (!session) GTEST_SKIP() << "no usable GPU";
+  int folded = 0, measured = 0;
+  for (const std::string& note : session->gpu_step_notes()) {
+    folded += note.find("-> folded)") != std::string::npos;
+    measured += note.find("squeeze-excite gate of step") != std::string::npos;
+  }
+  if (GetParam() != "fp16") return;  // float32 maps stay NCHW here: nothing to fold
+  EXPECT_EQ(measured, 1) << "the pair was not measured";
+  EXPECT_EQ(folded, 1) << "fp16: the folded form should win at this shape";
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, ChannelScaleGpuTest, testing::Values("fp32", "fp16"));
