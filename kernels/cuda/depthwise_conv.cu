@@ -97,36 +97,50 @@ __device__ __forceinline__ void StoreVec(T* p, const float* v) {
   }
 }
 
-// The tiled kernel's geometry. A lane is (channel vector, column tile, row group), channel vector
-// fastest; a lane computes rows row_group, row_group + row_groups, ... of the n * out_h output rows.
+// The tiled kernel's geometry. A lane is (channel vector, column tile, strip), channel vector
+// fastest; a strip is up to strip_rows consecutive output rows of one image, computed in turn.
 struct TiledArgs {
   int c, h, w, out_h, out_w;
   int stride_h, dilation_h, pad_top, pad_left;
-  int channel_vectors, column_tiles, row_groups, rows, lanes;
-  int row_step_n, row_step_oh;  // row_groups / out_h and row_groups % out_h
+  int channel_vectors, column_tiles, strip_rows, strips_per_image;
+  int64_t lanes;
   Activation activation;
 };
 
-// One thread: channels [c0, c0 + V) of output columns [ow0, ow0 + kTileW) of its rows. Its R x S x V
-// weights and V biases stay in registers; per filter row it loads the NC input columns its kTileW
-// outputs need once (as V-wide vectors, zero outside the image) and accumulates in float. Column
-// tile and channels are fixed per thread, so the weights and the padding's column masks are set up
-// once; only the row changes from iteration to iteration.
-template <typename T, int V, int R, int S, int SW>
+// Loads input row `ih` (zeros outside the image) at the NC columns starting at byte address
+// `row0` + ih * row_bytes into `raw` as V-wide vectors.
+template <typename T, int V, int NC>
+__device__ __forceinline__ void LoadInputRow(typename Packed<T, V>::Type (&raw)[NC], uint64_t row0, int ih, int h,
+                                             int64_t row_bytes, unsigned column_bytes, const bool (&inside)[NC]) {
+  const bool row_inside = static_cast<unsigned>(ih) < static_cast<unsigned>(h);
+  const uint64_t in_row = row0 + ih * row_bytes;
+#pragma unroll
+  for (int j = 0; j < NC; ++j) {
+    raw[j] = {};
+    if (row_inside && inside[j])
+      raw[j] = LoadPacked<T, V>(reinterpret_cast<const T*>(in_row + static_cast<uint64_t>(j * column_bytes)));
+  }
+}
+
+// One thread: channels [c0, c0 + V) of output columns [ow0, ow0 + kTileW) of the output rows of its
+// strip. Its R x S x V weights and V biases stay in registers, and so do the R input rows (NC
+// columns each, as V-wide vectors) the current output row reads: with SH > 0 (= stride_h <= R,
+// dilation_h 1) the next output row shifts them by SH and loads only SH new rows, so each input
+// row is read about once per strip instead of R times; with SH == 0 all R are loaded per row.
+template <typename T, int V, int R, int S, int SW, int SH>
 __global__ void __launch_bounds__(kBlockSize)
     DepthwiseTiledKernel(TiledArgs a, const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                          T* __restrict__ y) {
   constexpr int NC = (kTileW - 1) * SW + S;  // input columns of kTileW outputs
-  // The loads of all R filter rows are issued before any math (predicated, zeros in the padding), so a
-  // thread has R * NC loads in flight rather than NC; where those would take more than 64 registers
-  // (7x7), row by row.
-  constexpr int kBatchRows = R * NC * ((sizeof(typename Packed<T, V>::Type) + 3) / 4) <= 64 ? R : 1;
-  const int lane = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (lane >= a.lanes) return;
-  const int cv = lane % a.channel_vectors;
-  const int rest = lane / a.channel_vectors;
-  const int tile = rest % a.column_tiles;
-  const int row_group = rest / a.column_tiles;
+  const int cv = static_cast<int>(lane % a.channel_vectors);
+  const int64_t rest = lane / a.channel_vectors;
+  const int tile = static_cast<int>(rest % a.column_tiles);
+  const int64_t strip = rest / a.column_tiles;
+  const int n = static_cast<int>(strip / a.strips_per_image);
+  const int oh_begin = static_cast<int>(strip % a.strips_per_image) * a.strip_rows;
+  const int oh_end = min(oh_begin + a.strip_rows, a.out_h);
   const int c0 = cv * V;
   const int ow0 = tile * kTileW;
   const int iw0 = ow0 * SW - a.pad_left;
@@ -148,55 +162,49 @@ __global__ void __launch_bounds__(kBlockSize)
   for (int j = 0; j < NC; ++j) column_inside[j] = static_cast<unsigned>(iw0 + j) < static_cast<unsigned>(a.w);
 
   const unsigned column_bytes = a.c * sizeof(T);  // < 2^26: c < 2^24
-  const int in_image = a.h * a.w * a.c;
-  const int out_image = a.out_h * a.out_w * a.c;
-  int n = row_group / a.out_h;
-  int oh = row_group % a.out_h;
-  for (unsigned row = row_group; row < static_cast<unsigned>(a.rows); row += a.row_groups) {
-    const T* xn = x + static_cast<int64_t>(n) * in_image;
+  const int64_t row_bytes = static_cast<int64_t>(a.w) * column_bytes;
+  // Byte address of (row 0, column iw0, channel c0) of image n, which may lie in the padding (then
+  // never dereferenced).
+  const uint64_t row0 = reinterpret_cast<uint64_t>(x) +
+                        (static_cast<int64_t>(n) * a.h * a.w + iw0) * static_cast<int64_t>(column_bytes) +
+                        static_cast<int64_t>(c0) * sizeof(T);
+  typename Packed<T, V>::Type raw[R][NC];
+  for (int oh = oh_begin; oh < oh_end; ++oh) {
     const int ih0 = oh * a.stride_h - a.pad_top;
+    if (SH == 0 || oh == oh_begin) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        LoadInputRow<T, V, NC>(raw[r], row0, ih0 + r * a.dilation_h, a.h, row_bytes, column_bytes, column_inside);
+    } else {
+#pragma unroll
+      for (int r = 0; r + SH < R; ++r)
+#pragma unroll
+        for (int j = 0; j < NC; ++j) raw[r][j] = raw[r + SH][j];
+#pragma unroll
+      for (int r = R - SH; r < R; ++r)
+        LoadInputRow<T, V, NC>(raw[r], row0, ih0 + r, a.h, row_bytes, column_bytes, column_inside);
+    }
     float acc[kTileW][V];
 #pragma unroll
     for (int t = 0; t < kTileW; ++t)
 #pragma unroll
       for (int v = 0; v < V; ++v) acc[t][v] = b[v];
 #pragma unroll
-    for (int r0 = 0; r0 < R; r0 += kBatchRows) {
-      typename Packed<T, V>::Type raw[kBatchRows][NC];
+    for (int r = 0; r < R; ++r) {
 #pragma unroll
-      for (int i = 0; i < kBatchRows; ++i) {
-        const int ih = ih0 + (r0 + i) * a.dilation_h;
-        const bool row_inside = static_cast<unsigned>(ih) < static_cast<unsigned>(a.h);
-        // Byte address of (ih, iw0), which may lie in the padding (then never dereferenced); columns
-        // are column_bytes apart (one IMAD.WIDE per load).
-        const uint64_t in_row = reinterpret_cast<uint64_t>(xn) +
-                                static_cast<int64_t>((ih * a.w + iw0) * a.c + c0) * static_cast<int64_t>(sizeof(T));
+      for (int j = 0; j < NC; ++j) {
+        float in[V];
+        Unpack(raw[r][j], in);
 #pragma unroll
-        for (int j = 0; j < NC; ++j) {
-          raw[i][j] = {};
-          if (row_inside && column_inside[j])
-            raw[i][j] = LoadPacked<T, V>(
-                reinterpret_cast<const T*>(in_row + static_cast<uint64_t>(static_cast<unsigned>(j) * column_bytes)));
-        }
-      }
+        for (int t = 0; t < kTileW; ++t) {
+          const int s = j - t * SW;  // the filter column that input column j meets at output t
+          if (s < 0 || s >= S) continue;
 #pragma unroll
-      for (int i = 0; i < kBatchRows; ++i) {
-        const int r = r0 + i;
-#pragma unroll
-        for (int j = 0; j < NC; ++j) {
-          float in[V];
-          Unpack(raw[i][j], in);
-#pragma unroll
-          for (int t = 0; t < kTileW; ++t) {
-            const int s = j - t * SW;  // the filter column that input column j meets at output t
-            if (s < 0 || s >= S) continue;
-#pragma unroll
-            for (int v = 0; v < V; ++v) acc[t][v] = fmaf(in[v], wr[r][s][v], acc[t][v]);
-          }
+          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(in[v], wr[r][s][v], acc[t][v]);
         }
       }
     }
-    T* yrow = y + static_cast<int64_t>(n) * out_image + (oh * a.out_w + ow0) * a.c + c0;
+    T* yrow = y + (static_cast<int64_t>(n) * a.out_h + oh) * a.out_w * a.c + ow0 * a.c + c0;
 #pragma unroll
     for (int t = 0; t < kTileW; ++t) {
       if (ow0 + t >= a.out_w) break;
@@ -204,9 +212,6 @@ __global__ void __launch_bounds__(kBlockSize)
       for (int v = 0; v < V; ++v) acc[t][v] = Activate(a.activation, acc[t][v]);
       StoreVec<T, V>(yrow + t * a.c, acc[t]);
     }
-    n += a.row_step_n;
-    oh += a.row_step_oh;
-    if (oh >= a.out_h) oh -= a.out_h, ++n;
   }
 }
 
@@ -255,7 +260,17 @@ cudaError_t ResidentThreads(int* threads) {
   return cudaSuccess;
 }
 
-template <typename T, int V, int K, int SW>
+// Output rows per strip: 1 when one row per lane already leaves the GPU short of two waves of
+// resident threads (small batches: the most parallelism), else as many as keep about two waves;
+// `wanted` > 0 overrides.
+int StripRows(int64_t lanes_per_row, int64_t rows, int out_h, int resident, int wanted) {
+  if (wanted > 0) return wanted < out_h ? wanted : out_h;
+  const int64_t fill = 2 * static_cast<int64_t>(resident);
+  const int64_t by_fill = lanes_per_row * rows / (fill > 0 ? fill : 1);
+  return static_cast<int>(by_fill < 1 ? 1 : (by_fill > out_h ? out_h : by_fill));
+}
+
+template <typename T, int V, int K, int SW, int SH>
 cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, const T* bias, T* y,
                         cudaStream_t stream) {
   int resident = 0;
@@ -265,19 +280,14 @@ cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, co
   a.stride_h = p.stride_h, a.dilation_h = p.dilation_h, a.pad_top = p.pad_top, a.pad_left = p.pad_left;
   a.channel_vectors = p.c / V;
   a.column_tiles = static_cast<int>(CeilDiv(p.out_w, kTileW));
-  a.rows = p.n * p.out_h;
-  // As many row groups as fill the GPU once, then evened out so every lane loops equally often.
   const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
-  const int64_t wanted = resident / per_row > 1 ? resident / per_row : 1;
-  const int64_t iterations = CeilDiv(a.rows, wanted < a.rows ? wanted : a.rows);
-  a.row_groups = static_cast<int>(CeilDiv(a.rows, iterations));
-  a.row_step_n = a.row_groups / p.out_h;
-  a.row_step_oh = a.row_groups % p.out_h;
-  const int64_t lanes = per_row * a.row_groups;
-  a.lanes = static_cast<int>(lanes);
+  a.strip_rows = SH == 0 ? 1 : StripRows(per_row, int64_t{p.n} * p.out_h, p.out_h, resident, p.rows_per_thread);
+  a.strips_per_image = static_cast<int>(CeilDiv(p.out_h, a.strip_rows));
+  a.lanes = per_row * p.n * a.strips_per_image;
   a.activation = p.activation;
-  DepthwiseTiledKernel<T, V, K, K, SW>
-      <<<static_cast<unsigned>(CeilDiv(lanes, kBlockSize)), kBlockSize, 0, stream>>>(a, x, w, bias, y);
+  const int64_t blocks = CeilDiv(a.lanes, kBlockSize);
+  if (blocks > INT32_MAX) return cudaErrorInvalidValue;
+  DepthwiseTiledKernel<T, V, K, K, SW, SH><<<static_cast<unsigned>(blocks), kBlockSize, 0, stream>>>(a, x, w, bias, y);
   return cudaGetLastError();
 }
 
@@ -298,23 +308,32 @@ constexpr int MaxVector(int k) {
   return (k == 3 ? 8 : 4) / static_cast<int>(sizeof(T));
 }
 
-template <typename T, int K, int SW>
+template <typename T, int K, int SW, int SH>
 cudaError_t LaunchTiledVector(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
                               cudaStream_t stream) {
   if constexpr (MaxVector<T>(K) >= 4) {
-    if (v == 4) return LaunchTiled<T, 4, K, SW>(p, x, w, bias, y, stream);
+    if (v == 4) return LaunchTiled<T, 4, K, SW, SH>(p, x, w, bias, y, stream);
   }
   if constexpr (MaxVector<T>(K) >= 2) {
-    if (v == 2) return LaunchTiled<T, 2, K, SW>(p, x, w, bias, y, stream);
+    if (v == 2) return LaunchTiled<T, 2, K, SW, SH>(p, x, w, bias, y, stream);
   }
-  return LaunchTiled<T, 1, K, SW>(p, x, w, bias, y, stream);
+  return LaunchTiled<T, 1, K, SW, SH>(p, x, w, bias, y, stream);
+}
+
+// Rows shift through registers (SH = stride_h) for stride_h 1 or 2 without dilation in H.
+template <typename T, int K, int SW>
+cudaError_t LaunchTiledRows(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
+                            cudaStream_t stream) {
+  if (p.dilation_h == 1 && p.stride_h == 1) return LaunchTiledVector<T, K, SW, 1>(p, v, x, w, bias, y, stream);
+  if (p.dilation_h == 1 && p.stride_h == 2) return LaunchTiledVector<T, K, SW, 2>(p, v, x, w, bias, y, stream);
+  return LaunchTiledVector<T, K, SW, 0>(p, v, x, w, bias, y, stream);
 }
 
 template <typename T, int K>
 cudaError_t LaunchTiledStride(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
                               cudaStream_t stream) {
-  if (p.stride_w == 1) return LaunchTiledVector<T, K, 1>(p, v, x, w, bias, y, stream);
-  return LaunchTiledVector<T, K, 2>(p, v, x, w, bias, y, stream);
+  if (p.stride_w == 1) return LaunchTiledRows<T, K, 1>(p, v, x, w, bias, y, stream);
+  return LaunchTiledRows<T, K, 2>(p, v, x, w, bias, y, stream);
 }
 
 template <typename T>

@@ -279,7 +279,8 @@ constexpr int kChannels[] = {1, 3, 6, 8, 17, 144};
 
 // Every shape with every channel count, in float32 and float16; the activation and the bias rotate so
 // that each shape sees all four activations and both bias cases.
-void CheckShapes(const std::vector<Shape>& shapes) {
+// `rows_per_thread` > 0 makes the tiled kernel's threads compute strips of that many output rows.
+void CheckShapes(const std::vector<Shape>& shapes, int rows_per_thread = 0) {
   uint32_t seed = 1;
   for (const Shape& base : shapes) {
     for (int ci = 0; ci < static_cast<int>(std::size(kChannels)); ++ci) {
@@ -287,7 +288,9 @@ void CheckShapes(const std::vector<Shape>& shapes) {
       shape.c = kChannels[ci];
       for (const bool fp16 : {false, true}) {
         const Activation act = kActivations[(ci + (fp16 ? 2 : 0)) % 4];
-        CheckAgainstReference(MakeParams(shape, act, fp16), (ci + fp16) % 2 == 0, seed += 3);
+        DepthwiseConvParams p = MakeParams(shape, act, fp16);
+        p.rows_per_thread = rows_per_thread;
+        CheckAgainstReference(p, (ci + fp16) % 2 == 0, seed += 3);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -319,6 +322,27 @@ TEST_F(DepthwiseConvGpuTest, Filter5x5And7x7MatchReference) {
       {3, 0, 9, 10, 7, 7, 3, 3, 3, 3, 1, 1},   // 7x7 stride 1 (ConvNeXt)
       {1, 0, 16, 13, 7, 7, 3, 3, 3, 3, 2, 2},  // 7x7 stride 2
   });
+}
+
+// Strips of 2, 3 and 5 rows (not dividing out_h): the input rows shift through registers for
+// stride_h 1 and 2; with dilation in H every row is loaded anew.
+TEST_F(DepthwiseConvGpuTest, RowStripsMatchReference) {
+  for (const int rows : {2, 3, 5}) {
+    SCOPED_TRACE("rows per thread " + std::to_string(rows));
+    CheckShapes(
+        {
+            {2, 0, 13, 9, 3, 3, 1, 1, 1, 1, 1, 1},        // 3x3 stride 1
+            {2, 0, 15, 13, 3, 3, 1, 1, 1, 1, 2, 2},       // 3x3 stride 2, odd sizes
+            {1, 0, 14, 14, 3, 3, 0, 0, 1, 1, 2, 2},       // 3x3 stride 2, pads after only
+            {2, 0, 11, 13, 5, 5, 2, 2, 2, 2, 1, 1},       // 5x5 stride 1
+            {1, 0, 14, 15, 5, 5, 2, 2, 2, 2, 2, 2},       // 5x5 stride 2
+            {1, 0, 9, 10, 7, 7, 3, 3, 3, 3, 1, 1},        // 7x7 stride 1
+            {1, 0, 16, 13, 7, 7, 3, 3, 3, 3, 2, 1},       // 7x7 stride 2 in H only
+            {1, 0, 12, 9, 3, 3, 2, 1, 2, 1, 1, 1, 2, 1},  // dilation 2 in H: no shifting
+        },
+        rows);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 TEST_F(DepthwiseConvGpuTest, GenericPathMatchesReference) {
@@ -354,29 +378,34 @@ TEST_F(DepthwiseConvGpuTest, LargeBatchLoopsOverRows) {
                         true, 8);
 }
 
-// Not a test of correctness: prints the bandwidth of MobileNetV2's depthwise layers at batch 256 (input
-// read once + output written once, per time), to be read on the GPU machine.
-TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2Layers) {
+// Not a test of correctness: prints the bandwidth of MobileNetV2's (3x3) and EfficientNet-B0's 5x5
+// depthwise layers at batch 256 (input read once + output written once, per time), to be read on
+// the GPU machine.
+TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) {
   struct Layer {
-    int c, h, stride;
+    int c, h, stride, k;
   };
-  const Layer layers[] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {192, 28, 1},
-                          {192, 28, 2}, {384, 14, 1}, {576, 14, 1}, {576, 14, 2}, {960, 7, 1}};
-  constexpr int kBatch = 256, kRuns = 20;
+  const Layer layers[] = {{32, 112, 1, 3}, {96, 112, 2, 3}, {144, 56, 1, 3}, {144, 56, 2, 3},
+                          {192, 28, 1, 3}, {192, 28, 2, 3}, {384, 14, 1, 3}, {576, 14, 1, 3},
+                          {576, 14, 2, 3}, {960, 7, 1, 3},  {144, 56, 2, 5}, {240, 28, 1, 5},
+                          {480, 14, 1, 5}, {672, 14, 1, 5}, {672, 14, 2, 5}, {1152, 7, 1, 5}};
+  constexpr int kBatch = 256, kRuns = 20, kMaxWeights = 1152 * 25;
   size_t max_bytes = 0;
   for (const Layer& l : layers) max_bytes = std::max(max_bytes, size_t{kBatch} * l.h * l.h * l.c * 2);
-  DeviceBuffer x(max_bytes), y(max_bytes), w(960 * 9 * 2), b(960 * 2);
+  DeviceBuffer x(max_bytes), y(max_bytes), w(kMaxWeights * 2), b(1152 * 2);
   ASSERT_NE(x.get(), nullptr);
   ASSERT_NE(y.get(), nullptr);
   ASSERT_EQ(cudaMemset(x.get(), 0, max_bytes), cudaSuccess);
-  ASSERT_EQ(cudaMemset(w.get(), 0, 960 * 9 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMemset(b.get(), 0, 960 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(w.get(), 0, kMaxWeights * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(b.get(), 0, 1152 * 2), cudaSuccess);
   cudaEvent_t start, stop;
   ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
   ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
   for (const Layer& l : layers) {
-    const DepthwiseConvParams p = MakeParams(Shape{kBatch, l.c, l.h, l.h, 3, 3, 1, 1, 1, 1, l.stride, l.stride},
-                                             DepthwiseConvParams::kRelu6, true);
+    const int pad = l.k / 2;
+    const DepthwiseConvParams p =
+        MakeParams(Shape{kBatch, l.c, l.h, l.h, l.k, l.k, pad, pad, pad, pad, l.stride, l.stride},
+                   DepthwiseConvParams::kRelu6, true);
     for (int i = 0; i < 3; ++i)
       ASSERT_EQ(DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr), cudaSuccess);
     ASSERT_EQ(cudaEventRecord(start), cudaSuccess);
@@ -387,8 +416,8 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2Layers) {
     ASSERT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
     ms /= kRuns;
     const double bytes = 2.0 * p.n * p.c * (double{1} * p.h * p.w + double{1} * p.out_h * p.out_w);
-    std::printf("depthwise 3x3 s%d fp16 relu6 %dx%dx%dx%d (NHWC): %.4f ms, %.0f GB/s\n", l.stride, p.n, p.h, p.w, p.c,
-                ms, bytes / (ms * 1e-3) / 1e9);
+    std::printf("depthwise %dx%d s%d fp16 relu6 %dx%dx%dx%d (NHWC): %.4f ms, %.0f GB/s\n", l.k, l.k, l.stride, p.n, p.h,
+                p.w, p.c, ms, bytes / (ms * 1e-3) / 1e9);
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
