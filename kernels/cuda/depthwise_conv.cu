@@ -97,13 +97,15 @@ __device__ __forceinline__ void StoreVec(T* p, const float* v) {
   }
 }
 
-// The tiled kernel's geometry. A lane is (channel vector, column tile, strip), channel vector
-// fastest; a strip is up to strip_rows consecutive output rows of one image, computed in turn.
+// The tiled kernel's geometry. A lane is (channel vector, column tile, strip group), channel vector
+// fastest; a strip is up to strip_rows consecutive output rows of one image, and a lane computes
+// strips group, group + strip_groups, ... in turn (its weights loaded once for all of them).
 struct TiledArgs {
   int c, h, w, out_h, out_w;
   int stride_h, dilation_h, pad_top, pad_left;
-  int channel_vectors, column_tiles, strip_rows, strips_per_image;
-  int64_t lanes;
+  int channel_vectors, column_tiles, strip_rows, strips_per_image, strip_groups;
+  int strip_step_n, strip_step_s;  // strip_groups / strips_per_image and % strips_per_image
+  int64_t strips, lanes;
   Activation activation;
 };
 
@@ -123,7 +125,7 @@ __device__ __forceinline__ void LoadInputRow(typename Packed<T, V>::Type (&raw)[
 }
 
 // One thread: channels [c0, c0 + V) of output columns [ow0, ow0 + kTileW) of the output rows of its
-// strip. Its R x S x V weights and V biases stay in registers, and so do the R input rows (NC
+// strips. Its R x S x V weights and V biases stay in registers, and so do the R input rows (NC
 // columns each, as V-wide vectors) the current output row reads: with SH > 0 (= stride_h <= R,
 // dilation_h 1) the next output row shifts them by SH and loads only SH new rows, so each input
 // row is read about once per strip instead of R times; with SH == 0 all R are loaded per row.
@@ -137,10 +139,7 @@ __global__ void __launch_bounds__(kBlockSize)
   const int cv = static_cast<int>(lane % a.channel_vectors);
   const int64_t rest = lane / a.channel_vectors;
   const int tile = static_cast<int>(rest % a.column_tiles);
-  const int64_t strip = rest / a.column_tiles;
-  const int n = static_cast<int>(strip / a.strips_per_image);
-  const int oh_begin = static_cast<int>(strip % a.strips_per_image) * a.strip_rows;
-  const int oh_end = min(oh_begin + a.strip_rows, a.out_h);
+  const int64_t first_strip = rest / a.column_tiles;
   const int c0 = cv * V;
   const int ow0 = tile * kTileW;
   const int iw0 = ow0 * SW - a.pad_left;
@@ -163,55 +162,65 @@ __global__ void __launch_bounds__(kBlockSize)
 
   const unsigned column_bytes = a.c * sizeof(T);  // < 2^26: c < 2^24
   const int64_t row_bytes = static_cast<int64_t>(a.w) * column_bytes;
-  // Byte address of (row 0, column iw0, channel c0) of image n, which may lie in the padding (then
-  // never dereferenced).
-  const uint64_t row0 = reinterpret_cast<uint64_t>(x) +
-                        (static_cast<int64_t>(n) * a.h * a.w + iw0) * static_cast<int64_t>(column_bytes) +
-                        static_cast<int64_t>(c0) * sizeof(T);
   typename Packed<T, V>::Type raw[R][NC];
-  for (int oh = oh_begin; oh < oh_end; ++oh) {
-    const int ih0 = oh * a.stride_h - a.pad_top;
-    if (SH == 0 || oh == oh_begin) {
+  // The strip's image and index in it, advanced without a division per strip.
+  int n = static_cast<int>(first_strip / a.strips_per_image);
+  int image_strip = static_cast<int>(first_strip % a.strips_per_image);
+  for (int64_t strip = first_strip; strip < a.strips; strip += a.strip_groups) {
+    const int oh_begin = image_strip * a.strip_rows;
+    const int oh_end = min(oh_begin + a.strip_rows, a.out_h);
+    // Byte address of (row 0, column iw0, channel c0) of image n, which may lie in the padding
+    // (then never dereferenced).
+    const uint64_t row0 = reinterpret_cast<uint64_t>(x) +
+                          (static_cast<int64_t>(n) * a.h * a.w + iw0) * static_cast<int64_t>(column_bytes) +
+                          static_cast<int64_t>(c0) * sizeof(T);
+    for (int oh = oh_begin; oh < oh_end; ++oh) {
+      const int ih0 = oh * a.stride_h - a.pad_top;
+      if (SH == 0 || oh == oh_begin) {
 #pragma unroll
-      for (int r = 0; r < R; ++r)
-        LoadInputRow<T, V, NC>(raw[r], row0, ih0 + r * a.dilation_h, a.h, row_bytes, column_bytes, column_inside);
-    } else {
+        for (int r = 0; r < R; ++r)
+          LoadInputRow<T, V, NC>(raw[r], row0, ih0 + r * a.dilation_h, a.h, row_bytes, column_bytes, column_inside);
+      } else {
 #pragma unroll
-      for (int r = 0; r + SH < R; ++r)
+        for (int r = 0; r + SH < R; ++r)
 #pragma unroll
-        for (int j = 0; j < NC; ++j) raw[r][j] = raw[r + SH][j];
+          for (int j = 0; j < NC; ++j) raw[r][j] = raw[r + SH][j];
 #pragma unroll
-      for (int r = R - SH; r < R; ++r)
-        LoadInputRow<T, V, NC>(raw[r], row0, ih0 + r, a.h, row_bytes, column_bytes, column_inside);
-    }
-    float acc[kTileW][V];
+        for (int r = R - SH; r < R; ++r)
+          LoadInputRow<T, V, NC>(raw[r], row0, ih0 + r, a.h, row_bytes, column_bytes, column_inside);
+      }
+      float acc[kTileW][V];
 #pragma unroll
-    for (int t = 0; t < kTileW; ++t)
+      for (int t = 0; t < kTileW; ++t)
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc[t][v] = b[v];
+        for (int v = 0; v < V; ++v) acc[t][v] = b[v];
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
+      for (int r = 0; r < R; ++r) {
 #pragma unroll
-      for (int j = 0; j < NC; ++j) {
-        float in[V];
-        Unpack(raw[r][j], in);
+        for (int j = 0; j < NC; ++j) {
+          float in[V];
+          Unpack(raw[r][j], in);
 #pragma unroll
-        for (int t = 0; t < kTileW; ++t) {
-          const int s = j - t * SW;  // the filter column that input column j meets at output t
-          if (s < 0 || s >= S) continue;
+          for (int t = 0; t < kTileW; ++t) {
+            const int s = j - t * SW;  // the filter column that input column j meets at output t
+            if (s < 0 || s >= S) continue;
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(in[v], wr[r][s][v], acc[t][v]);
+            for (int v = 0; v < V; ++v) acc[t][v] = fmaf(in[v], wr[r][s][v], acc[t][v]);
+          }
         }
       }
-    }
-    T* yrow = y + (static_cast<int64_t>(n) * a.out_h + oh) * a.out_w * a.c + ow0 * a.c + c0;
+      T* yrow = y + (static_cast<int64_t>(n) * a.out_h + oh) * a.out_w * a.c + ow0 * a.c + c0;
 #pragma unroll
-    for (int t = 0; t < kTileW; ++t) {
-      if (ow0 + t >= a.out_w) break;
+      for (int t = 0; t < kTileW; ++t) {
+        if (ow0 + t >= a.out_w) break;
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc[t][v] = Activate(a.activation, acc[t][v]);
-      StoreVec<T, V>(yrow + t * a.c, acc[t]);
+        for (int v = 0; v < V; ++v) acc[t][v] = Activate(a.activation, acc[t][v]);
+        StoreVec<T, V>(yrow + t * a.c, acc[t]);
+      }
     }
+    n += a.strip_step_n;
+    image_strip += a.strip_step_s;
+    if (image_strip >= a.strips_per_image) image_strip -= a.strips_per_image, ++n;
   }
 }
 
@@ -260,14 +269,23 @@ cudaError_t ResidentThreads(int* threads) {
   return cudaSuccess;
 }
 
-// Output rows per strip: 1 when one row per lane already leaves the GPU short of two waves of
-// resident threads (small batches: the most parallelism), else as many as keep about two waves;
-// `wanted` > 0 overrides.
-int StripRows(int64_t lanes_per_row, int64_t rows, int out_h, int resident, int wanted) {
+// Output rows per strip: 1 when one row per lane leaves the GPU short of two waves of resident
+// threads (small batches), else as many as keep about two waves, at most out_h; `wanted` > 0
+// overrides.
+int RowsPerStrip(int64_t lanes_per_row, int64_t rows, int out_h, int resident, int wanted) {
   if (wanted > 0) return wanted < out_h ? wanted : out_h;
-  const int64_t fill = 2 * static_cast<int64_t>(resident);
-  const int64_t by_fill = lanes_per_row * rows / (fill > 0 ? fill : 1);
+  const int64_t by_fill = lanes_per_row * rows / (2 * static_cast<int64_t>(resident > 0 ? resident : 1));
   return static_cast<int>(by_fill < 1 ? 1 : (by_fill > out_h ? out_h : by_fill));
+}
+
+// Lane groups over `strips` strips of one row: as many as fill the GPU once, evened out so every
+// lane loops equally often (its weights loaded once for all its rows). Longer strips get one lane
+// group each.
+int64_t StripGroups(int64_t strips, int strip_rows, int64_t lanes_per_row, int resident) {
+  if (strip_rows > 1) return strips;
+  const int64_t wanted = resident / lanes_per_row > 1 ? resident / lanes_per_row : 1;
+  const int64_t iterations = CeilDiv(strips, wanted < strips ? wanted : strips);
+  return CeilDiv(strips, iterations);
 }
 
 template <typename T, int V, int K, int SW, int SH>
@@ -281,13 +299,16 @@ cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, co
   a.channel_vectors = p.c / V;
   a.column_tiles = static_cast<int>(CeilDiv(p.out_w, kTileW));
   const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
-  a.strip_rows = SH == 0 ? 1 : StripRows(per_row, int64_t{p.n} * p.out_h, p.out_h, resident, p.rows_per_thread);
+  a.strip_rows = SH == 0 ? 1 : RowsPerStrip(per_row, int64_t{p.n} * p.out_h, p.out_h, resident, p.rows_per_thread);
   a.strips_per_image = static_cast<int>(CeilDiv(p.out_h, a.strip_rows));
-  a.lanes = per_row * p.n * a.strips_per_image;
+  a.strips = int64_t{p.n} * a.strips_per_image;
+  a.strip_groups = static_cast<int>(StripGroups(a.strips, a.strip_rows, per_row, resident));
+  a.strip_step_n = a.strip_groups / a.strips_per_image;
+  a.strip_step_s = a.strip_groups % a.strips_per_image;
+  a.lanes = per_row * a.strip_groups;
   a.activation = p.activation;
-  const int64_t blocks = CeilDiv(a.lanes, kBlockSize);
-  if (blocks > INT32_MAX) return cudaErrorInvalidValue;
-  DepthwiseTiledKernel<T, V, K, K, SW, SH><<<static_cast<unsigned>(blocks), kBlockSize, 0, stream>>>(a, x, w, bias, y);
+  DepthwiseTiledKernel<T, V, K, K, SW, SH>
+      <<<static_cast<unsigned>(CeilDiv(a.lanes, kBlockSize)), kBlockSize, 0, stream>>>(a, x, w, bias, y);
   return cudaGetLastError();
 }
 
@@ -320,12 +341,16 @@ cudaError_t LaunchTiledVector(const DepthwiseConvParams& p, int v, const T* x, c
   return LaunchTiled<T, 1, K, SW, SH>(p, x, w, bias, y, stream);
 }
 
-// Rows shift through registers (SH = stride_h) for stride_h 1 or 2 without dilation in H.
+// Rows shift through registers (SH = stride_h) for 5x5 and 7x7 filters, stride_h 1 or 2, without
+// dilation in H. 3x3 filters load every row per output row (measured on the H200 at batch 256:
+// strips saved little there and their longer per-lane rows cost more on small maps).
 template <typename T, int K, int SW>
 cudaError_t LaunchTiledRows(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
                             cudaStream_t stream) {
-  if (p.dilation_h == 1 && p.stride_h == 1) return LaunchTiledVector<T, K, SW, 1>(p, v, x, w, bias, y, stream);
-  if (p.dilation_h == 1 && p.stride_h == 2) return LaunchTiledVector<T, K, SW, 2>(p, v, x, w, bias, y, stream);
+  if constexpr (K >= 5) {
+    if (p.dilation_h == 1 && p.stride_h == 1) return LaunchTiledVector<T, K, SW, 1>(p, v, x, w, bias, y, stream);
+    if (p.dilation_h == 1 && p.stride_h == 2) return LaunchTiledVector<T, K, SW, 2>(p, v, x, w, bias, y, stream);
+  }
   return LaunchTiledVector<T, K, SW, 0>(p, v, x, w, bias, y, stream);
 }
 

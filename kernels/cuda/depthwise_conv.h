@@ -9,9 +9,10 @@
 //    channels for 3x3: V = 4 float16 / 2 float32; 4 bytes for 5x5 / 7x7: 2 float16 / 1 float32; narrower
 //    when C or the x / y addresses are not multiples of the vector), with its weights in registers, so
 //    loads and stores are vectors coalesced along C and the input columns shared by the 4 outputs are
-//    read once. At large batches a thread computes a strip of consecutive output rows and keeps the
-//    R input rows in registers, loading only stride_h new rows per output row (stride_h 1 or 2, no
-//    dilation in H): EfficientNet's 5x5 layers read each input row once instead of 5 times.
+//    read once; a thread loops over output rows. For 5x5 and 7x7 filters at large batches a thread
+//    computes a strip of consecutive output rows and keeps the R input rows in registers, loading
+//    only stride_h new rows per output row (stride_h 1 or 2, no dilation in H): EfficientNet's 5x5
+//    layers read each input row once instead of 5 times.
 //  - generic: every other valid shape; one thread per output element, weights read from cache.
 //
 // Usage:
@@ -38,7 +39,7 @@ struct DepthwiseConvParams {
   int out_h = 0, out_w = 0;       // must equal (h + pads - ((r - 1) * dilation_h + 1)) / stride_h + 1
   Activation activation = kNone;  // applied after the bias; kRelu6 is min(max(v, 0), 6), kSilu v * sigmoid(v)
   bool fp16 = false;              // storage of x, w, bias and y: float16 if true, else float32
-  int rows_per_thread = 0;        // tiled path: output rows a thread computes in turn (0: chosen by size)
+  int rows_per_thread = 0;        // 5x5 / 7x7 tiled path: rows per strip (0: chosen by size)
 };
 
 // Whether DepthwiseConvNhwc computes p: every dimension, stride and dilation >= 1, pads >= 0, out_h /

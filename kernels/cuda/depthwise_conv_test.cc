@@ -324,8 +324,8 @@ TEST_F(DepthwiseConvGpuTest, Filter5x5And7x7MatchReference) {
   });
 }
 
-// Strips of 2, 3 and 5 rows (not dividing out_h): the input rows shift through registers for
-// stride_h 1 and 2; with dilation in H every row is loaded anew.
+// Strips of 2, 3 and 5 rows (not dividing out_h): for 5x5 and 7x7 filters the input rows shift
+// through registers for stride_h 1 and 2; 3x3 filters and dilation in H load every row anew.
 TEST_F(DepthwiseConvGpuTest, RowStripsMatchReference) {
   for (const int rows : {2, 3, 5}) {
     SCOPED_TRACE("rows per thread " + std::to_string(rows));
