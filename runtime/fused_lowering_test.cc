@@ -5,9 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "importer/importer.h"
-#include "partitioner/cover.h"
-#include "partitioner/fusion_rules.h"
+#include "tests/util/covered_plan.h"
 #include "tests/util/onnx_builder.h"
 
 namespace exec {
@@ -35,13 +33,10 @@ onnx::ModelProto ConvRelu(bool residual) {
 
 // The lowered first step.
 absl::StatusOr<LoweredStep> LowerFirstStep(const onnx::ModelProto& model, bool allow_tf32 = false) {
-  absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(model.SerializeAsString(), "");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  Plan plan;
-  plan.graph = *std::move(graph);
-  absl::StatusOr<std::vector<Step>> steps = partitioner::CoverGraph(plan.graph, partitioner::Sm90Rules());
-  EXPECT_TRUE(steps.ok()) << steps.status();
-  plan.steps = *std::move(steps);
+  absl::StatusOr<Plan> covered = testing_util::CoveredPlan(model);
+  EXPECT_TRUE(covered.ok()) << covered.status();
+  if (!covered.ok()) return covered.status();
+  Plan plan = *std::move(covered);
   EXPECT_EQ(plan.steps[0].kind, StepKind::kFusedGraph);
   std::map<ir::ValueId, std::vector<int64_t>> dims;
   for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(plan.graph.values().size()); ++id) {

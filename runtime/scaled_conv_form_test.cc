@@ -3,9 +3,7 @@
 #include "runtime/scaled_conv_form.h"
 
 #include "gtest/gtest.h"
-#include "importer/importer.h"
-#include "partitioner/cover.h"
-#include "partitioner/fusion_rules.h"
+#include "tests/util/covered_plan.h"
 #include "tests/util/onnx_builder.h"
 
 namespace exec {
@@ -41,14 +39,9 @@ Plan MakePlan(const Case& c) {
   if (c.residual) *g->add_node() = MakeNode("Add", {"c", "r"}, {"y"}, "residual");
   *g->add_output() = TensorInfo(c.residual ? "y" : "c", {2, 16, 8, 8});
   if (c.product_is_output) *g->add_output() = TensorInfo("p", {2, 32, 8, 8});
-  absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(m.SerializeAsString(), "");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  Plan plan;
-  plan.graph = *std::move(graph);
-  absl::StatusOr<std::vector<Step>> steps = partitioner::CoverGraph(plan.graph, partitioner::Sm90Rules());
-  EXPECT_TRUE(steps.ok()) << steps.status();
-  plan.steps = *std::move(steps);
-  return plan;
+  absl::StatusOr<Plan> plan = testing_util::CoveredPlan(m);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *std::move(plan) : Plan{};
 }
 
 // The one form found, or nullopt (failing when there are several).
