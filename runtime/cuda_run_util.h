@@ -1,15 +1,18 @@
 // Small helpers shared by the CUDA run loop (cuda_executor_run.cc) and the execution contexts
 // (cuda_contexts.cc) and plan timing (plan_builder.cc, cuda_measured_choice.cc): the key that names
-// a set of input dims, CUDA errors as Status, event timing, the current device.
+// a set of input dims, CUDA errors as Status, event timing, the current device; and what the
+// cuBLASLt steps (cuda_steps_fused.cc, cuda_steps_scaled_conv.cc) ask of a tensor.
 #ifndef ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
 #define ONNXRUN_RUNTIME_CUDA_RUN_UTIL_H_
 
 #include <cuda_runtime_api.h>
+#include <library_types.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,18 @@ inline std::string InputKey(const std::vector<ir::Tensor>& inputs) {
   for (const ir::Tensor& t : inputs) AppendInputKey(t.dtype(), t.shape(), key);
   return key;
 }
+
+// cuBLASLt's type for float16, bfloat16 or float32 storage; nullopt for other dtypes.
+inline std::optional<cudaDataType_t> LtDataType(ir::DType d) {
+  if (d == ir::DType::kFloat16) return CUDA_R_16F;
+  if (d == ir::DType::kBFloat16) return CUDA_R_16BF;
+  if (d == ir::DType::kFloat32) return CUDA_R_32F;
+  return std::nullopt;
+}
+
+// Whether `p` starts a 16-byte vector (cuBLASLt's and the own packed kernels' alignment; a
+// caller's buffer may start anywhere).
+inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // OK for cudaSuccess, else the error naming the call.
 inline absl::Status CudaOk(cudaError_t error, const char* call) {

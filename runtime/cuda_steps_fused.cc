@@ -131,25 +131,15 @@ absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, s
   return absl::OkStatus();
 }
 
-namespace {
-
-std::optional<cudaDataType_t> LtType(ir::DType d) {
-  if (d == ir::DType::kFloat16) return CUDA_R_16F;
-  if (d == ir::DType::kBFloat16) return CUDA_R_16BF;
-  return std::nullopt;
-}
-
-}  // namespace
-
 bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values) {
   if (entry.lt_matmul) return true;
   absl::StatusOr<MatmulEpilogueForm> form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]);
   if (!form.ok() || !values[form->x].valid()) return false;
   const DeviceTensor& x = values[form->x];
   const ir::Tensor& w = *plan_.graph.value(form->weights).constant;
-  const std::optional<cudaDataType_t> type = LtType(x.dtype);
-  if (!type || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0] || w.shape()[0] <= 0 ||
-      w.shape()[1] <= 0) {
+  const std::optional<cudaDataType_t> type = LtDataType(x.dtype);  // 16-bit only: the epilogue kernel's types
+  if (!type || *type == CUDA_R_32F || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0] ||
+      w.shape()[0] <= 0 || w.shape()[1] <= 0) {
     return false;
   }
   kernels::cublas::LtMatmulShape shape;
@@ -216,11 +206,11 @@ absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& ent
       return absl::InternalError("the residual of a matmul epilogue does not match the matmul's output");
     }
   }
-  // cuBLASLt and the kernel's packs need 16-byte aligned buffers; a caller's input may start anywhere.
-  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (!aligned(x.data()) || (residual.valid() && !aligned(residual.data()))) return ExecuteFused(index, entry, values);
+  if (!Aligned16(x.data()) || (residual.valid() && !Aligned16(residual.data()))) {
+    return ExecuteFused(index, entry, values);
+  }
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, dims, /*nhwc=*/false, stream_));
-  if (!aligned(out.data())) return ExecuteFused(index, entry, values);
+  if (!Aligned16(out.data())) return ExecuteFused(index, entry, values);
   if (lt.workspace_bytes() > 0) {
     CUDNN_ASSIGN_OR_RETURN(
         workspace,

@@ -21,20 +21,11 @@ namespace {
 constexpr int kTimedRuns = 3;
 constexpr double kMargin = 0.95;  // the folded form must take under 95% of the Mul + conv time
 
-std::optional<cudaDataType_t> LtType(ir::DType d) {
-  if (d == ir::DType::kFloat16) return CUDA_R_16F;
-  if (d == ir::DType::kBFloat16) return CUDA_R_16BF;
-  if (d == ir::DType::kFloat32) return CUDA_R_32F;
-  return std::nullopt;
-}
-
-bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 // Whether the held operands suit the folded form: a dense NHWC map [N, C, H, W] and its gate
 // [N, C, 1, 1] of one float type, channel counts whose rows stay 16-byte aligned, Cout <= H * W.
 bool FoldedFormFits(const ScaledConvForm& form, const DeviceTensor& x, const DeviceTensor& gate) {
   if (x.host_value != nullptr || gate.host_value != nullptr || !x.nhwc || x.dims.size() != 4) return false;
-  if (!LtType(x.dtype) || gate.dtype != x.dtype || x.dims[1] != form.channels) return false;
+  if (!LtDataType(x.dtype) || gate.dtype != x.dtype || x.dims[1] != form.channels) return false;
   if (gate.dims != std::vector<int64_t>{x.dims[0], form.channels, 1, 1}) return false;
   const int64_t per_pack = 16 / static_cast<int64_t>(ElementBytes(x.dtype));
   if (form.channels % per_pack != 0 || form.out_channels % per_pack != 0) return false;
@@ -88,7 +79,7 @@ absl::Status CudaExecutor::DecideScaledConv(size_t index, const HeldGate& held, 
   shape.k = form.channels;
   shape.batch = d[0];
   shape.w_batch_stride = shape.k * shape.n;
-  shape.type = *LtType(held.x.dtype);
+  shape.type = *LtDataType(held.x.dtype);
   shape.tf32 = plan_.precision == "tf32";
   shape.residual = form.residual != ir::kNoValue;
   if (form.bias != ir::kNoValue) {

@@ -53,24 +53,32 @@ absl::StatusOr<Params::Activation> TailActivation(const ir::Graph& g, const Step
 
 }  // namespace
 
+absl::Status CheckOneByOneConv(const ir::Graph& g, const ir::Node& conv) {
+  if (conv.op_type != "Conv" || conv.inputs.size() < 2) return absl::UnimplementedError("not a Conv");
+  const auto& w = g.value(conv.inputs[1]).constant;
+  if (!w || w->shape().size() != 4 || w->shape()[2] != 1 || w->shape()[3] != 1) {
+    return absl::UnimplementedError("not constant 1x1 weights");
+  }
+  if (conv.input(2) != ir::kNoValue && !g.value(conv.input(2)).constant) {
+    return absl::UnimplementedError("a computed bias");
+  }
+  if (conv.attrs.GetInt("group", 1) != 1) return absl::UnimplementedError("a grouped conv");
+  if (!AllEqual(conv.attrs.GetInts("strides"), 1) || !AllEqual(conv.attrs.GetInts("pads"), 0)) {
+    return absl::UnimplementedError("strides or pads");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,
                                                      const std::vector<int64_t>& x_dims) {
   if (step.nodes.empty() || step.outputs.size() != 1) return absl::UnimplementedError("not a one-output step");
   const ir::Node& conv = g.node(step.nodes[0]);
-  if (conv.op_type != "Conv" || conv.inputs.size() < 2) return absl::UnimplementedError("not a Conv");
+  if (absl::Status s = CheckOneByOneConv(g, conv); !s.ok()) return s;
   PointwiseConvForm form;
   form.x = conv.inputs[0];
   form.weights = conv.inputs[1];
   form.bias = conv.input(2);
   const auto& w = g.value(form.weights).constant;
-  if (!w || w->shape().size() != 4 || w->shape()[2] != 1 || w->shape()[3] != 1) {
-    return absl::UnimplementedError("not constant 1x1 weights");
-  }
-  if (form.bias != ir::kNoValue && !g.value(form.bias).constant) return absl::UnimplementedError("a computed bias");
-  if (conv.attrs.GetInt("group", 1) != 1) return absl::UnimplementedError("a grouped conv");
-  if (!AllEqual(conv.attrs.GetInts("strides"), 1) || !AllEqual(conv.attrs.GetInts("pads"), 0)) {
-    return absl::UnimplementedError("strides or pads");
-  }
   if (x_dims.size() != 4 || x_dims[1] != w->shape()[1]) return absl::UnimplementedError("not a 2-D conv input");
   absl::StatusOr<Params::Activation> act = TailActivation(g, step, conv.outputs[0]);
   if (!act.ok()) return act.status();

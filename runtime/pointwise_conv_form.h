@@ -21,6 +21,11 @@ struct PointwiseConvForm {
   std::vector<int64_t> out_dims;                                              // logical [N, Cout, H, W]
 };
 
+// OK when `conv` is a Conv with constant 1x1 weights [Cout, Cin, 1, 1], a constant bias or none,
+// group 1, strides 1 and no pads: what the own 1x1-conv kernel and the folded squeeze-excite gate
+// (scaled_conv_form.h) both need of the node; an error saying why not otherwise.
+absl::Status CheckOneByOneConv(const ir::Graph& g, const ir::Node& conv);
+
 // The form of `step` when its input has dims `x_dims` ([N, C, H, W]); an error saying why not
 // otherwise (e.g. "a 3x3 kernel", "Add after the conv").
 absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 
+#include "runtime/pointwise_conv_form.h"
+
 namespace exec {
 namespace {
-
-bool AllEqual(const std::vector<int64_t>& v, int64_t want) {
-  return std::all_of(v.begin(), v.end(), [want](int64_t x) { return x == want; });
-}
 
 bool KnownIs(const ir::Dim& d, int64_t value) { return d.known() && d.value == value; }
 
@@ -35,20 +33,14 @@ std::optional<ScaledConvForm> ConvReading(const ir::Graph& g, const Step& step, 
   if (step.kind != StepKind::kFusedGraph || step.outputs.size() != 1) return std::nullopt;
   if (step.nodes.size() != 1 && step.nodes.size() != 2) return std::nullopt;
   const ir::Node& conv = g.node(step.nodes[0]);
-  if (conv.op_type != "Conv" || conv.inputs.size() < 2 || conv.inputs[0] != y) return std::nullopt;
+  if (!CheckOneByOneConv(g, conv).ok() || conv.inputs[0] != y) return std::nullopt;
   const auto& w = g.value(conv.inputs[1]).constant;
-  if (!w || w->shape().size() != 4 || w->shape()[1] != channels || w->shape()[2] != 1 || w->shape()[3] != 1) {
-    return std::nullopt;
-  }
   const std::string auto_pad = conv.attrs.GetString("auto_pad", "NOTSET");
-  if (conv.attrs.GetInt("group", 1) != 1 || (auto_pad != "NOTSET" && auto_pad != "VALID") ||
-      !AllEqual(conv.attrs.GetInts("strides"), 1) || !AllEqual(conv.attrs.GetInts("pads"), 0)) {
-    return std::nullopt;
-  }
+  if (w->shape()[1] != channels || (auto_pad != "NOTSET" && auto_pad != "VALID")) return std::nullopt;
   const ir::DType dtype = g.value(y).type.dtype;
   const ir::ValueId bias = conv.input(2);
   if (w->dtype() != dtype ||
-      (bias != ir::kNoValue && (!g.value(bias).constant || g.value(bias).constant->dtype() != dtype ||
+      (bias != ir::kNoValue && (g.value(bias).constant->dtype() != dtype ||
                                 g.value(bias).constant->shape() != std::vector<int64_t>{w->shape()[0]}))) {
     return std::nullopt;
   }
