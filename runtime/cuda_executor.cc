@@ -185,6 +185,9 @@ absl::Status CudaExecutor::Init() {
       note = "alias: same device bytes";
     } else if (IsCastPadStep(g, step)) {
       note = "own CUDA kernel: cast, NHWC layout and channel padding in one pass";
+    } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && first.op_type == "Pad" &&
+               RunsOnDeviceCopy(g, first) && IsChannelZeroPad(g, first)) {
+      note = "own CUDA kernel: NHWC layout and channel padding in one pass (a strided copy from NHWC)";
     } else if (partitioner::IsAddLayerNormStep(g, step.nodes)) {
       note = "own CUDA kernel: the residual Add and the LayerNormalization in one pass";
     } else if (squeeze_excite_[notes_.size()]) {

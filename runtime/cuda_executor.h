@@ -11,9 +11,8 @@
 //                 kernel (inputs copied to the host and outputs back: correct, slow, and said so);
 //   Alias      -> the same device bytes with new dims.
 // Run (cuda_executor_run.cc): the first run for a set of input dims runs step by step (building
-// plans); the next one is captured into a CUDA graph when every step stayed on the device, and
-// later runs with those dims replay it (inputs and outputs copied through fixed buffers; the
-// graph's memory nodes reuse memory by liveness).
+// plans); the next is captured into a CUDA graph when every step stayed on the device, and later
+// runs with those dims replay it (inputs and outputs through fixed buffers; activations in an arena).
 // Execution contexts (cuda_contexts.cc): each concurrent Run holds one context (its own stream,
 // events, captured graphs and page-locked staging buffers); plans, constants and cuDNN
 // descriptors are shared. Replays run without a lock, so N threads run N graphs at once; building
@@ -292,11 +291,12 @@ class CudaExecutor {
   // `input_dies`: the node's only data input is read by nothing after it, so a unary op may write
   // its result over it (no second buffer).
   absl::Status RunPointwise(const Step& step, std::vector<DeviceTensor>& values, bool input_dies = false);
-  // Concat and constant Pad with the strided-copy kernel, in the output's layout.
+  // Concat and constant Pad with the strided-copy kernel, in the output's layout; a channel Pad of a float
+  // NCHW map to NHWC, and a Cast+Pad step (IsCastPadStep), in one pass (CastPadToNhwc: x as `to`).
   absl::Status RunConcat(const Step& step, std::vector<DeviceTensor>& values);
   absl::Status RunPad(const Step& step, std::vector<DeviceTensor>& values);
-  // A Cast+Pad step (IsCastPadStep) in one kernel; its nodes one by one where the layouts differ.
   absl::Status RunCastPad(const Step& step, std::vector<DeviceTensor>& values);
+  absl::Status CastPadToNhwc(const DeviceTensor& x, ir::DType to, const ir::Node& pad, std::vector<DeviceTensor>& v);
   // A residual Add + LayerNormalization step (partitioner/add_layer_norm.h) in one own-kernel pass;
   // node by node when the operands' dims or dtypes differ.
   absl::Status RunAddLayerNorm(const Step& step, std::vector<DeviceTensor>& values);

@@ -114,7 +114,8 @@ bool CudaExecutor::OwnPointwiseConvFits(size_t index, const std::vector<DeviceTe
   const Step& step = plan_.steps[index];
   const ir::Node& anchor = plan_.graph.node(step.nodes[0]);
   if (anchor.inputs.empty() || !values[anchor.inputs[0]].valid()) return false;
-  absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(plan_.graph, step, values[anchor.inputs[0]].dims);
+  absl::StatusOr<PointwiseConvForm> form =
+      MatchPointwiseConv(plan_.graph, step, values[anchor.inputs[0]].dims, plan_.precision == "tf32");
   return form.ok() && kernels::cuda::PointwiseConvSupported(form->params);
 }
 

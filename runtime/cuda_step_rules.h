@@ -15,6 +15,9 @@ bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node);
 // A Kernel step of a float Cast followed by the channel Pad of its result (partitioner/cover.cc):
 // one own kernel casts, stores NHWC and pads (kernels/cuda/cast_pad.h).
 bool IsCastPadStep(const ir::Graph& graph, const Step& step);
+// A Pad (RunsOnDeviceCopy) of zeros at the end of a 4-D tensor's channel axis only: the channel
+// padding before a stem conv; from an NCHW float map into NHWC it runs as that one kernel too.
+bool IsChannelZeroPad(const ir::Graph& graph, const ir::Node& pad);
 
 }  // namespace exec
 

@@ -242,7 +242,7 @@ absl::Status CudaExecutor::RunOwnPointwiseConv(size_t index, const FusedEntry& e
   const ir::Node& conv = plan_.graph.node(step.nodes[0]);
   absl::StatusOr<DeviceTensor> x = Input(conv.inputs[0], values);
   if (!x.ok()) return x.status();
-  absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(plan_.graph, step, x->dims);
+  absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(plan_.graph, step, x->dims, plan_.precision == "tf32");
   // A decision read from the plan cache was made for a step with the same cuDNN graph, which may
   // differ in what the kernel needs (a bias node instead of an input, computed weights): the graph.
   if (!form.ok() || !kernels::cuda::PointwiseConvSupported(form->params)) return ExecuteFused(index, entry, values);

@@ -142,6 +142,14 @@ bool RunsOnDeviceCopy(const ir::Graph& graph, const ir::Node& node) {
   return value == ir::kNoValue || graph.value(value).constant.has_value();
 }
 
+bool IsChannelZeroPad(const ir::Graph& graph, const ir::Node& pad) {
+  const std::vector<int64_t> pads = graph.value(pad.input(1)).constant->ToInt64Vector();
+  bool channel_zero_pad =
+      pads.size() == 8 && (pad.input(2) == ir::kNoValue || graph.value(pad.input(2)).constant->GetAsDouble(0) == 0);
+  for (size_t i = 0; i < pads.size() && channel_zero_pad; ++i) channel_zero_pad = i == 5 || pads[i] == 0;
+  return channel_zero_pad;
+}
+
 bool IsCastPadStep(const ir::Graph& graph, const Step& step) {
   if (step.kind != StepKind::kKernel || step.nodes.size() != 2) return false;
   const ir::Node &cast = graph.node(step.nodes[0]), &pad = graph.node(step.nodes[1]);
@@ -155,12 +163,7 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
   absl::StatusOr<DeviceTensor> x = Input(cast.inputs[0], values);
   if (!x.ok()) return x.status();
   const ir::ValueId out_id = pad.outputs[0];
-  const std::vector<int64_t> pads = g.value(pad.input(1)).constant->ToInt64Vector();
-  // Zeros at the end of the channel axis only (what channel padding writes), NCHW in, NHWC out.
-  bool channel_zero_pad =
-      pads.size() == 8 && (pad.input(2) == ir::kNoValue || g.value(pad.input(2)).constant->GetAsDouble(0) == 0);
-  for (size_t i = 0; i < pads.size() && channel_zero_pad; ++i) channel_zero_pad = i == 5 || pads[i] == 0;
-  const bool one_pass = channel_zero_pad && !x->nhwc && x->dims.size() == 4 && WantsNhwc(out_id);
+  const bool one_pass = IsChannelZeroPad(g, pad) && !x->nhwc && x->dims.size() == 4 && WantsNhwc(out_id);
   if (!one_pass) {  // each node as its own step
     for (ir::NodeId id : step.nodes) {
       Step single{StepKind::kKernel, {id}, {}, g.node(id).outputs};
@@ -170,15 +173,19 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
     values[cast.outputs[0]] = DeviceTensor();
     return absl::OkStatus();
   }
-  const ir::DType to = g.value(out_id).type.dtype;
-  std::vector<int64_t> dims = x->dims;
-  dims[1] += pads[5];
+  return CastPadToNhwc(*x, g.value(out_id).type.dtype, pad, values);
+}
+
+absl::Status CudaExecutor::CastPadToNhwc(const DeviceTensor& x, ir::DType to, const ir::Node& pad,
+                                         std::vector<DeviceTensor>& values) {
+  std::vector<int64_t> dims = x.dims;
+  dims[1] += plan_.graph.value(pad.input(1)).constant->ToInt64Vector()[5];
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, dims, /*nhwc=*/true, stream_);
   if (!out.ok()) return out.status();
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CastPadToNhwc(ToFloatType(x->dtype), ToFloatType(to), x->data(),
-                                                            out->data(), x->dims[0], x->dims[1],
-                                                            x->dims[2] * x->dims[3], dims[1], stream_));
-  values[out_id] = *std::move(out);
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CastPadToNhwc(ToFloatType(x.dtype), ToFloatType(to), x.data(),
+                                                            out->data(), x.dims[0], x.dims[1], x.dims[2] * x.dims[3],
+                                                            dims[1], stream_));
+  values[pad.outputs[0]] = *std::move(out);
   return absl::OkStatus();
 }
 
@@ -363,9 +370,13 @@ absl::Status CudaExecutor::RunPad(const Step& step, std::vector<DeviceTensor>& v
   const std::vector<int64_t> pads = g.value(node.input(1)).constant->ToInt64Vector();
   const size_t rank = x->dims.size();
   if (pads.size() != 2 * rank) return RunOnHost(step, values);
+  const bool nhwc = WantsNhwc(node.outputs[0]);
+  // A float NCHW map whose channels are padded for an NHWC conv: one pass (no fill, transpose, copy).
+  if (nhwc && !x->nhwc && rank == 4 && IsFloat(x->dtype) && IsChannelZeroPad(g, node)) {
+    return CastPadToNhwc(*x, x->dtype, node, values);
+  }
   std::vector<int64_t> dims = x->dims;
   for (size_t d = 0; d < rank; ++d) dims[d] += pads[d] + pads[d + rank];
-  const bool nhwc = WantsNhwc(node.outputs[0]);
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, dims, nhwc, stream_);
   if (!out.ok()) return out.status();
   const size_t element = ir::DTypeSize(x->dtype);

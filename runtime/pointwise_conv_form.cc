@@ -70,7 +70,7 @@ absl::Status CheckOneByOneConv(const ir::Graph& g, const ir::Node& conv) {
 }
 
 absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,
-                                                     const std::vector<int64_t>& x_dims) {
+                                                     const std::vector<int64_t>& x_dims, bool allow_tf32) {
   if (step.nodes.empty() || step.outputs.size() != 1) return absl::UnimplementedError("not a one-output step");
   const ir::Node& conv = g.node(step.nodes[0]);
   if (absl::Status s = CheckOneByOneConv(g, conv); !s.ok()) return s;
@@ -92,6 +92,7 @@ absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const S
   form.params.cout = static_cast<int>(w->shape()[0]);
   form.params.activation = *act;
   form.params.type = ToFloatType(dtype);
+  form.params.allow_tf32 = allow_tf32;
   form.out_dims = {x_dims[0], w->shape()[0], x_dims[2], x_dims[3]};
   return form;
 }

@@ -27,9 +27,10 @@ struct PointwiseConvForm {
 absl::Status CheckOneByOneConv(const ir::Graph& g, const ir::Node& conv);
 
 // The form of `step` when its input has dims `x_dims` ([N, C, H, W]); an error saying why not
-// otherwise (e.g. "a 3x3 kernel", "Add after the conv").
+// otherwise (e.g. "a 3x3 kernel", "Add after the conv"). `allow_tf32` (the tf32 precision) lets the
+// kernel compute float32 tensors in TF32; strict fp32 forms are refused by its support rules.
 absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const Step& step,
-                                                     const std::vector<int64_t>& x_dims);
+                                                     const std::vector<int64_t>& x_dims, bool allow_tf32);
 
 }  // namespace exec
 

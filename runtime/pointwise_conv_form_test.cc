@@ -55,13 +55,13 @@ onnx::ModelProto Model(const ConvCase& c) {
   return m;
 }
 
-absl::StatusOr<PointwiseConvForm> MatchFirstStep(const ConvCase& c) {
+absl::StatusOr<PointwiseConvForm> MatchFirstStep(const ConvCase& c, bool allow_tf32 = false) {
   absl::StatusOr<ir::Graph> graph = importer::ImportModelBytes(Model(c).SerializeAsString(), "");
   EXPECT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<std::vector<Step>> steps = partitioner::CoverGraph(*graph, partitioner::Sm90Rules());
   EXPECT_TRUE(steps.ok()) << steps.status();
   EXPECT_EQ((*steps)[0].kind, StepKind::kFusedGraph);
-  return MatchPointwiseConv(*graph, (*steps)[0], {2, c.cin, 8, 8});
+  return MatchPointwiseConv(*graph, (*steps)[0], {2, c.cin, 8, 8}, allow_tf32);
 }
 
 TEST(PointwiseConvFormTest, OneByOneConvWithEachTailMatches) {
@@ -101,12 +101,23 @@ TEST(PointwiseConvFormTest, MatchedSizesTheKernelDoesNotTakeAreRefusedBySupport)
   ASSERT_TRUE(form.ok()) << form.status();
   const char* reason = nullptr;
   EXPECT_FALSE(kernels::cuda::PointwiseConvSupported(form->params, &reason));
-  EXPECT_STREQ(reason, "float32 (the kernel runs on 16-bit tensor cores)");
+  EXPECT_STREQ(reason, "strict float32 (the kernel computes float32 in TF32)");
   form->params.type = kernels::cuda::FloatType::kFloat16;
   EXPECT_FALSE(kernels::cuda::PointwiseConvSupported(form->params, &reason));
   EXPECT_STREQ(reason, "input channels not a multiple of 8 from 8 to 64");
   form->params.cin = 16;
   EXPECT_TRUE(kernels::cuda::PointwiseConvSupported(form->params));
+}
+
+TEST(PointwiseConvFormTest, Float32IsTakenOnlyWhereTf32IsAllowed) {
+  const ConvCase c;  // float32, 16 -> 32 channels
+  absl::StatusOr<PointwiseConvForm> strict = MatchFirstStep(c, /*allow_tf32=*/false);
+  absl::StatusOr<PointwiseConvForm> tf32 = MatchFirstStep(c, /*allow_tf32=*/true);
+  ASSERT_TRUE(strict.ok() && tf32.ok());
+  EXPECT_FALSE(strict->params.allow_tf32);
+  EXPECT_FALSE(kernels::cuda::PointwiseConvSupported(strict->params));
+  EXPECT_TRUE(tf32->params.allow_tf32);
+  EXPECT_TRUE(kernels::cuda::PointwiseConvSupported(tf32->params));
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
-// The 1x1-conv kernel of pointwise_conv.h on tensor cores (WMMA 16x16x16, float accumulation): a
-// warp per 16 pixels, weights in shared memory; and the support rules.
+// The 1x1-conv kernel of pointwise_conv.h on tensor cores (WMMA 16x16x16 on 16-bit types, 16x16x8
+// TF32 on float32; float accumulation): a warp per 16 pixels, weights in shared memory; and the
+// support rules.
 #include <mma.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
@@ -12,138 +14,286 @@
 namespace kernels::cuda {
 namespace {
 
-using Activation = PointwiseConvParams::Activation;
 namespace wmma = nvcuda::wmma;
 
 constexpr int kWarps = 4;  // per block; each warp owns tiles of 16 pixels
 constexpr int kThreads = 32 * kWarps;
-constexpr int kTile = 16;  // the mma shape: 16 x 16 x 16
+constexpr int kTile = 16;  // the mma's m and n (pixels and output channels per tile); kpad a multiple of it
 constexpr int kMaxCin = 64;
-constexpr size_t kMaxSharedBytes = 48 * 1024;  // without the opt-in for more
+constexpr size_t kDefaultSharedBytes = 48 * 1024;  // more needs the kernel's opt-in
+constexpr size_t kMaxSharedBytes = 96 * 1024;      // a block's limit here (two blocks still fit an SM)
 
 __host__ __device__ constexpr int PaddedCin(int cin) { return (cin + kTile - 1) / kTile * kTile; }
 
-// Shared memory: weights [cout][kpad] (16-bit, zero-padded along cin), bias [cout] (float), and per
-// warp an input tile [16][kpad] (16-bit) and an output tile [16][16] (float).
-size_t SharedBytes(int cin, int cout) {
-  const size_t kpad = PaddedCin(cin);
-  return (cout * kpad * 2 + cout * sizeof(float) + kWarps * (kTile * kpad * 2 + kTile * kTile * sizeof(float)) + 31) /
-         32 * 32;
-}
+// The tensor-core operand of storage type T and the k of one mma step: 16-bit types as stored
+// (16x16x16); float32 rounded to TF32 (16x16x8).
+template <typename T>
+struct MmaOperand {
+  using Type = T;
+  static constexpr int kK = 16;
+};
+template <>
+struct MmaOperand<float> {
+  using Type = wmma::precision::tf32;
+  static constexpr int kK = 8;
+};
+
+// Row length in shared memory of `kpad` values of T: one 16-byte vector more, so that the rows an
+// mma operand load reads start in different banks. The float output tile's rows: kLdC.
+__host__ __device__ constexpr int SharedLd(int kpad, size_t element) { return kpad + 16 / static_cast<int>(element); }
+constexpr int kLdC = kTile + 4;
+
+size_t ElementBytes(FloatType type) { return type == FloatType::kFloat32 ? 4 : 2; }
 
 static_assert(PointwiseConvParams::kNone == kConvActNone && PointwiseConvParams::kRelu == kConvActRelu &&
               PointwiseConvParams::kRelu6 == kConvActRelu6 && PointwiseConvParams::kSilu == kConvActSilu);
-__device__ __forceinline__ float Activate(Activation act, float v) { return ApplyConvActivation(act, v); }
+// The activation kAct (a compile-time PointwiseConvParams::Activation); SiLU with the fast exp.
+template <int kAct>
+__device__ __forceinline__ float Activate(float v) {
+  if constexpr (kAct == kConvActSilu) return __fdividef(v, 1.f + __expf(-v));
+  return ApplyConvActivation(kAct, v);
+}
 
 // Copies `rows` rows of `cin` elements from src (dense, 16-byte aligned rows: cin is a multiple of 8)
-// into dst [kTile][kpad], zero-filling the padding columns and the rows past `rows`, 8 elements
-// (16 bytes) per lane and step; the calling warp's lanes share the work.
+// into dst [kTile][ld], zero-filling the columns cin..kpad and the rows past `rows`, 16 bytes per
+// lane and step; the calling warp's lanes share the work.
 template <typename T>
-__device__ __forceinline__ void StageInputTile(const T* src, int rows, int cin, int kpad, T* dst) {
-  for (int i = threadIdx.x % 32; i < kTile * kpad / 8; i += 32) {
-    const int r = i / (kpad / 8), k = (i % (kpad / 8)) * 8;
-    uint4 v = make_uint4(0, 0, 0, 0);  // 8 zeros of either 16-bit type
+__device__ __forceinline__ void StageInputTile(const T* src, int rows, int cin, int kpad, int ld, T* dst) {
+  constexpr int kVec = 16 / sizeof(T);  // elements per 16-byte vector
+  for (int i = threadIdx.x % 32; i < kTile * kpad / kVec; i += 32) {
+    const int r = i / (kpad / kVec), k = (i % (kpad / kVec)) * kVec;
+    uint4 v = make_uint4(0, 0, 0, 0);  // zeros of every storage type
     if (r < rows && k < cin) v = *reinterpret_cast<const uint4*>(src + r * cin + k);
-    *reinterpret_cast<uint4*>(dst + r * kpad + k) = v;
+    *reinterpret_cast<uint4*>(dst + r * ld + k) = v;
   }
 }
 
-// The 16 x 16 float tile `c` (rows = pixels p0.., columns = channels n0..) plus bias, activated and
-// stored: lane l writes row l / 2, channels (l % 2) * 8 .. + 8, as one 16-byte store.
+// Eight values of one output row, stored with one 16-byte store (two for float32).
 template <typename T>
-__device__ __forceinline__ void StoreOutputTile(const float* c, const float* bias, int n0, int rows, int cout,
-                                                Activation act, T* y) {
+struct alignas(16) EightValues {
+  T v[8];
+};
+
+// The 16 x 16 float tile `c` (rows = pixels, columns = channels n0..; row length kLdC) plus bias,
+// activated and stored into `y` (the tile's first row; rows `y_ld` elements apart): lane l writes row
+// l / 2, channels (l % 2) * 8 .. + 8, as one 16-byte store (two for float32); rows from `rows` on are
+// not written.
+template <typename T, int kAct>
+__device__ __forceinline__ void StoreOutputTile(const float* c, const float* bias, int n0, int rows, int y_ld, T* y) {
   const int lane = threadIdx.x % 32, r = lane / 2, c0 = (lane % 2) * 8;
   if (r >= rows) return;
-  const float4* cv = reinterpret_cast<const float4*>(c + r * kTile + c0);
+  const float4* cv = reinterpret_cast<const float4*>(c + r * kLdC + c0);
   const float4* bv = reinterpret_cast<const float4*>(bias + n0 + c0);
   const float4 c_lo = cv[0], c_hi = cv[1], b_lo = bv[0], b_hi = bv[1];
   const float sums[8] = {c_lo.x + b_lo.x, c_lo.y + b_lo.y, c_lo.z + b_lo.z, c_lo.w + b_lo.w,
                          c_hi.x + b_hi.x, c_hi.y + b_hi.y, c_hi.z + b_hi.z, c_hi.w + b_hi.w};
-  uint4 raw;
-  T* out = reinterpret_cast<T*>(&raw);
+  EightValues<T> out;
 #pragma unroll
-  for (int j = 0; j < 8; ++j) out[j] = FromFloat<T>(Activate(act, sums[j]));
-  *reinterpret_cast<uint4*>(y + static_cast<int64_t>(r) * cout + n0 + c0) = raw;
+  for (int j = 0; j < 8; ++j) out.v[j] = FromFloat<T>(Activate<kAct>(sums[j]));
+  *reinterpret_cast<EightValues<T>*>(y + static_cast<int64_t>(r) * y_ld + n0 + c0) = out;
 }
 
-// y = act(x w^T + bias) on tensor cores: each warp takes tiles of 16 pixels (grid-stride), stages the
-// tile's inputs in shared memory, and for each 16 output channels accumulates kpad / 16 mma steps in
-// float, then writes them through its shared output tile.
-template <typename T, int kKTiles>
+// Copies `bytes` (a multiple of 16) from shared `src` to global `dst` with the warp's lanes, 16 bytes
+// each per step: a staged block of whole output rows, written contiguously.
+__device__ __forceinline__ void CopyRowsOut(const void* src, void* dst, int bytes) {
+  const uint4* s = static_cast<const uint4*>(src);
+  uint4* d = static_cast<uint4*>(dst);
+  for (int i = threadIdx.x % 32; i < bytes / 16; i += 32) d[i] = s[i];
+}
+
+// A weight as the mma reads it: float32 rounded to TF32 once, when staged; 16-bit types as they are.
+template <typename T>
+__device__ __forceinline__ T WeightOperand(T w) {
+  if constexpr (std::is_same_v<T, float>) return wmma::__float_to_tf32(w);
+  return w;
+}
+
+// Float32 fragments of inputs hold TF32 values once rounded (what the mma expects); 16-bit ones are
+// used as loaded.
+template <typename Fragment>
+__device__ __forceinline__ void RoundToOperand(Fragment& f) {
+  if constexpr (std::is_same_v<decltype(f.x[0]), float&>) {
+#pragma unroll
+    for (int i = 0; i < f.num_elements; ++i) f.x[i] = wmma::__float_to_tf32(f.x[i]);
+  }
+}
+
+// The kernel's shape choices. kM: 16-pixel tiles a warp computes per step (they share each weight
+// fragment); kRows: the warp stages its kM * 16 output rows (all channels) in shared memory and writes
+// them as one contiguous block, else it stores each 16 x 16 tile where it goes. Measured on the H200
+// (EfficientNet's expand convs at batch 256): 16-bit types gain from kM = 2 (16 -> 96 at 112x112
+// 0.316 -> 0.288 ms, 24 -> 144 at 56x56 0.171 -> 0.123), float32 from staged rows (16 -> 96 0.785 ->
+// 0.540 ms) where they fit the default shared memory.
+template <int kMTiles, bool kStageRows>
+struct Shape {
+  static constexpr int kM = kMTiles;
+  static constexpr bool kRows = kStageRows;
+};
+
+// Shared memory: weights [cout][ld] (storage type, zero-padded along cin), bias [cout] (float), and
+// per warp kM input tiles [16][ld] (storage type), kM output tiles [16][kLdC] (float) and, with kRows,
+// the rows [kM * 16][cout] (storage type).
+template <typename T>
+struct SharedLayout {
+  T* weights;
+  float* bias;
+  T* inputs;
+  float* tiles;
+  T* rows;
+
+  __device__ SharedLayout(void* base, int cout, int ld, int m, bool stage_rows) {
+    const int warp = threadIdx.x / 32;
+    weights = static_cast<T*>(base);
+    bias = reinterpret_cast<float*>(weights + cout * ld);
+    T* all_inputs = reinterpret_cast<T*>(bias + cout);
+    inputs = all_inputs + warp * m * kTile * ld;
+    float* all_tiles = reinterpret_cast<float*>(all_inputs + kWarps * m * kTile * ld);
+    tiles = all_tiles + warp * m * kTile * kLdC;
+    rows = stage_rows ? reinterpret_cast<T*>(all_tiles + kWarps * m * kTile * kLdC) + warp * m * kTile * cout : nullptr;
+  }
+};
+
+size_t SharedBytes(int cin, int cout, size_t element, int m, bool stage_rows) {
+  const size_t ld = SharedLd(PaddedCin(cin), element);
+  const size_t per_warp =
+      m * (kTile * ld * element + kTile * kLdC * sizeof(float) + (stage_rows ? kTile * cout * element : 0));
+  return (cout * ld * element + cout * sizeof(float) + kWarps * per_warp + 31) / 32 * 32;
+}
+
+// y = act(x w^T + bias) on tensor cores: each warp takes steps of kM * 16 pixels (grid-stride),
+// stages their inputs in shared memory, and for each 16 output channels accumulates kpad / k mma
+// steps per 16-pixel tile in float, then writes them through its shared output tiles (and, with
+// kRows, its staged rows). kKTiles: kpad / 16.
+template <typename T, int kKTiles, int kAct, typename S>
 __global__ void __launch_bounds__(kThreads)
     PointwiseConvKernel(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ y,
-                        int64_t pixels, int cin, int cout, Activation act) {
+                        int64_t pixels, int cin, int cout) {
   extern __shared__ float4 shared[];
-  constexpr int kpad = kKTiles * kTile;
-  T* sw = reinterpret_cast<T*>(shared);
-  float* sbias = reinterpret_cast<float*>(sw + cout * kpad);
-  T* sx = reinterpret_cast<T*>(sbias + cout) + (threadIdx.x / 32) * kTile * kpad;
-  float* sc = reinterpret_cast<float*>(reinterpret_cast<T*>(sbias + cout) + kWarps * kTile * kpad) +
-              (threadIdx.x / 32) * kTile * kTile;
-  for (int i = threadIdx.x; i < cout * kpad; i += blockDim.x) {
-    const int n = i / kpad, k = i % kpad;
-    sw[i] = k < cin ? w[n * cin + k] : FromFloat<T>(0.f);
+  using Operand = typename MmaOperand<T>::Type;
+  constexpr int kK = MmaOperand<T>::kK, kpad = kKTiles * kTile, kSteps = kpad / kK, kPixels = S::kM * kTile;
+  constexpr int ld = SharedLd(kpad, sizeof(T));
+  const SharedLayout<T> sm(shared, cout, ld, S::kM, S::kRows);
+  for (int i = threadIdx.x; i < cout * ld; i += blockDim.x) {
+    const int n = i / ld, k = i % ld;
+    sm.weights[i] = k < cin ? WeightOperand(w[n * cin + k]) : FromFloat<T>(0.f);
   }
-  for (int i = threadIdx.x; i < cout; i += blockDim.x) sbias[i] = bias != nullptr ? ToFloat(bias[i]) : 0.f;
+  for (int i = threadIdx.x; i < cout; i += blockDim.x) sm.bias[i] = bias != nullptr ? ToFloat(bias[i]) : 0.f;
   __syncthreads();
-  const int64_t tiles = (pixels + kTile - 1) / kTile;
+  const int64_t steps = (pixels + kPixels - 1) / kPixels;
   const int64_t warp = static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32;
-  for (int64_t t = warp; t < tiles; t += static_cast<int64_t>(gridDim.x) * kWarps) {
-    const int64_t p0 = t * kTile;
-    const int rows = static_cast<int>(pixels - p0 < kTile ? pixels - p0 : kTile);
-    StageInputTile(x + p0 * cin, rows, cin, kpad, sx);
+  for (int64_t t = warp; t < steps; t += static_cast<int64_t>(gridDim.x) * kWarps) {
+    const int64_t p0 = t * kPixels;
+    const int rows = static_cast<int>(pixels - p0 < kPixels ? pixels - p0 : kPixels);
+#pragma unroll
+    for (int m = 0; m < S::kM; ++m) {
+      StageInputTile(x + (p0 + m * kTile) * cin, rows - m * kTile, cin, kpad, ld, sm.inputs + m * kTile * ld);
+    }
     __syncwarp();
-    wmma::fragment<wmma::matrix_a, kTile, kTile, kTile, T, wmma::row_major> a[kKTiles];
+    wmma::fragment<wmma::matrix_a, kTile, kTile, kK, Operand, wmma::row_major> a[S::kM][kSteps];
 #pragma unroll
-    for (int k = 0; k < kKTiles; ++k) wmma::load_matrix_sync(a[k], sx + k * kTile, kpad);
-    for (int n0 = 0; n0 < cout; n0 += kTile) {
-      wmma::fragment<wmma::accumulator, kTile, kTile, kTile, float> acc;
-      wmma::fill_fragment(acc, 0.f);
+    for (int m = 0; m < S::kM; ++m) {
 #pragma unroll
-      for (int k = 0; k < kKTiles; ++k) {
-        wmma::fragment<wmma::matrix_b, kTile, kTile, kTile, T, wmma::col_major> b;
-        wmma::load_matrix_sync(b, sw + n0 * kpad + k * kTile, kpad);
-        wmma::mma_sync(acc, a[k], b, acc);
+      for (int k = 0; k < kSteps; ++k) {
+        wmma::load_matrix_sync(a[m][k], sm.inputs + m * kTile * ld + k * kK, ld);
+        RoundToOperand(a[m][k]);
       }
-      wmma::store_matrix_sync(sc, acc, kTile, wmma::mem_row_major);
+    }
+    for (int n0 = 0; n0 < cout; n0 += kTile) {
+      wmma::fragment<wmma::accumulator, kTile, kTile, kK, float> acc[S::kM];
+#pragma unroll
+      for (int m = 0; m < S::kM; ++m) wmma::fill_fragment(acc[m], 0.f);
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        wmma::fragment<wmma::matrix_b, kTile, kTile, kK, Operand, wmma::col_major> b;
+        wmma::load_matrix_sync(b, sm.weights + n0 * ld + k * kK, ld);  // weights already TF32 for float32
+#pragma unroll
+        for (int m = 0; m < S::kM; ++m) wmma::mma_sync(acc[m], a[m][k], b, acc[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < S::kM; ++m) {
+        wmma::store_matrix_sync(sm.tiles + m * kTile * kLdC, acc[m], kLdC, wmma::mem_row_major);
+      }
       __syncwarp();
-      StoreOutputTile(sc, sbias, n0, rows, cout, act, y + p0 * cout);
+#pragma unroll
+      for (int m = 0; m < S::kM; ++m) {
+        const float* tile = sm.tiles + m * kTile * kLdC;
+        if constexpr (S::kRows) {
+          StoreOutputTile<T, kAct>(tile, sm.bias, n0, kTile, cout, sm.rows + m * kTile * cout);
+        } else {
+          StoreOutputTile<T, kAct>(tile, sm.bias, n0, rows - m * kTile, cout, y + (p0 + m * kTile) * cout);
+        }
+      }
+      __syncwarp();
+    }
+    if constexpr (S::kRows) {
+      CopyRowsOut(sm.rows, y + p0 * cout, rows * cout * static_cast<int>(sizeof(T)));
       __syncwarp();
     }
   }
 }
 
-// Blocks for `pixels`: enough to fill every multiprocessor, at most one tile per warp.
-cudaError_t GridFor(int64_t pixels, size_t shared_bytes, int* grid) {
+// Blocks for `pixels` in steps of `step_pixels`: enough to fill every multiprocessor, at most one step per warp.
+cudaError_t GridFor(int64_t pixels, int step_pixels, size_t shared_bytes, int* grid) {
   int sms = 0;
   if (cudaError_t e = DeviceMultiprocessors(&sms); e != cudaSuccess) return e;
   const int64_t per_sm = std::max<int64_t>(1, std::min<int64_t>(16, (200 * 1024) / static_cast<int64_t>(shared_bytes)));
-  const int64_t wanted = ((pixels + kTile - 1) / kTile + kWarps - 1) / kWarps;
+  const int64_t wanted = ((pixels + step_pixels - 1) / step_pixels + kWarps - 1) / kWarps;
   *grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, sms * per_sm)));
   return cudaSuccess;
 }
 
-template <typename T, int kKTiles>
+template <typename T, int kKTiles, int kAct, typename S>
 cudaError_t Launch(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                    cudaStream_t stream) {
-  const size_t shared_bytes = SharedBytes(p.cin, p.cout);
+  const size_t shared_bytes = SharedBytes(p.cin, p.cout, sizeof(T), S::kM, S::kRows);
   int grid = 0;
-  if (cudaError_t e = GridFor(p.pixels, shared_bytes, &grid); e != cudaSuccess) return e;
-  PointwiseConvKernel<T, kKTiles><<<grid, kThreads, shared_bytes, stream>>>(
+  if (cudaError_t e = GridFor(p.pixels, S::kM * kTile, shared_bytes, &grid); e != cudaSuccess) return e;
+  if (shared_bytes > kDefaultSharedBytes) {
+    const cudaError_t e = cudaFuncSetAttribute(PointwiseConvKernel<T, kKTiles, kAct, S>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
+    if (e != cudaSuccess) return e;
+  }
+  PointwiseConvKernel<T, kKTiles, kAct, S><<<grid, kThreads, shared_bytes, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), p.pixels,
-      p.cin, p.cout, p.activation);
+      p.cin, p.cout);
   return cudaGetLastError();
+}
+
+// The shape for p (see Shape): 16-bit types two tiles per step; float32 staged rows when they fit the
+// default shared memory, else one tile per step.
+template <typename T, int kKTiles, int kAct>
+cudaError_t LaunchShaped(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
+                         cudaStream_t stream) {
+  if constexpr (sizeof(T) == 2) {
+    return Launch<T, kKTiles, kAct, Shape<2, false>>(p, x, w, bias, y, stream);
+  } else {
+    if (SharedBytes(p.cin, p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
+      return Launch<T, kKTiles, kAct, Shape<1, true>>(p, x, w, bias, y, stream);
+    }
+    return Launch<T, kKTiles, kAct, Shape<1, false>>(p, x, w, bias, y, stream);
+  }
+}
+
+template <typename T, int kKTiles>
+cudaError_t LaunchForActivation(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
+                                cudaStream_t stream) {
+  switch (p.activation) {
+    case PointwiseConvParams::kNone: return LaunchShaped<T, kKTiles, kConvActNone>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kRelu: return LaunchShaped<T, kKTiles, kConvActRelu>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kRelu6: return LaunchShaped<T, kKTiles, kConvActRelu6>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kSilu: return LaunchShaped<T, kKTiles, kConvActSilu>(p, x, w, bias, y, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 template <typename T>
 cudaError_t LaunchForCin(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                          cudaStream_t stream) {
   switch (PaddedCin(p.cin) / kTile) {
-    case 1: return Launch<T, 1>(p, x, w, bias, y, stream);
-    case 2: return Launch<T, 2>(p, x, w, bias, y, stream);
-    case 3: return Launch<T, 3>(p, x, w, bias, y, stream);
-    case 4: return Launch<T, 4>(p, x, w, bias, y, stream);
+    case 1: return LaunchForActivation<T, 1>(p, x, w, bias, y, stream);
+    case 2: return LaunchForActivation<T, 2>(p, x, w, bias, y, stream);
+    case 3: return LaunchForActivation<T, 3>(p, x, w, bias, y, stream);
+    case 4: return LaunchForActivation<T, 4>(p, x, w, bias, y, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -152,15 +302,16 @@ cudaError_t LaunchForCin(const PointwiseConvParams& p, const void* x, const void
 
 bool PointwiseConvSupported(const PointwiseConvParams& p, const char** reason) {
   const char* why = nullptr;
-  if (p.type == FloatType::kFloat32) {
-    why = "float32 (the kernel runs on 16-bit tensor cores)";
+  if (p.type == FloatType::kFloat32 && !p.allow_tf32) {
+    why = "strict float32 (the kernel computes float32 in TF32)";
   } else if (p.pixels < 1) {
     why = "no pixels";
   } else if (p.cin < 8 || p.cin > kMaxCin || p.cin % 8 != 0) {
     why = "input channels not a multiple of 8 from 8 to 64";
   } else if (p.cout < 16 || p.cout % 16 != 0) {
     why = "output channels not a positive multiple of 16";
-  } else if (SharedBytes(p.cin, p.cout) > kMaxSharedBytes) {
+  } else if (SharedBytes(p.cin, p.cout, ElementBytes(p.type), p.type == FloatType::kFloat32 ? 1 : 2, false) >
+             kMaxSharedBytes) {
     why = "weights over the kernel's shared memory";
   } else if (p.pixels > (int64_t{1} << 40)) {
     why = "more than 2^40 pixels";
@@ -174,6 +325,7 @@ bool PointwiseConvAligned(const void* x, const void* y) { return Aligned16(x) &&
 cudaError_t PointwiseConvNhwc(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                               cudaStream_t stream) {
   if (!PointwiseConvSupported(p) || !PointwiseConvAligned(x, y)) return cudaErrorInvalidValue;
+  if (p.type == FloatType::kFloat32) return LaunchForCin<float>(p, x, w, bias, y, stream);
   if (p.type == FloatType::kBFloat16) return LaunchForCin<__nv_bfloat16>(p, x, w, bias, y, stream);
   return LaunchForCin<__half>(p, x, w, bias, y, stream);
 }

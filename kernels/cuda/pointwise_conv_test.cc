@@ -2,7 +2,8 @@
 // then every output element of EfficientNet- and MobileNet-shaped layers, each activation and storage
 // type, against a double-precision CPU reference computed on the very inputs the GPU sees (16-bit
 // inputs rounded first): float16 within 2e-3 and bfloat16 within 1.6e-2 relative (their output
-// rounding plus float accumulation). The GPU tests skip without a GPU.
+// rounding plus float accumulation), float32 computed in TF32 within TF32's rounding bound (2^-10 of
+// the sum of |x * w|). The GPU tests skip without a GPU.
 #include "kernels/cuda/pointwise_conv.h"
 
 #include <cuda_runtime_api.h>
@@ -29,17 +30,27 @@ PointwiseConvParams Params(int64_t pixels, int cin, int cout, Activation act = P
   return p;
 }
 
+// Float32 computed in TF32 (what a tf32 plan allows).
+PointwiseConvParams Tf32(int64_t pixels, int cin, int cout, Activation act = PointwiseConvParams::kNone) {
+  PointwiseConvParams p = Params(pixels, cin, cout, act, FloatType::kFloat32);
+  p.allow_tf32 = true;
+  return p;
+}
+
 TEST(PointwiseConvSupportTest, AcceptsExpandConvShapes) {
   const FloatType half = FloatType::kFloat16;
   EXPECT_TRUE(PointwiseConvSupported(Params(256 * 112 * 112, 16, 96, PointwiseConvParams::kSilu, half)));
   EXPECT_TRUE(PointwiseConvSupported(Params(1, 8, 16, PointwiseConvParams::kNone, half)));
   EXPECT_TRUE(PointwiseConvSupported(Params(3136, 64, 160, PointwiseConvParams::kRelu6, FloatType::kBFloat16)));
+  EXPECT_TRUE(PointwiseConvSupported(Params(3136, 64, 384, PointwiseConvParams::kRelu6, half)));
+  EXPECT_TRUE(PointwiseConvSupported(Tf32(256 * 112 * 112, 16, 96)));
+  EXPECT_TRUE(PointwiseConvSupported(Tf32(784, 40, 240)));
 }
 
 TEST(PointwiseConvSupportTest, RejectsOtherShapesWithAReason) {
   const char* reason = nullptr;
   EXPECT_FALSE(PointwiseConvSupported(Params(10, 16, 96), &reason));
-  EXPECT_STREQ(reason, "float32 (the kernel runs on 16-bit tensor cores)");
+  EXPECT_STREQ(reason, "strict float32 (the kernel computes float32 in TF32)");
   auto Half = [](int64_t pixels, int cin, int cout) {
     return Params(pixels, cin, cout, PointwiseConvParams::kNone, FloatType::kFloat16);
   };
@@ -51,7 +62,7 @@ TEST(PointwiseConvSupportTest, RejectsOtherShapesWithAReason) {
   EXPECT_STREQ(reason, "input channels not a multiple of 8 from 8 to 64");
   EXPECT_FALSE(PointwiseConvSupported(Half(10, 16, 100), &reason));
   EXPECT_STREQ(reason, "output channels not a positive multiple of 16");
-  EXPECT_FALSE(PointwiseConvSupported(Half(10, 64, 384), &reason));
+  EXPECT_FALSE(PointwiseConvSupported(Tf32(10, 64, 384), &reason));
   EXPECT_STREQ(reason, "weights over the kernel's shared memory");
 }
 
@@ -108,15 +119,24 @@ void ExpectMatchesReference(const PointwiseConvParams& p, bool with_bias) {
   ASSERT_EQ(PointwiseConvNhwc(p, dx, dw, db, dy, nullptr), cudaSuccess);
   std::vector<uint8_t> y(y_bytes);
   ASSERT_EQ(cudaMemcpy(y.data(), dy, y_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-  const double tolerance = p.type == FloatType::kFloat32 ? 1e-5 : p.type == FloatType::kFloat16 ? 2e-3 : 1.6e-2;
+  const double tolerance = p.type == FloatType::kFloat16 ? 2e-3 : 1.6e-2;
   int64_t bad = 0;
   for (int64_t px = 0; px < p.pixels; ++px) {
     for (int co = 0; co < p.cout; ++co) {
-      double sum = with_bias ? bias[co] : 0.0;
-      for (int ci = 0; ci < p.cin; ++ci) sum += static_cast<double>(x[px * p.cin + ci]) * w[co * p.cin + ci];
+      double sum = with_bias ? bias[co] : 0.0, magnitude = 0.0;
+      for (int ci = 0; ci < p.cin; ++ci) {
+        const double product = static_cast<double>(x[px * p.cin + ci]) * w[co * p.cin + ci];
+        sum += product;
+        magnitude += std::fabs(product);
+      }
       const double want = Reference(p.activation, sum);
       const double got = Decode(p.type, &y[(px * p.cout + co) * ElementBytes(p.type)]);
-      if (std::fabs(got - want) > tolerance * std::max(1.0, std::fabs(want)) && ++bad <= 5) {
+      // TF32 rounds each operand to 11 significant bits (2^-11 relative), so a product is off by at
+      // most 2^-10 of itself; the activations change a difference by at most 1.1x.
+      const double limit = p.type == FloatType::kFloat32
+                               ? 1.1 * std::ldexp(magnitude, -10) + 1e-5 * (1 + std::fabs(want))
+                               : tolerance * std::max(1.0, std::fabs(want));
+      if (std::fabs(got - want) > limit && ++bad <= 5) {
         ADD_FAILURE() << "pixel " << px << " channel " << co << ": got " << got << ", want " << want;
       }
     }
@@ -126,10 +146,12 @@ void ExpectMatchesReference(const PointwiseConvParams& p, bool with_bias) {
 }
 
 TEST_F(PointwiseConvGpuTest, EveryActivationAndTypeMatchesReference) {
-  for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16}) {
+  for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
     for (Activation act : {PointwiseConvParams::kNone, PointwiseConvParams::kRelu, PointwiseConvParams::kRelu6,
                            PointwiseConvParams::kSilu}) {
-      ExpectMatchesReference(Params(1000, 16, 96, act, type), /*with_bias=*/true);
+      PointwiseConvParams p = Params(1000, 16, 96, act, type);
+      p.allow_tf32 = true;  // float32 only
+      ExpectMatchesReference(p, /*with_bias=*/true);
     }
   }
 }
@@ -137,6 +159,7 @@ TEST_F(PointwiseConvGpuTest, EveryActivationAndTypeMatchesReference) {
 TEST_F(PointwiseConvGpuTest, EveryInputChannelCountMatchesReference) {
   for (int cin = 8; cin <= 64; cin += 8) {
     ExpectMatchesReference(Params(333, cin, 48, PointwiseConvParams::kSilu, FloatType::kFloat16), cin % 16 == 0);
+    ExpectMatchesReference(Tf32(333, cin, 48, PointwiseConvParams::kSilu), cin % 16 != 0);
   }
 }
 
@@ -144,6 +167,11 @@ TEST_F(PointwiseConvGpuTest, ExpandConvShapesMatchReference) {
   ExpectMatchesReference(Params(777, 24, 144, PointwiseConvParams::kSilu, FloatType::kFloat16), true);
   ExpectMatchesReference(Params(513, 40, 240, PointwiseConvParams::kSilu, FloatType::kFloat16), true);
   ExpectMatchesReference(Params(401, 32, 192, PointwiseConvParams::kRelu6, FloatType::kBFloat16), true);
+  // Over the default 48 KiB of shared memory: the kernel's opt-in.
+  ExpectMatchesReference(Params(299, 64, 384, PointwiseConvParams::kRelu6, FloatType::kFloat16), true);
+  ExpectMatchesReference(Tf32(513, 40, 240, PointwiseConvParams::kSilu), true);
+  ExpectMatchesReference(Tf32(777, 24, 144, PointwiseConvParams::kSilu), true);
+  ExpectMatchesReference(Tf32(401, 32, 192, PointwiseConvParams::kRelu6), false);
 }
 
 TEST_F(PointwiseConvGpuTest, ManyPixelsLoopOverTheGrid) {  // more pixels than the grid has threads
@@ -162,7 +190,7 @@ TEST_F(PointwiseConvGpuTest, RefusesMisalignedOrUnsupportedCalls) {
   cudaFree(d);
 }
 
-// EfficientNet-B0's expand convs at batch 256, fp16 + SiLU, on zero-filled buffers: the kernel's
+// EfficientNet-B0's expand convs at batch 256, fp16 and tf32 + SiLU, on zero-filled buffers: the kernel's
 // time and bandwidth beside a cudaMemset of the output (the write ceiling). Prints, asserts only
 // that the launches succeed (speed is the benchmarks' business).
 TEST_F(PointwiseConvGpuTest, PrintsBandwidthOfExpandConvs) {
@@ -173,15 +201,15 @@ TEST_F(PointwiseConvGpuTest, PrintsBandwidthOfExpandConvs) {
   constexpr int kBatch = 256, kRuns = 20;
   size_t max_x = 0, max_y = 0;
   for (const Layer& l : layers) {
-    max_x = std::max(max_x, size_t{kBatch} * l.hw * l.hw * l.cin * 2);
-    max_y = std::max(max_y, size_t{kBatch} * l.hw * l.hw * l.cout * 2);
+    max_x = std::max(max_x, size_t{kBatch} * l.hw * l.hw * l.cin * 4);
+    max_y = std::max(max_y, size_t{kBatch} * l.hw * l.hw * l.cout * 4);
   }
   void *x = nullptr, *y = nullptr, *w = nullptr;
   ASSERT_EQ(cudaMalloc(&x, max_x), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&y, max_y), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&w, 64 * 2048 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&w, 64 * 2048 * 4), cudaSuccess);
   ASSERT_EQ(cudaMemset(x, 0, max_x), cudaSuccess);
-  ASSERT_EQ(cudaMemset(w, 0, 64 * 2048 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(w, 0, 64 * 2048 * 4), cudaSuccess);
   cudaEvent_t start, stop;
   ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
   ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
@@ -196,15 +224,19 @@ TEST_F(PointwiseConvGpuTest, PrintsBandwidthOfExpandConvs) {
     return ms / kRuns;
   };
   for (const Layer& l : layers) {
-    const PointwiseConvParams p =
-        Params(int64_t{kBatch} * l.hw * l.hw, l.cin, l.cout, PointwiseConvParams::kSilu, FloatType::kFloat16);
-    ASSERT_EQ(PointwiseConvNhwc(p, x, w, nullptr, y, nullptr), cudaSuccess);
-    const double x_bytes = 2.0 * p.pixels * p.cin, y_bytes = 2.0 * p.pixels * p.cout;
-    const float ms = time_ms([&] { PointwiseConvNhwc(p, x, w, nullptr, y, nullptr); });
-    const float memset_ms = time_ms([&] { cudaMemsetAsync(y, 1, static_cast<size_t>(y_bytes)); });
-    std::printf("1x1 conv %d->%d at %dx%d, batch %d, fp16 SiLU: %.4f ms, %.0f GB/s (memset of y: %.4f ms, %.0f GB/s)\n",
-                l.cin, l.cout, l.hw, l.hw, kBatch, ms, (x_bytes + y_bytes) / (ms * 1e-3) / 1e9, memset_ms,
-                y_bytes / (memset_ms * 1e-3) / 1e9);
+    for (FloatType type : {FloatType::kFloat16, FloatType::kFloat32}) {
+      const PointwiseConvParams p = Tf32(int64_t{kBatch} * l.hw * l.hw, l.cin, l.cout, PointwiseConvParams::kSilu);
+      PointwiseConvParams typed = p;
+      typed.type = type;
+      ASSERT_EQ(PointwiseConvNhwc(typed, x, w, nullptr, y, nullptr), cudaSuccess);
+      const double element = ElementBytes(type), x_bytes = element * p.pixels * p.cin,
+                   y_bytes = element * p.pixels * p.cout;
+      const float ms = time_ms([&] { PointwiseConvNhwc(typed, x, w, nullptr, y, nullptr); });
+      const float memset_ms = time_ms([&] { cudaMemsetAsync(y, 1, static_cast<size_t>(y_bytes)); });
+      std::printf("1x1 conv %d->%d at %dx%d, batch %d, %s SiLU: %.4f ms, %.0f GB/s (memset of y: %.4f ms, %.0f GB/s)\n",
+                  l.cin, l.cout, l.hw, l.hw, kBatch, type == FloatType::kFloat16 ? "fp16" : "tf32", ms,
+                  (x_bytes + y_bytes) / (ms * 1e-3) / 1e9, memset_ms, y_bytes / (memset_ms * 1e-3) / 1e9);
+    }
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);

@@ -2,8 +2,8 @@
 // reference kernels running the same plan, and required to run as a device step (never the host
 // fallback) and to replay a CUDA graph on the third run: Softmax and LogSoftmax of every rank 2/3/4
 // and axis -1/1 (cuDNN's softmax, or the own kernel where cuDNN does not take the shape), and LRN
-// (cuDNN's cross-channel LRN), in fp32 and fp16; and the fp16 stem (one-pass input Cast+Pad, fused
-// conv). Skips when no GPU is usable.
+// (cuDNN's cross-channel LRN), in fp32 and fp16; and the fp16 / tf32 stem (one-pass input
+// (Cast+)Pad, fused conv). Skips when no GPU is usable.
 #include <random>
 #include <string>
 #include <vector>
@@ -127,10 +127,13 @@ INSTANTIATE_TEST_SUITE_P(Lrn, SingleOpGpuTest, testing::ValuesIn(LrnCases()), Na
 
 }  // namespace
 
-// An fp32 image into an fp16 stem conv (3 channels, padded to 4) + bias + Relu: the input Cast and
-// the channel Pad run as one own kernel (kernels/cuda/cast_pad.h) and the conv as a fused cuDNN graph
-// (the fp16 stem rule, Relu as RELU_FWD); the result equals the CPU's run of the same plan.
-TEST(StemGpuTest, Fp16StemCastsAndPadsInOnePassAndFuses) {
+// An fp32 image into a stem conv (3 channels, padded to 4 in tf32 and 8 in fp16) + bias + Relu: the
+// channel Pad (fp16: with the input Cast) runs as one own kernel into NHWC (kernels/cuda/cast_pad.h)
+// and the conv as a fused cuDNN graph (Relu as RELU_FWD); the result equals the CPU's run of the
+// same plan in every run (step by step, captured, replayed).
+class StemGpuTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(StemGpuTest, StemPadsInOnePassAndFuses) {
   onnx::ModelProto model = testing_util::MakeModel(13);
   auto* g = model.mutable_graph();
   *g->add_input() = testing_util::TensorInfo("x", {2, 3, 16, 16});
@@ -146,7 +149,7 @@ TEST(StemGpuTest, Fp16StemCastsAndPadsInOnePassAndFuses) {
   *g->add_node() = testing_util::MakeNode("Relu", {"c"}, {"y"}, "relu");
   runtime::SessionOptions options;
   options.device = runtime::Device::kCuda;
-  options.precision = "fp16";
+  options.precision = GetParam();
   options.gpu.plan_cache = false;
   options.gpu.measure_choices = false;  // this test is about the graph being built: never split
   auto session = runtime::Session::CreateFromBytes(model.SerializeAsString(), options);
@@ -157,17 +160,24 @@ TEST(StemGpuTest, Fp16StemCastsAndPadsInOnePassAndFuses) {
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({2, 3, 16, 16})}};
   auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
+  // fp16: 16-bit rounding; tf32: 27 products (|x| <= 2, |w| <= 0.5) each within 2^-10 of itself.
+  const testing_util::Tolerance tol =
+      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{2e-3, 2e-3};
   for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
     auto gpu = (*session)->Run(inputs);
     ASSERT_TRUE(gpu.ok()) << gpu.status();
-    EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, {1e-2, 1e-3}), "") << "run " << run;
+    EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
   }
-  bool cast_pad = false, fused = false;
+  const std::string one_pass = GetParam() == "fp16" ? "cast, NHWC layout and channel padding in one pass"
+                                                    : "NHWC layout and channel padding in one pass";
+  bool padded = false, fused = false;
   for (const std::string& note : (*session)->gpu_step_notes()) {
-    cast_pad = cast_pad || absl::StrContains(note, "cast, NHWC layout and channel padding in one pass");
+    padded = padded || absl::StrContains(note, one_pass);
     fused = fused || absl::StrContains(note, "cuDNN operation graph");
     EXPECT_FALSE(absl::StrContains(note, "host reference")) << note;
   }
-  EXPECT_TRUE(cast_pad);
+  EXPECT_TRUE(padded);
   EXPECT_TRUE(fused);
 }
+
+INSTANTIATE_TEST_SUITE_P(Precisions, StemGpuTest, testing::Values("fp16", "tf32"));
