@@ -69,11 +69,12 @@ Choice Fastest(const Decision& d) {
   return best;
 }
 
-std::string Describe(const Decision& d, bool from_cache) {
+// `own_kernel`: what the own-kernel candidate is called ("own 1x1-conv kernel", "own stem-conv kernel").
+std::string Describe(const Decision& d, bool from_cache, const std::string& own_kernel) {
   const std::string split = d.split_ms == kNotTimedForMemory ? "not timed (it would raise the run's peak memory)"
                             : d.split_ms < 0                 ? "not possible"
                                                              : absl::StrFormat("%.3f ms", d.split_ms);
-  const std::string own = d.own_ms < 0 ? "" : absl::StrFormat(", own 1x1-conv kernel %.3f ms", d.own_ms);
+  const std::string own = d.own_ms < 0 ? "" : absl::StrFormat(", %s %.3f ms", own_kernel, d.own_ms);
   const std::string epilogue =
       d.epilogue_ms < 0 ? "" : absl::StrFormat(", cuBLASLt matmul + own epilogue kernel %.3f ms", d.epilogue_ms);
   const char* won = d.choice == Choice::kSplit            ? "split"
@@ -83,6 +84,18 @@ std::string Describe(const Decision& d, bool from_cache) {
   return absl::StrFormat("measured%s: cuDNN graph %.3f ms, split (legacy conv + own kernels) %s%s%s -> %s",
                          from_cache ? " (decision from the plan cache)" : " at the first run for these dims",
                          d.graph_ms, split, own, epilogue, won);
+}
+
+// The own pointwise-conv kernel's name for `step`: a 1x1 conv, or a stem conv's window on it.
+std::string OwnConvKernelName(const ir::Graph& g, const Step& step, const std::vector<DeviceTensor>& values) {
+  const ir::Node& anchor = g.node(step.nodes[0]);
+  const std::vector<int64_t> dims = anchor.inputs.empty() || !values[anchor.inputs[0]].valid()
+                                        ? std::vector<int64_t>{}
+                                        : values[anchor.inputs[0]].dims;
+  absl::StatusOr<PointwiseConvForm> form = MatchPointwiseConv(g, step, dims, /*allow_tf32=*/true);
+  if (!form.ok() || form->params.window.OneByOne()) return "own 1x1-conv kernel";
+  const kernels::cuda::ConvWindow& w = form->params.window;
+  return absl::StrFormat("own stem-conv kernel (%dx%d stride %d)", w.kernel_h, w.kernel_w, w.stride_h);
 }
 
 // The default pool's bytes in use now and its high-water mark; nullopt when unreadable.
@@ -204,24 +217,25 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
     decision->choice = Choice::kGraph;
   }
   entry.choice = decision->choice;
+  const std::string own_kernel = OwnConvKernelName(plan_.graph, plan_.steps[index], values);
   if (decision->choice == Choice::kSplit) {
     ++measured_.split;
     entry.note = absl::StrCat(
         "split into single nodes: the conv/matmul on legacy cuDNN, each following op on an "
         "own kernel (",
-        Describe(*decision, from_cache), ")");
+        Describe(*decision, from_cache, own_kernel), ")");
   } else if (decision->choice == Choice::kOwnKernel) {
     ++measured_.own_kernel;
     entry.note =
-        absl::StrCat("own 1x1-conv kernel (kernels/cuda/pointwise_conv) (", Describe(*decision, from_cache), ")");
+        absl::StrCat(own_kernel, " (kernels/cuda/pointwise_conv) (", Describe(*decision, from_cache, own_kernel), ")");
   } else if (decision->choice == Choice::kMatmulEpilogue) {
     ++measured_.matmul_epilogue;
     entry.note = absl::StrCat("cuBLASLt matmul", entry.lt_matmul->shape().bias ? " with its bias epilogue" : "",
                               ", then the own epilogue kernel where an activation or residual is left "
                               "(kernels/cuda/matmul_epilogue) (",
-                              Describe(*decision, from_cache), ")");
+                              Describe(*decision, from_cache, own_kernel), ")");
   } else {
-    entry.note = absl::StrCat(graph_note, " (", Describe(*decision, from_cache), ")");
+    entry.note = absl::StrCat(graph_note, " (", Describe(*decision, from_cache, own_kernel), ")");
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
 // FusedGraph steps: one cuDNN operation graph per step (plans built by plan_builder.cc, bound to the
-// step's values here), the split fallback rung when no graph finalized, and the own 1x1-conv kernel
+// step's values here), the split fallback rung when no graph finalized, and the own 1x1/stem-conv kernel
 // or cuBLASLt's matmul + the own epilogue kernel when the measured choice picked them.
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // MatchPointwiseConv on small imported graphs (no GPU needed): which FusedGraph steps the own 1x1-conv
-// kernel may run, with which activation, and the reason for those it may not.
+// kernel may run (1x1 convs, and stem windows), with which activation, and the reason for those it may not.
 #include "runtime/pointwise_conv_form.h"
 
 #include "gmock/gmock.h"
@@ -82,13 +82,33 @@ TEST(PointwiseConvFormTest, OneByOneConvWithEachTailMatches) {
   }
 }
 
+TEST(PointwiseConvFormTest, StemWindowMatchesWithItsGeometry) {
+  ConvCase stem;  // 3x3 stride 2 pad 1 on 4 float32 channels (16-byte pixels), as a tf32 stem
+  stem.cin = 4, stem.kernel = 3, stem.stride = 2, stem.tail = "silu";
+  absl::StatusOr<PointwiseConvForm> form = MatchFirstStep(stem, /*allow_tf32=*/true);
+  ASSERT_TRUE(form.ok()) << form.status();
+  const kernels::cuda::ConvWindow& w = form->params.window;
+  EXPECT_FALSE(w.OneByOne());
+  EXPECT_EQ(w.kernel_h, 3);
+  EXPECT_EQ(w.stride_w, 2);
+  EXPECT_EQ(w.pad_top, 1);
+  EXPECT_EQ(w.in_h, 8);
+  EXPECT_EQ(w.out_w, 4);
+  EXPECT_EQ(form->params.pixels, 2 * 4 * 4);
+  EXPECT_EQ(form->params.activation, Params::kSilu);
+  EXPECT_EQ(form->out_dims, (std::vector<int64_t>{2, 32, 4, 4}));
+  EXPECT_TRUE(kernels::cuda::PointwiseConvSupported(form->params));
+  // The same window over 16 float32 channels (64-byte pixels) matches but the kernel refuses it.
+  ConvCase wide = stem;
+  wide.cin = 16;
+  form = MatchFirstStep(wide, /*allow_tf32=*/true);
+  ASSERT_TRUE(form.ok()) << form.status();
+  const char* reason = nullptr;
+  EXPECT_FALSE(kernels::cuda::PointwiseConvSupported(form->params, &reason));
+  EXPECT_STREQ(reason, "a window over input pixels of other than 8 or 16 bytes");
+}
+
 TEST(PointwiseConvFormTest, OtherConvsSayWhyNot) {
-  ConvCase three_by_three;
-  three_by_three.kernel = 3;
-  EXPECT_THAT(MatchFirstStep(three_by_three).status().message(), HasSubstr("not constant 1x1 weights"));
-  ConvCase strided;
-  strided.stride = 2;
-  EXPECT_THAT(MatchFirstStep(strided).status().message(), HasSubstr("strides or pads"));
   ConvCase residual;
   residual.tail = "residual";
   EXPECT_THAT(MatchFirstStep(residual).status().message(), HasSubstr("Add+Relu after the conv"));

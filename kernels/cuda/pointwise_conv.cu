@@ -18,8 +18,9 @@ namespace wmma = nvcuda::wmma;
 
 constexpr int kWarps = 4;  // per block; each warp owns tiles of 16 pixels
 constexpr int kThreads = 32 * kWarps;
-constexpr int kTile = 16;  // the mma's m and n (pixels and output channels per tile); kpad a multiple of it
-constexpr int kMaxCin = 64;
+constexpr int kTile = 16;        // the mma's m and n (pixels and output channels per tile); kpad a multiple of it
+constexpr int kMaxCin = 64;      // of a 1x1 conv
+constexpr int kMaxWindowK = 80;  // taps * cin of a window (five 16-wide k tiles)
 constexpr size_t kDefaultSharedBytes = 48 * 1024;  // more needs the kernel's opt-in
 constexpr size_t kMaxSharedBytes = 96 * 1024;      // a block's limit here (two blocks still fit an SM)
 
@@ -124,11 +125,46 @@ __device__ __forceinline__ void RoundToOperand(Fragment& f) {
 // (EfficientNet's expand convs at batch 256): 16-bit types gain from kM = 2 (16 -> 96 at 112x112
 // 0.316 -> 0.288 ms, 24 -> 144 at 56x56 0.171 -> 0.123), float32 from staged rows (16 -> 96 0.785 ->
 // 0.540 ms) where they fit the default shared memory.
-template <int kMTiles, bool kStageRows>
+template <int kMTiles, bool kStageRows, int kWindowPixelBytes>
 struct Shape {
   static constexpr int kM = kMTiles;
   static constexpr bool kRows = kStageRows;
+  static constexpr int kPixelBytes = kWindowPixelBytes;  // a conv window over 8- or 16-byte pixels; 0: 1x1
 };
+
+// ConvWindow as the kernel reads it.
+struct Window {
+  int kernel_w, stride_h, stride_w, pad_top, pad_left, in_h, in_w, out_h, out_w, taps;
+};
+
+// Copies the inputs of output pixels p0 .. p0 + rows - 1 under a window into dst [kTile][ld]: row r
+// holds the taps' input pixels (kPixelBytes each: all cin channels, tap-major), zeros outside the
+// image, past the taps and past `rows`. Lanes 0..15 find one row's image and corner each; the warp
+// shares them.
+template <typename T, int kPixelBytes>
+__device__ __forceinline__ void StageWindowTile(const T* x, int64_t p0, int rows, const Window& win, int kpad, int ld,
+                                                T* dst) {
+  using Pixel = std::conditional_t<kPixelBytes == 16, uint4, uint2>;
+  constexpr int kVec = kPixelBytes / sizeof(T);  // channels of one input pixel
+  const int lane = threadIdx.x % 32;
+  int image = 0, top = 0, left = 0;
+  if (lane < kTile) {
+    const int p = static_cast<int>(p0) + lane, ow = p % win.out_w, rest = p / win.out_w;
+    image = rest / win.out_h;
+    top = (rest % win.out_h) * win.stride_h - win.pad_top;
+    left = ow * win.stride_w - win.pad_left;
+  }
+  for (int i = lane; i < kTile * kpad / kVec; i += 32) {  // the same trip count on every lane
+    const int r = i / (kpad / kVec), tap = i % (kpad / kVec);
+    const int n = __shfl_sync(0xffffffffu, image, r), ih = __shfl_sync(0xffffffffu, top, r) + tap / win.kernel_w,
+              iw = __shfl_sync(0xffffffffu, left, r) + tap % win.kernel_w;
+    Pixel v{};
+    if (r < rows && tap < win.taps && ih >= 0 && ih < win.in_h && iw >= 0 && iw < win.in_w) {
+      v = *reinterpret_cast<const Pixel*>(x + ((static_cast<int64_t>(n) * win.in_h + ih) * win.in_w + iw) * kVec);
+    }
+    *reinterpret_cast<Pixel*>(dst + r * ld + tap * kVec) = v;
+  }
+}
 
 // Shared memory: weights [cout][ld] (storage type, zero-padded along cin), bias [cout] (float), and
 // per warp kM input tiles [16][ld] (storage type), kM output tiles [16][kLdC] (float) and, with kRows,
@@ -153,8 +189,9 @@ struct SharedLayout {
   }
 };
 
-size_t SharedBytes(int cin, int cout, size_t element, int m, bool stage_rows) {
-  const size_t ld = SharedLd(PaddedCin(cin), element);
+// k: the matrix product's K (cin * taps).
+size_t SharedBytes(int k, int cout, size_t element, int m, bool stage_rows) {
+  const size_t ld = SharedLd(PaddedCin(k), element);
   const size_t per_warp =
       m * (kTile * ld * element + kTile * kLdC * sizeof(float) + (stage_rows ? kTile * cout * element : 0));
   return (cout * ld * element + cout * sizeof(float) + kWarps * per_warp + 31) / 32 * 32;
@@ -167,15 +204,15 @@ size_t SharedBytes(int cin, int cout, size_t element, int m, bool stage_rows) {
 template <typename T, int kKTiles, int kAct, typename S>
 __global__ void __launch_bounds__(kThreads)
     PointwiseConvKernel(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ y,
-                        int64_t pixels, int cin, int cout) {
+                        int64_t pixels, int cin, int cout, Window win) {
   extern __shared__ float4 shared[];
   using Operand = typename MmaOperand<T>::Type;
   constexpr int kK = MmaOperand<T>::kK, kpad = kKTiles * kTile, kSteps = kpad / kK, kPixels = S::kM * kTile;
   constexpr int ld = SharedLd(kpad, sizeof(T));
   const SharedLayout<T> sm(shared, cout, ld, S::kM, S::kRows);
-  for (int i = threadIdx.x; i < cout * ld; i += blockDim.x) {
-    const int n = i / ld, k = i % ld;
-    sm.weights[i] = k < cin ? WeightOperand(w[n * cin + k]) : FromFloat<T>(0.f);
+  for (int i = threadIdx.x; i < cout * ld; i += blockDim.x) {  // k = tap * cin + channel; w [cout][cin][taps]
+    const int n = i / ld, k = i % ld, tap = k / cin, c = k % cin;
+    sm.weights[i] = tap < win.taps ? WeightOperand(w[(n * cin + c) * win.taps + tap]) : FromFloat<T>(0.f);
   }
   for (int i = threadIdx.x; i < cout; i += blockDim.x) sm.bias[i] = bias != nullptr ? ToFloat(bias[i]) : 0.f;
   __syncthreads();
@@ -186,7 +223,12 @@ __global__ void __launch_bounds__(kThreads)
     const int rows = static_cast<int>(pixels - p0 < kPixels ? pixels - p0 : kPixels);
 #pragma unroll
     for (int m = 0; m < S::kM; ++m) {
-      StageInputTile(x + (p0 + m * kTile) * cin, rows - m * kTile, cin, kpad, ld, sm.inputs + m * kTile * ld);
+      if constexpr (S::kPixelBytes > 0) {
+        StageWindowTile<T, S::kPixelBytes>(x, p0 + m * kTile, rows - m * kTile, win, kpad, ld,
+                                           sm.inputs + m * kTile * ld);
+      } else {
+        StageInputTile(x + (p0 + m * kTile) * cin, rows - m * kTile, cin, kpad, ld, sm.inputs + m * kTile * ld);
+      }
     }
     __syncwarp();
     wmma::fragment<wmma::matrix_a, kTile, kTile, kK, Operand, wmma::row_major> a[S::kM][kSteps];
@@ -245,7 +287,7 @@ cudaError_t GridFor(int64_t pixels, int step_pixels, size_t shared_bytes, int* g
 template <typename T, int kKTiles, int kAct, typename S>
 cudaError_t Launch(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                    cudaStream_t stream) {
-  const size_t shared_bytes = SharedBytes(p.cin, p.cout, sizeof(T), S::kM, S::kRows);
+  const size_t shared_bytes = SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), S::kM, S::kRows);
   int grid = 0;
   if (cudaError_t e = GridFor(p.pixels, S::kM * kTile, shared_bytes, &grid); e != cudaSuccess) return e;
   if (shared_bytes > kDefaultSharedBytes) {
@@ -253,35 +295,46 @@ cudaError_t Launch(const PointwiseConvParams& p, const void* x, const void* w, c
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
     if (e != cudaSuccess) return e;
   }
+  const ConvWindow& cw = p.window;
+  const Window win{cw.kernel_w, cw.stride_h, cw.stride_w, cw.pad_top, cw.pad_left,
+                   cw.in_h,     cw.in_w,     cw.out_h,    cw.out_w,   cw.Taps()};
   PointwiseConvKernel<T, kKTiles, kAct, S><<<grid, kThreads, shared_bytes, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), p.pixels,
-      p.cin, p.cout);
+      p.cin, p.cout, win);
   return cudaGetLastError();
 }
 
 // The shape for p (see Shape): 16-bit types two tiles per step; float32 staged rows when they fit the
 // default shared memory, else one tile per step.
-template <typename T, int kKTiles, int kAct>
+template <typename T, int kKTiles, int kAct, int kPixelBytes>
 cudaError_t LaunchShaped(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                          cudaStream_t stream) {
   if constexpr (sizeof(T) == 2) {
-    return Launch<T, kKTiles, kAct, Shape<2, false>>(p, x, w, bias, y, stream);
+    return Launch<T, kKTiles, kAct, Shape<2, false, kPixelBytes>>(p, x, w, bias, y, stream);
   } else {
-    if (SharedBytes(p.cin, p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
-      return Launch<T, kKTiles, kAct, Shape<1, true>>(p, x, w, bias, y, stream);
+    if (SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
+      return Launch<T, kKTiles, kAct, Shape<1, true, kPixelBytes>>(p, x, w, bias, y, stream);
     }
-    return Launch<T, kKTiles, kAct, Shape<1, false>>(p, x, w, bias, y, stream);
+    return Launch<T, kKTiles, kAct, Shape<1, false, kPixelBytes>>(p, x, w, bias, y, stream);
   }
+}
+
+template <typename T, int kKTiles, int kAct>
+cudaError_t LaunchWindowed(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
+                           cudaStream_t stream) {
+  if (p.window.OneByOne()) return LaunchShaped<T, kKTiles, kAct, 0>(p, x, w, bias, y, stream);
+  if (p.cin * sizeof(T) == 8) return LaunchShaped<T, kKTiles, kAct, 8>(p, x, w, bias, y, stream);
+  return LaunchShaped<T, kKTiles, kAct, 16>(p, x, w, bias, y, stream);
 }
 
 template <typename T, int kKTiles>
 cudaError_t LaunchForActivation(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                                 cudaStream_t stream) {
   switch (p.activation) {
-    case PointwiseConvParams::kNone: return LaunchShaped<T, kKTiles, kConvActNone>(p, x, w, bias, y, stream);
-    case PointwiseConvParams::kRelu: return LaunchShaped<T, kKTiles, kConvActRelu>(p, x, w, bias, y, stream);
-    case PointwiseConvParams::kRelu6: return LaunchShaped<T, kKTiles, kConvActRelu6>(p, x, w, bias, y, stream);
-    case PointwiseConvParams::kSilu: return LaunchShaped<T, kKTiles, kConvActSilu>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kNone: return LaunchWindowed<T, kKTiles, kConvActNone>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kRelu: return LaunchWindowed<T, kKTiles, kConvActRelu>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kRelu6: return LaunchWindowed<T, kKTiles, kConvActRelu6>(p, x, w, bias, y, stream);
+    case PointwiseConvParams::kSilu: return LaunchWindowed<T, kKTiles, kConvActSilu>(p, x, w, bias, y, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -289,29 +342,50 @@ cudaError_t LaunchForActivation(const PointwiseConvParams& p, const void* x, con
 template <typename T>
 cudaError_t LaunchForCin(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                          cudaStream_t stream) {
-  switch (PaddedCin(p.cin) / kTile) {
+  switch (PaddedCin(p.cin * p.window.Taps()) / kTile) {
     case 1: return LaunchForActivation<T, 1>(p, x, w, bias, y, stream);
     case 2: return LaunchForActivation<T, 2>(p, x, w, bias, y, stream);
     case 3: return LaunchForActivation<T, 3>(p, x, w, bias, y, stream);
     case 4: return LaunchForActivation<T, 4>(p, x, w, bias, y, stream);
+    case 5: return LaunchForActivation<T, 5>(p, x, w, bias, y, stream);
   }
   return cudaErrorInvalidValue;
 }
 
 }  // namespace
 
+// Why a window the kernel does not take (nullptr when it takes it): 8- or 16-byte input pixels,
+// K <= 80, 32-bit coordinates.
+const char* WindowRefusal(const PointwiseConvParams& p) {
+  const ConvWindow& w = p.window;
+  const size_t pixel_bytes = static_cast<size_t>(p.cin) * ElementBytes(p.type);
+  if (pixel_bytes != 8 && pixel_bytes != 16) return "a window over input pixels of other than 8 or 16 bytes";
+  if (w.kernel_h < 1 || w.kernel_w < 1 || p.cin * w.Taps() > kMaxWindowK) return "a window of more than 80 values";
+  if (w.stride_h < 1 || w.stride_w < 1 || w.pad_top < 0 || w.pad_left < 0 || w.in_h < 1 || w.in_w < 1 || w.out_h < 1 ||
+      w.out_w < 1 || p.pixels % (int64_t{w.out_h} * w.out_w) != 0) {
+    return "a window without its image sizes";
+  }
+  const int64_t images = p.pixels / (int64_t{w.out_h} * w.out_w);
+  if (p.pixels >= (int64_t{1} << 31) || images * w.in_h * w.in_w >= (int64_t{1} << 31)) {
+    return "a window over 2^31 pixels or more";
+  }
+  return nullptr;
+}
+
 bool PointwiseConvSupported(const PointwiseConvParams& p, const char** reason) {
   const char* why = nullptr;
+  const bool one_by_one = p.window.OneByOne();
   if (p.type == FloatType::kFloat32 && !p.allow_tf32) {
     why = "strict float32 (the kernel computes float32 in TF32)";
   } else if (p.pixels < 1) {
     why = "no pixels";
-  } else if (p.cin < 8 || p.cin > kMaxCin || p.cin % 8 != 0) {
+  } else if (one_by_one && (p.cin < 8 || p.cin > kMaxCin || p.cin % 8 != 0)) {
     why = "input channels not a multiple of 8 from 8 to 64";
+  } else if (!one_by_one && (why = WindowRefusal(p)) != nullptr) {
   } else if (p.cout < 16 || p.cout % 16 != 0) {
     why = "output channels not a positive multiple of 16";
-  } else if (SharedBytes(p.cin, p.cout, ElementBytes(p.type), p.type == FloatType::kFloat32 ? 1 : 2, false) >
-             kMaxSharedBytes) {
+  } else if (SharedBytes(p.cin * p.window.Taps(), p.cout, ElementBytes(p.type), p.type == FloatType::kFloat32 ? 1 : 2,
+                         false) > kMaxSharedBytes) {
     why = "weights over the kernel's shared memory";
   } else if (p.pixels > (int64_t{1} << 40)) {
     why = "more than 2^40 pixels";

@@ -174,6 +174,102 @@ TEST_F(PointwiseConvGpuTest, ExpandConvShapesMatchReference) {
   ExpectMatchesReference(Tf32(401, 32, 192, PointwiseConvParams::kRelu6), false);
 }
 
+// A stem conv (window over 16-byte input pixels) on random inputs: every output element against the
+// double-precision conv of the same (rounded) values, outside-the-image taps as 0.
+void ExpectWindowMatchesReference(FloatType type, int cin, int n, int in_h, int in_w, int cout, int kernel, int stride,
+                                  int pad, Activation act) {
+  PointwiseConvParams p = Params(0, cin, cout, act, type);
+  p.allow_tf32 = true;
+  ConvWindow& win = p.window;
+  win.kernel_h = win.kernel_w = kernel, win.stride_h = win.stride_w = stride, win.pad_top = win.pad_left = pad;
+  win.in_h = in_h, win.in_w = in_w;
+  win.out_h = (in_h + 2 * pad - kernel) / stride + 1, win.out_w = (in_w + 2 * pad - kernel) / stride + 1;
+  p.pixels = int64_t{n} * win.out_h * win.out_w;
+  ASSERT_TRUE(PointwiseConvSupported(p));
+  const int taps = kernel * kernel;
+  std::mt19937 rng(static_cast<unsigned>(n * 7 + in_h * 131 + cout));
+  std::normal_distribution<float> normal(0.f, 1.f);
+  auto random = [&](size_t count, float scale) {
+    std::vector<float> v(count);
+    for (float& x : v) x = normal(rng) * scale;
+    return RoundTo(type, v);
+  };
+  const std::vector<float> x = random(static_cast<size_t>(n) * in_h * in_w * cin, 1.f);
+  const std::vector<float> w = random(static_cast<size_t>(cout) * cin * taps, 1.f / std::sqrt(cin * taps));
+  const std::vector<float> bias = random(cout, 0.5f);
+  void* dx = ToDevice(Encode(type, x));
+  void* dw = ToDevice(Encode(type, w));
+  void* db = ToDevice(Encode(type, bias));
+  void* dy = nullptr;
+  const size_t y_bytes = p.pixels * cout * ElementBytes(type);
+  ASSERT_EQ(cudaMalloc(&dy, y_bytes), cudaSuccess);
+  ASSERT_EQ(PointwiseConvNhwc(p, dx, dw, db, dy, nullptr), cudaSuccess);
+  std::vector<uint8_t> y(y_bytes);
+  ASSERT_EQ(cudaMemcpy(y.data(), dy, y_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  int64_t bad = 0;
+  for (int64_t px = 0; px < p.pixels; ++px) {
+    const int ow = static_cast<int>(px % win.out_w), oh = static_cast<int>(px / win.out_w % win.out_h);
+    const int64_t image = px / (int64_t{win.out_w} * win.out_h);
+    for (int co = 0; co < cout; ++co) {
+      double sum = bias[co], magnitude = 0.0;
+      for (int r = 0; r < kernel; ++r) {
+        for (int c = 0; c < kernel; ++c) {
+          const int ih = oh * stride - pad + r, iw = ow * stride - pad + c;
+          if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
+          for (int ci = 0; ci < cin; ++ci) {
+            const double product = static_cast<double>(x[((image * in_h + ih) * in_w + iw) * cin + ci]) *
+                                   w[((co * cin + ci) * kernel + r) * kernel + c];
+            sum += product;
+            magnitude += std::fabs(product);
+          }
+        }
+      }
+      const double want = Reference(act, sum);
+      const double got = Decode(type, &y[(px * cout + co) * ElementBytes(type)]);
+      const double limit = type == FloatType::kFloat32
+                               ? 1.1 * std::ldexp(magnitude, -10) + 1e-5 * (1 + std::fabs(want))
+                               : (type == FloatType::kFloat16 ? 2e-3 : 1.6e-2) * std::max(1.0, std::fabs(want));
+      if (std::fabs(got - want) > limit && ++bad <= 5) {
+        ADD_FAILURE() << "pixel " << px << " channel " << co << ": got " << got << ", want " << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << kernel << "x" << kernel << " stride " << stride << " pad " << pad;
+  for (void* d : {dx, dw, db, dy}) cudaFree(d);
+}
+
+TEST_F(PointwiseConvGpuTest, StemWindowsMatchReference) {
+  // EfficientNet's / MobileNetV2's stem (3x3 stride 2 pad 1 on 4 padded fp16 channels: 8-byte pixels,
+  // 32 out, SiLU / ReLU6) on an odd-sized image, 16-byte pixels (8 channels), a stride-1 window, and
+  // the tf32 stem (4 float32 channels).
+  ExpectWindowMatchesReference(FloatType::kFloat16, 4, 3, 37, 29, 32, 3, 2, 1, PointwiseConvParams::kSilu);
+  ExpectWindowMatchesReference(FloatType::kBFloat16, 4, 2, 16, 16, 32, 3, 2, 1, PointwiseConvParams::kRelu6);
+  ExpectWindowMatchesReference(FloatType::kFloat16, 8, 3, 37, 29, 32, 3, 2, 1, PointwiseConvParams::kSilu);
+  ExpectWindowMatchesReference(FloatType::kFloat16, 8, 2, 9, 11, 48, 3, 1, 0, PointwiseConvParams::kNone);
+  ExpectWindowMatchesReference(FloatType::kFloat32, 4, 3, 37, 29, 32, 3, 2, 1, PointwiseConvParams::kSilu);
+  ExpectWindowMatchesReference(FloatType::kFloat32, 4, 1, 20, 20, 16, 4, 2, 1, PointwiseConvParams::kRelu);  // K 64
+}
+
+TEST(PointwiseConvSupportTest, WindowsNeedEightOrSixteenBytePixelsAndSmallK) {
+  PointwiseConvParams p = Params(2 * 8 * 8, 8, 32, PointwiseConvParams::kSilu, FloatType::kFloat16);
+  p.window.kernel_h = p.window.kernel_w = 3, p.window.stride_h = p.window.stride_w = 2;
+  p.window.pad_top = p.window.pad_left = 1, p.window.in_h = p.window.in_w = 16, p.window.out_h = p.window.out_w = 8;
+  EXPECT_TRUE(PointwiseConvSupported(p));
+  const char* reason = nullptr;
+  PointwiseConvParams wide = p;
+  wide.cin = 16;
+  EXPECT_FALSE(PointwiseConvSupported(wide, &reason));
+  EXPECT_STREQ(reason, "a window over input pixels of other than 8 or 16 bytes");
+  PointwiseConvParams big = p;
+  big.window.kernel_h = big.window.kernel_w = 7;  // resnet's stem: 392 values
+  EXPECT_FALSE(PointwiseConvSupported(big, &reason));
+  EXPECT_STREQ(reason, "a window of more than 80 values");
+  PointwiseConvParams unsized = p;
+  unsized.window.out_h = 0;
+  EXPECT_FALSE(PointwiseConvSupported(unsized, &reason));
+  EXPECT_STREQ(reason, "a window without its image sizes");
+}
+
 TEST_F(PointwiseConvGpuTest, ManyPixelsLoopOverTheGrid) {  // more pixels than the grid has threads
   ExpectMatchesReference(Params(700001, 8, 16, PointwiseConvParams::kRelu, FloatType::kFloat16), true);
 }

@@ -1,10 +1,10 @@
 // The measured choice between a conv step's cuDNN graph, its split form and (fp16, tf32) the own
 // 1x1-conv kernel (runtime/cuda_measured_choice.cc): a 1x1 Conv + bias + Sigmoid·Mul (SiLU) model,
-// fp32, tf32 and fp16; and for a transformer's feed-forward block (MatMul + bias + GELU, MatMul + bias + residual)
-// between each matmul step's graph and cuBLASLt's matmul + the own epilogue kernel. Whatever is chosen, the output
-// equals the CPU's run of the same plan through the step-by-step run, the capture and the replays; --explain's note
-// shows the times; a second session on the same plan cache reads the decision instead of timing again. Skipped without
-// a GPU.
+// fp32, tf32 and fp16, and a stem conv (the kernel's window form); and for a transformer's feed-forward block (MatMul +
+// bias + GELU, MatMul + bias + residual) between each matmul step's graph and cuBLASLt's matmul + the own epilogue
+// kernel. Whatever is chosen, the output equals the CPU's run of the same plan through the step-by-step run, the
+// capture and the replays; --explain's note shows the times; a second session on the same plan cache reads the decision
+// instead of timing again. Skipped without a GPU.
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -112,6 +112,44 @@ TEST_P(MeasuredChoiceGpuTest, ChosenFormMatchesCpuAndTheDecisionIsCached) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, MeasuredChoiceGpuTest, testing::Values("fp32", "tf32", "fp16"));
+
+// A stem: 3x3 stride 2 pad 1 conv of a 3-channel image (its channels padded to 4: 8-byte pixels in
+// fp16, 16-byte in tf32) + bias + SiLU. The own kernel's window form is a candidate beside the cuDNN graph;
+// whichever wins, every run matches the CPU's run of the same plan.
+class StemChoiceGpuTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(StemChoiceGpuTest, StemWindowIsTimedAndMatchesCpu) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {8, 3, 64, 64});
+  *g->add_output() = testing_util::TensorInfo("y", {8, 32, 32, 32});
+  std::vector<float> w(32 * 3 * 3 * 3), b(32);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 23) / 23.0f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.05f * static_cast<float>(i) - 0.8f;
+  testing_util::AddFloatInitializer(model, "w", {32, 3, 3, 3}, w);
+  testing_util::AddFloatInitializer(model, "b", {32}, b);
+  onnx::NodeProto conv = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c"}, "stem");
+  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  testing_util::SetIntsAttr(conv, "strides", {2, 2});
+  *g->add_node() = conv;
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"c"}, {"s"}, "sigmoid");
+  *g->add_node() = testing_util::MakeNode("Mul", {"c", "s"}, {"y"}, "silu");
+  const runtime::SessionOptions options =
+      FreshCacheOptions(GetParam(), testing::TempDir() + "/measured_choice_stem_" + GetParam());
+  auto session = runtime::Session::CreateFromBytes(model.SerializeAsString(), options);
+  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+    GTEST_SKIP() << session.status().message();
+  }
+  ASSERT_TRUE(session.ok()) << session.status();
+  // 27 products (|x| <= 2, |w| <= 0.5): fp16 rounding, or TF32's 2^-10 of each product.
+  const testing_util::Tolerance tol =
+      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{2e-3, 2e-3};
+  ExpectGpuRunsMatchCpu(**session, {{"x", RandomInput({8, 3, 64, 64})}}, tol);
+  const std::string note = MeasuredNote(**session);
+  EXPECT_TRUE(absl::StrContains(note, "own stem-conv kernel (3x3 stride 2)")) << note;
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, StemChoiceGpuTest, testing::Values("tf32", "fp16"));
 
 // Two 1x1 convs with the same cuDNN graph: one takes its bias as an input (the own kernel fits), the
 // other as a following Add node (it does not). Whichever decision the first caches, the second

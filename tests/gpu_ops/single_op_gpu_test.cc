@@ -127,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(Lrn, SingleOpGpuTest, testing::ValuesIn(LrnCases()), Na
 
 }  // namespace
 
-// An fp32 image into a stem conv (3 channels, padded to 4 in tf32 and 8 in fp16) + bias + Relu: the
+// An fp32 image into a stem conv (3 channels, padded to 4) + bias + Relu: the
 // channel Pad (fp16: with the input Cast) runs as one own kernel into NHWC (kernels/cuda/cast_pad.h)
 // and the conv as a fused cuDNN graph (Relu as RELU_FWD); the result equals the CPU's run of the
 // same plan in every run (step by step, captured, replayed).
