@@ -148,8 +148,9 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
                              MatchMatmulEpilogue(plan_.graph, plan_.steps[index]).ok();
   if (!split_possible && !epilogue_form) return absl::OkStatus();
   const std::string graph_note = notes_[index];
+  // v6: the own kernel's TF32 and stem-window candidates (older decisions never timed them).
   const std::string key =
-      absl::StrCat("onnxrun measured choice v5\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
+      absl::StrCat("onnxrun measured choice v6\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {
