@@ -74,24 +74,10 @@ TEST_F(CastPadGpuTest, ImageNetShapedBatchMatchesTheCast) {
 // bandwidth beside a memset of the output (the write ceiling). Prints; asserts only the launches.
 TEST_F(CastPadGpuTest, PrintsBandwidthOfAnImageNetBatch) {
   constexpr int64_t kN = 256, kC = 3, kHw = 224 * 224;
-  constexpr int kRuns = 20;
   void *dx = nullptr, *dy = nullptr;
   ASSERT_EQ(cudaMalloc(&dx, kN * kC * kHw * 4), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&dy, kN * kHw * 8 * 2), cudaSuccess);
   ASSERT_EQ(cudaMemset(dx, 0, kN * kC * kHw * 4), cudaSuccess);
-  cudaEvent_t start, stop;
-  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
-  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
-  auto time_ms = [&](auto&& launch) {
-    for (int i = 0; i < 3; ++i) launch();
-    cudaEventRecord(start);
-    for (int i = 0; i < kRuns; ++i) launch();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    return ms / kRuns;
-  };
   const struct {
     FloatType out;
     int64_t c_out;
@@ -100,14 +86,13 @@ TEST_F(CastPadGpuTest, PrintsBandwidthOfAnImageNetBatch) {
   for (const auto& c : cases) {
     ASSERT_EQ(CastPadToNhwc(FloatType::kFloat32, c.out, dx, dy, kN, kC, kHw, c.c_out, nullptr), cudaSuccess);
     const double bytes = kN * kHw * (kC * 4.0 + c.c_out * Bytes(c.out));
-    const float ms = time_ms([&] { CastPadToNhwc(FloatType::kFloat32, c.out, dx, dy, kN, kC, kHw, c.c_out, nullptr); });
+    const float ms = testing::MeanLaunchMs(
+        [&] { CastPadToNhwc(FloatType::kFloat32, c.out, dx, dy, kN, kC, kHw, c.c_out, nullptr); });
     const size_t y_bytes = kN * kHw * c.c_out * Bytes(c.out);
-    const float memset_ms = time_ms([&] { cudaMemsetAsync(dy, 1, y_bytes); });
+    const float memset_ms = testing::MeanLaunchMs([&] { cudaMemsetAsync(dy, 1, y_bytes); });
     std::printf("cast-pad 256x3x224x224 fp32 -> %s NHWC: %.4f ms, %.0f GB/s (memset of y: %.4f ms, %.0f GB/s)\n",
                 c.name, ms, bytes / (ms * 1e-3) / 1e9, memset_ms, y_bytes / (memset_ms * 1e-3) / 1e9);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   cudaFree(dx);
   cudaFree(dy);
 }

@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 #include "ir/half.h"
+#include "kernels/cuda/kernel_testing.h"
 
 namespace kernels::cuda {
 namespace {
@@ -389,7 +390,7 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) 
                           {192, 28, 1, 3}, {192, 28, 2, 3}, {384, 14, 1, 3}, {576, 14, 1, 3},
                           {576, 14, 2, 3}, {960, 7, 1, 3},  {144, 56, 2, 5}, {240, 28, 1, 5},
                           {480, 14, 1, 5}, {672, 14, 1, 5}, {672, 14, 2, 5}, {1152, 7, 1, 5}};
-  constexpr int kBatch = 256, kRuns = 20, kMaxWeights = 1152 * 25;
+  constexpr int kBatch = 256, kMaxWeights = 1152 * 25;
   size_t max_bytes = 0;
   for (const Layer& l : layers) max_bytes = std::max(max_bytes, size_t{kBatch} * l.h * l.h * l.c * 2);
   DeviceBuffer x(max_bytes), y(max_bytes), w(kMaxWeights * 2), b(1152 * 2);
@@ -398,29 +399,18 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) 
   ASSERT_EQ(cudaMemset(x.get(), 0, max_bytes), cudaSuccess);
   ASSERT_EQ(cudaMemset(w.get(), 0, kMaxWeights * 2), cudaSuccess);
   ASSERT_EQ(cudaMemset(b.get(), 0, 1152 * 2), cudaSuccess);
-  cudaEvent_t start, stop;
-  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
-  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
   for (const Layer& l : layers) {
     const int pad = l.k / 2;
     const DepthwiseConvParams p =
         MakeParams(Shape{kBatch, l.c, l.h, l.h, l.k, l.k, pad, pad, pad, pad, l.stride, l.stride},
                    DepthwiseConvParams::kRelu6, true);
-    for (int i = 0; i < 3; ++i)
-      ASSERT_EQ(DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr), cudaSuccess);
-    ASSERT_EQ(cudaEventRecord(start), cudaSuccess);
-    for (int i = 0; i < kRuns; ++i) DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr);
-    ASSERT_EQ(cudaEventRecord(stop), cudaSuccess);
-    ASSERT_EQ(cudaEventSynchronize(stop), cudaSuccess);
-    float ms = 0;
-    ASSERT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
-    ms /= kRuns;
+    ASSERT_EQ(DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr), cudaSuccess);
+    const float ms = testing::MeanLaunchMs([&] { DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr); });
+    ASSERT_GT(ms, 0) << "the CUDA events failed";
     const double bytes = 2.0 * p.n * p.c * (double{1} * p.h * p.w + double{1} * p.out_h * p.out_w);
     std::printf("depthwise %dx%d s%d fp16 relu6 %dx%dx%dx%d (NHWC): %.4f ms, %.0f GB/s\n", l.k, l.k, l.stride, p.n, p.h,
                 p.w, p.c, ms, bytes / (ms * 1e-3) / 1e9);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
 }
 
 }  // namespace

@@ -93,15 +93,12 @@ TEST_F(GlobalAvgPoolGpuTest, PrintsBandwidthOfSqueezeExcitePools) {
   const Layer layers[] = {{112 * 112, 32}, {56 * 56, 96},  {56 * 56, 144},
                           {28 * 28, 240},  {14 * 14, 480}, {7 * 7, 1152}};
   constexpr int64_t kBatch = 256;
-  constexpr int kRuns = 20, kMaxSplits = 64;
+  constexpr int kMaxSplits = 64;
   void *x = nullptr, *y = nullptr, *scratch = nullptr;
   ASSERT_EQ(cudaMalloc(&x, kBatch * 56 * 56 * 144 * 2), cudaSuccess);  // the largest layer
   ASSERT_EQ(cudaMalloc(&y, kBatch * 1152 * 2), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&scratch, kMaxSplits * kBatch * 1152 * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaMemset(x, 0, kBatch * 56 * 56 * 144 * 2), cudaSuccess);
-  cudaEvent_t start, stop;
-  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
-  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
   for (const Layer& l : layers) {
     const int chosen = GlobalAvgPoolSplits(kBatch, l.hw, l.c);
     std::printf("global avg pool of %lld rows x %lld channels, batch 256, fp16:", static_cast<long long>(l.hw),
@@ -112,20 +109,12 @@ TEST_F(GlobalAvgPoolGpuTest, PrintsBandwidthOfSqueezeExcitePools) {
                                  nullptr);
       };
       ASSERT_EQ(launch(), cudaSuccess);
-      cudaEventRecord(start);
-      for (int i = 0; i < kRuns; ++i) launch();
-      cudaEventRecord(stop);
-      cudaEventSynchronize(stop);
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start, stop);
-      ms /= kRuns;
+      const float ms = testing::MeanLaunchMs(launch);
       std::printf(" %s%d: %.4f ms (%.0f GB/s)", splits == chosen ? "chosen " : "", splits, ms,
                   2.0 * kBatch * l.hw * l.c / (ms * 1e-3) / 1e9);
     }
     std::printf("\n");
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   for (void* d : {x, y, scratch}) cudaFree(d);
 }
 

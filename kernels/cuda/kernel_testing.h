@@ -1,5 +1,6 @@
 // Test helpers shared by the own kernels' GPU tests: float values in a FloatType's storage (rounded,
-// encoded to bytes, decoded), their upload, and a fixture that skips when no GPU is usable.
+// encoded to bytes, decoded), their upload, the bandwidth printouts' timing, and a fixture that skips
+// when no GPU is usable.
 #ifndef ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
 #define ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
 
@@ -55,6 +56,27 @@ inline void* ToDevice(const std::vector<uint8_t>& bytes) {
   EXPECT_EQ(cudaMalloc(&d, bytes.size()), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
   return d;
+}
+
+// The mean milliseconds of one launch() on the legacy default stream: three warm-up calls, then
+// `runs` calls between two CUDA events (the clock of the kernels' bandwidth printouts); -1 when an
+// event call fails.
+template <typename Launch>
+float MeanLaunchMs(Launch&& launch, int runs = 20) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  float ms = -1;
+  if (cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess) {
+    for (int i = 0; i < 3; ++i) launch();
+    cudaEventRecord(start);
+    for (int i = 0; i < runs; ++i) launch();
+    cudaEventRecord(stop);
+    const bool timed =
+        cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    ms = timed ? ms / runs : -1;
+  }
+  if (start != nullptr) cudaEventDestroy(start);
+  if (stop != nullptr) cudaEventDestroy(stop);
+  return ms;
 }
 
 // Skips the test when no GPU is usable (CI machines have none).

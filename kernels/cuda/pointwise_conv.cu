@@ -76,11 +76,11 @@ struct alignas(16) EightValues {
 };
 
 // The 16 x 16 float tile `c` (rows = pixels, columns = channels n0..; row length kLdC) plus bias,
-// activated and stored into `y` (the tile's first row; rows `y_ld` elements apart): lane l writes row
+// activated and stored into `y` (the tile's first row; rows `cout` elements apart): lane l writes row
 // l / 2, channels (l % 2) * 8 .. + 8, as one 16-byte store (two for float32); rows from `rows` on are
 // not written.
 template <typename T, int kAct>
-__device__ __forceinline__ void StoreOutputTile(const float* c, const float* bias, int n0, int rows, int y_ld, T* y) {
+__device__ __forceinline__ void StoreOutputTile(const float* c, const float* bias, int n0, int rows, int cout, T* y) {
   const int lane = threadIdx.x % 32, r = lane / 2, c0 = (lane % 2) * 8;
   if (r >= rows) return;
   const float4* cv = reinterpret_cast<const float4*>(c + r * kLdC + c0);
@@ -91,7 +91,7 @@ __device__ __forceinline__ void StoreOutputTile(const float* c, const float* bia
   EightValues<T> out;
 #pragma unroll
   for (int j = 0; j < 8; ++j) out.v[j] = FromFloat<T>(Activate<kAct>(sums[j]));
-  *reinterpret_cast<EightValues<T>*>(y + static_cast<int64_t>(r) * y_ld + n0 + c0) = out;
+  *reinterpret_cast<EightValues<T>*>(y + static_cast<int64_t>(r) * cout + n0 + c0) = out;
 }
 
 // Copies `bytes` (a multiple of 16) from shared `src` to global `dst` with the warp's lanes, 16 bytes
@@ -125,6 +125,9 @@ __device__ __forceinline__ void RoundToOperand(Fragment& f) {
 // (EfficientNet's expand convs at batch 256): 16-bit types gain from kM = 2 (16 -> 96 at 112x112
 // 0.316 -> 0.288 ms, 24 -> 144 at 56x56 0.171 -> 0.123), float32 from staged rows (16 -> 96 0.785 ->
 // 0.540 ms) where they fit the default shared memory.
+// 16-pixel tiles per warp step for an element of `element` bytes (see Shape).
+constexpr int MTilesFor(size_t element) { return element == 2 ? 2 : 1; }
+
 template <int kMTiles, bool kStageRows, int kWindowPixelBytes>
 struct Shape {
   static constexpr int kM = kMTiles;
@@ -309,7 +312,7 @@ cudaError_t Launch(const PointwiseConvParams& p, const void* x, const void* w, c
 template <typename T, int kKTiles, int kAct, int kPixelBytes>
 cudaError_t LaunchShaped(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                          cudaStream_t stream) {
-  if constexpr (sizeof(T) == 2) {
+  if constexpr (MTilesFor(sizeof(T)) == 2) {
     return Launch<T, kKTiles, kAct, Shape<2, false, kPixelBytes>>(p, x, w, bias, y, stream);
   } else {
     if (SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
@@ -352,8 +355,6 @@ cudaError_t LaunchForCin(const PointwiseConvParams& p, const void* x, const void
   return cudaErrorInvalidValue;
 }
 
-}  // namespace
-
 // Why a window the kernel does not take (nullptr when it takes it): 8- or 16-byte input pixels,
 // K <= 80, 32-bit coordinates.
 const char* WindowRefusal(const PointwiseConvParams& p) {
@@ -372,24 +373,28 @@ const char* WindowRefusal(const PointwiseConvParams& p) {
   return nullptr;
 }
 
-bool PointwiseConvSupported(const PointwiseConvParams& p, const char** reason) {
-  const char* why = nullptr;
-  const bool one_by_one = p.window.OneByOne();
-  if (p.type == FloatType::kFloat32 && !p.allow_tf32) {
-    why = "strict float32 (the kernel computes float32 in TF32)";
-  } else if (p.pixels < 1) {
-    why = "no pixels";
-  } else if (one_by_one && (p.cin < 8 || p.cin > kMaxCin || p.cin % 8 != 0)) {
-    why = "input channels not a multiple of 8 from 8 to 64";
-  } else if (!one_by_one && (why = WindowRefusal(p)) != nullptr) {
-  } else if (p.cout < 16 || p.cout % 16 != 0) {
-    why = "output channels not a positive multiple of 16";
-  } else if (SharedBytes(p.cin * p.window.Taps(), p.cout, ElementBytes(p.type), p.type == FloatType::kFloat32 ? 1 : 2,
-                         false) > kMaxSharedBytes) {
-    why = "weights over the kernel's shared memory";
-  } else if (p.pixels > (int64_t{1} << 40)) {
-    why = "more than 2^40 pixels";
+// Why the kernel does not compute p (nullptr when it does); see PointwiseConvSupported.
+const char* Refusal(const PointwiseConvParams& p) {
+  if (p.type == FloatType::kFloat32 && !p.allow_tf32) return "strict float32 (the kernel computes float32 in TF32)";
+  if (p.pixels < 1) return "no pixels";
+  if (!p.window.OneByOne()) {
+    if (const char* why = WindowRefusal(p)) return why;
+  } else if (p.cin < 8 || p.cin > kMaxCin || p.cin % 8 != 0) {
+    return "input channels not a multiple of 8 from 8 to 64";
   }
+  if (p.cout < 16 || p.cout % 16 != 0) return "output channels not a positive multiple of 16";
+  const size_t element = ElementBytes(p.type);
+  if (SharedBytes(p.cin * p.window.Taps(), p.cout, element, MTilesFor(element), false) > kMaxSharedBytes) {
+    return "weights over the kernel's shared memory";
+  }
+  if (p.pixels > (int64_t{1} << 40)) return "more than 2^40 pixels";
+  return nullptr;
+}
+
+}  // namespace
+
+bool PointwiseConvSupported(const PointwiseConvParams& p, const char** reason) {
+  const char* why = Refusal(p);
   if (reason != nullptr) *reason = why;
   return why == nullptr;
 }

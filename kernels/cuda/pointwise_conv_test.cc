@@ -294,7 +294,7 @@ TEST_F(PointwiseConvGpuTest, PrintsBandwidthOfExpandConvs) {
     int cin, cout, hw;
   };
   const Layer layers[] = {{16, 96, 112}, {24, 144, 56}, {40, 240, 28}, {32, 192, 56}};
-  constexpr int kBatch = 256, kRuns = 20;
+  constexpr int kBatch = 256;
   size_t max_x = 0, max_y = 0;
   for (const Layer& l : layers) {
     max_x = std::max(max_x, size_t{kBatch} * l.hw * l.hw * l.cin * 4);
@@ -306,19 +306,6 @@ TEST_F(PointwiseConvGpuTest, PrintsBandwidthOfExpandConvs) {
   ASSERT_EQ(cudaMalloc(&w, 64 * 2048 * 4), cudaSuccess);
   ASSERT_EQ(cudaMemset(x, 0, max_x), cudaSuccess);
   ASSERT_EQ(cudaMemset(w, 0, 64 * 2048 * 4), cudaSuccess);
-  cudaEvent_t start, stop;
-  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
-  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
-  auto time_ms = [&](auto&& launch) {
-    for (int i = 0; i < 3; ++i) launch();
-    cudaEventRecord(start);
-    for (int i = 0; i < kRuns; ++i) launch();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    return ms / kRuns;
-  };
   for (const Layer& l : layers) {
     for (FloatType type : {FloatType::kFloat16, FloatType::kFloat32}) {
       const PointwiseConvParams p = Tf32(int64_t{kBatch} * l.hw * l.hw, l.cin, l.cout, PointwiseConvParams::kSilu);
@@ -327,15 +314,13 @@ TEST_F(PointwiseConvGpuTest, PrintsBandwidthOfExpandConvs) {
       ASSERT_EQ(PointwiseConvNhwc(typed, x, w, nullptr, y, nullptr), cudaSuccess);
       const double element = ElementBytes(type), x_bytes = element * p.pixels * p.cin,
                    y_bytes = element * p.pixels * p.cout;
-      const float ms = time_ms([&] { PointwiseConvNhwc(typed, x, w, nullptr, y, nullptr); });
-      const float memset_ms = time_ms([&] { cudaMemsetAsync(y, 1, static_cast<size_t>(y_bytes)); });
+      const float ms = testing::MeanLaunchMs([&] { PointwiseConvNhwc(typed, x, w, nullptr, y, nullptr); });
+      const float memset_ms = testing::MeanLaunchMs([&] { cudaMemsetAsync(y, 1, static_cast<size_t>(y_bytes)); });
       std::printf("1x1 conv %d->%d at %dx%d, batch %d, %s SiLU: %.4f ms, %.0f GB/s (memset of y: %.4f ms, %.0f GB/s)\n",
                   l.cin, l.cout, l.hw, l.hw, kBatch, type == FloatType::kFloat16 ? "fp16" : "tf32", ms,
                   (x_bytes + y_bytes) / (ms * 1e-3) / 1e9, memset_ms, y_bytes / (memset_ms * 1e-3) / 1e9);
     }
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   for (void* d : {x, y, w}) cudaFree(d);
 }
 
