@@ -83,6 +83,10 @@ absl::StatusOr<PoolArgs> ReadPoolArgs(const KernelContext& ctx) {
 // input taps: its value and, for max with indices, the plane offset of the chosen tap. Max ignores
 // NaN taps and, among equal maxima, keeps the smallest offset (the first tap in row-major order),
 // whatever the order of the stages.
+// Windows of at least this many taps along a dim reduce in O(extent) per line (SeparablePool's
+// StageLong) instead of scanning every tap.
+constexpr int64_t kLongWindow = 16;
+
 template <typename V, bool kMax>
 class SeparablePool {
  public:
@@ -181,9 +185,6 @@ class SeparablePool {
       return {x.value + y.value, 0};
     }
   }
-
-  // Windows of at least this many taps use StageLong.
-  static constexpr int64_t kLongWindow = 16;
 
   // A stage in O(extent + grid) per line (van Herk / Gil-Werman) rather than O(grid * kernel):
   // along each residue class of the line modulo the dilation, reductions of blocks of `kernel`
@@ -427,7 +428,11 @@ absl::Status MaxPool(KernelContext& ctx) {
     }
     if (absl::Status s = ExpectShape(*indices, args->y->shape(), "Indices"); !s.ok()) return s;
   }
-  if (indices == nullptr && args->x->dtype() == ir::DType::kFloat32 && args->geo.kernel.size() == 2) {
+  // The plain-scan 2-D path for short windows; long ones (up to a whole map) stay separable, whose
+  // long stages take O(extent) per line where the scan takes O(kernel) per output.
+  const std::vector<int64_t>& kernel = args->geo.kernel;
+  if (indices == nullptr && args->x->dtype() == ir::DType::kFloat32 && kernel.size() == 2 &&
+      std::max(kernel[0], kernel[1]) < kLongWindow) {
     MaxPool2dFloat(args->x->data<float>(), args->planes, args->geo, args->y->data<float>());
     return absl::OkStatus();
   }
