@@ -120,7 +120,7 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
 // Prints the slowest steps, then the time per step pattern (kind + fused op types, the 12 costliest)
 // and per step kind.
 static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>& notes,
-                         const std::vector<double>& step_ms, const char* device) {
+                         const std::vector<double>& step_ms, const char* device, const char* how) {
   std::map<std::string, std::pair<double, int>> by_kind, by_pattern;
   std::vector<size_t> order(step_ms.size());
   double total = 0;
@@ -134,8 +134,7 @@ static void PrintProfile(const exec::Plan& plan, const std::vector<std::string>&
     }
   }
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return step_ms[a] > step_ms[b]; });
-  std::printf("profile: one step-by-step run, %.3f ms of %s time in %zu steps; slowest:\n", total, device,
-              order.size());
+  std::printf("profile: %s, %.3f ms of %s time in %zu steps; slowest:\n", how, total, device, order.size());
   for (size_t i = 0; i < std::min<size_t>(15, order.size()); ++i) {
     const size_t s = order[i];
     const exec::Step& step = plan.steps[s];
@@ -186,7 +185,7 @@ absl::Status ProfileSteps(const runtime::Session& session, const std::vector<run
   if (session.device() == runtime::Device::kCpu) {
     absl::StatusOr<std::vector<double>> step_ms = TimeCpuSteps(session, inputs);
     if (!step_ms.ok()) return step_ms.status();
-    PrintProfile(session.plan(), {}, *step_ms, "CPU");
+    PrintProfile(session.plan(), {}, *step_ms, "CPU", "one step-by-step run");
     return absl::OkStatus();
   }
   if (session.gpu() == nullptr) return absl::FailedPreconditionError("--profile: no device in use");
@@ -200,7 +199,9 @@ absl::Status ProfileSteps(const runtime::Session& session, const std::vector<run
   }
   absl::StatusOr<std::vector<double>> step_ms = session.gpu()->ProfileSteps(ordered);
   if (!step_ms.ok()) return step_ms.status();
-  PrintProfile(session.plan(), session.gpu_step_notes(), *step_ms, "GPU");
+  const std::string how = absl::StrCat("per step the median of ", exec::CudaExecutor::kProfileRuns,
+                                       " step-by-step runs, the GPU held while the host enqueues each");
+  PrintProfile(session.plan(), session.gpu_step_notes(), *step_ms, "GPU", how.c_str());
   return absl::OkStatus();
 }
 

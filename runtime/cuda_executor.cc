@@ -150,6 +150,7 @@ absl::Status CudaExecutor::Init() {
   attention_.resize(plan_.steps.size());
   PlanViews();
   PlanScaledConvs();
+  PlanPooledSums();
   squeeze_excite_.resize(plan_.steps.size());
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (plan_.steps[s].kind == StepKind::kKernel) {

@@ -5,7 +5,8 @@
 //                 build it, else the next rung (see step_notes);
 //   Legacy     -> legacy cuDNN calls (LSTM/GRU/RNN: cuDNN's RNN API); depthwise convs (+ReLU/ReLU6)
 //                 in NHWC on the own depthwise kernel (kernels/cuda/depthwise_conv.h), which is
-//                 several times faster there;
+//                 several times faster there (and, where measured faster, sums its channels for
+//                 the GlobalAveragePool after it: cuda_steps_pooled_sums.cc);
 //   Kernel     -> own CUDA kernels (pointwise, concat, pad, and runtime/cuda_kernel_steps: transpose,
 //                 slice, gather, reductions, softmax, norms, resize, ...), else the host reference
 //                 kernel (inputs copied to the host and outputs back: correct, slow, and said so);
@@ -42,6 +43,7 @@
 #include "ops/infer_concrete.h"
 #include "partitioner/add_layer_norm.h"
 #include "partitioner/squeeze_excite.h"
+#include "runtime/cuda_executor_options.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_arena.h"
@@ -61,40 +63,6 @@ std::string CudaUnavailableReason();
 // Whether Kernel steps of this op type have an own CUDA kernel for some of its forms (pointwise ops,
 // Concat/Pad, the device runners); other forms and other ops run their host reference kernel.
 bool HasOwnCudaKernel(std::string_view op_type);
-
-struct CudaExecutorOptions {
-  bool cuda_graph = true;  // capture and replay runs with the same input dims
-  // A captured run's activations in one planned arena (device_arena.h); false: CUDA graph memory
-  // nodes.
-  bool activation_arena = true;
-  bool plan_cache = true;        // keep built cuDNN plans on disk (runtime/plan_cache.h)
-  std::string plan_cache_dir;    // "" : PlanCache::DefaultDir()
-  int build_threads = 0;         // threads building plans; 0: hardware threads, at most 16
-  PlanBuildProgress progress;    // called once per FusedGraph step built or loaded
-  bool share_plans = true;       // steps with identical specs share one plan
-  int autotune_plans = 0;        // > 1: time up to this many engine configs per plan, keep the fastest
-  bool autotune_matmuls = true;  // matmul steps: time 4 engine configs (plan_builder.h)
-  // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
-  // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
-  // in the plan cache (runtime/cuda_measured_choice.cc).
-  bool measure_choices = true;
-  int device_id = 0;     // which CUDA device (cudaSetDevice numbering)
-  int max_contexts = 8;  // execution contexts (concurrent runs); more callers wait for one
-};
-
-// Engine configs timed for a matmul plan (CudaExecutorOptions::autotune_matmuls).
-inline constexpr int kMatmulAutotunePlans = 4;
-
-// How a FusedGraph step runs once measured (cuda_measured_choice.cc).
-enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel, kMatmulEpilogue };
-
-// What the measured choice between a step's forms did (for start-up lines).
-struct MeasuredChoices {
-  int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
-  int own_kernel = 0;                        // own pointwise-conv kernel chosen
-  int matmul_epilogue = 0;                   // cuBLASLt's matmul + the own epilogue kernel chosen
-  double seconds = 0;                        // time spent timing
-};
 
 // A dense, row-major tensor in device memory: the caller's (data only; onnxrun never frees it), or
 // one onnxrun allocated (owner set; freed when the last copy of owner goes).
@@ -134,8 +102,10 @@ class CudaExecutor {
   int contexts_created() const;
   int max_replays_in_flight() const { return max_in_flight_.load(); }
   int device_id() const { return options_.device_id; }
-  // One step-by-step run with a pair of CUDA events around every step: the GPU time of each step
-  // in milliseconds (host fallbacks included), in plan order.
+  // The GPU time of each step in milliseconds (host fallbacks included), in plan order: the median
+  // of kProfileRuns step-by-step runs with a CUDA event after every step, after one untimed run,
+  // each with the stream held while the host enqueues it (kernels/cuda/hold.h).
+  static constexpr int kProfileRuns = 5;
   absl::StatusOr<std::vector<double>> ProfileSteps(std::vector<ir::Tensor> inputs);
   // GPU time of the last Run between the inputs reaching the device and the outputs leaving it.
   double last_compute_ms() const { return last_compute_ms_.load(); }
@@ -371,12 +341,17 @@ class CudaExecutor {
   // memory allocated inside it belongs to the graph).
   bool Capturing() const;
 
+  static constexpr char kOwnDepthwiseNote[] = "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)";
   struct LegacyEntry {
     absl::Status status;
     std::unique_ptr<cudnn::BatchNormInference> bn;
     std::unique_ptr<cudnn::LegacyConv> conv;
     std::optional<kernels::cuda::DepthwiseConvParams> depthwise;  // own NHWC depthwise kernel instead
-    bool own_global_avg_pool = false;                             // NHWC GlobalAveragePool on the own kernel
+    // With depthwise, for a step whose GlobalAveragePool can take channel sums: whether the kernel
+    // sums (measured at the first run), and the note saying what was timed.
+    enum class Sums { kUndecided, kSum, kPool } sums = Sums::kUndecided;
+    std::string sums_note;
+    bool own_global_avg_pool = false;  // NHWC GlobalAveragePool on the own kernel
     std::unique_ptr<cudnn::Pooling> pool;
     std::unique_ptr<cudnn::Softmax> softmax;
     std::unique_ptr<cudnn::Lrn> lrn;
@@ -439,6 +414,23 @@ class CudaExecutor {
   absl::Status RunFoldedGate(size_t index, const HeldGate& held, const kernels::cublas::LtMatmul& lt,
                              std::vector<DeviceTensor>& values);
 
+  // GlobalAveragePool steps reading a depthwise conv step's output (cuda_steps_pooled_sums.cc): the
+  // conv's own kernel sums its channels into a run-held float buffer, the pool step takes the mean.
+  void PlanPooledSums();
+  // The own depthwise kernel on `in` into `out` (the step's output); for a step whose pool can
+  // take channel sums, first times both ways on these inputs (DecideChannelSums), then sums into
+  // a held buffer where that was faster.
+  absl::Status RunOwnDepthwise(size_t index, LegacyEntry& e, const DeviceTensor& in, DeviceTensor& out,
+                               std::vector<DeviceTensor>& values);
+  absl::Status DecideChannelSums(size_t index, LegacyEntry& e, const DeviceTensor& in, const void* w, const void* bias,
+                                 DeviceTensor& out);
+  // The own GlobalAveragePool kernel on an NHWC `in` into out [N, C, 1, 1].
+  absl::Status RunOwnGlobalAvgPool(const DeviceTensor& in, DeviceTensor& out);
+  // Writes the pool of `x` (its tensor `in`, NHWC) into `out` from held sums; false when none are held.
+  absl::StatusOr<bool> PoolFromChannelSums(ir::ValueId x, const DeviceTensor& in, DeviceTensor& out);
+  // The pool step's note addition when it reads held sums ("" otherwise).
+  std::string FromSumsNote(size_t index) const;
+
   const Plan& plan_;
   const CudaExecutorOptions options_;
   cudaStream_t stream_ = nullptr;  // the stream of the context running under mu_
@@ -485,6 +477,9 @@ class CudaExecutor {
   std::vector<std::optional<ScaledConvForm>> scaled_conv_;  // per conv step: the gate it may fold (construction)
   std::vector<std::optional<size_t>> gate_reader_;          // per gate Mul step: that conv step
   std::map<size_t, HeldGate> held_gates_;                   // this run's held gates, by conv step (mu_ held)
+  std::vector<std::optional<size_t>> sums_reader_;          // per depthwise conv step: its pool step
+  std::vector<std::optional<size_t>> sums_writer_;          // per pool step: that conv step
+  std::map<ir::ValueId, DeviceTensor> channel_sums_;        // this run's held sums, by pooled value (mu_ held)
   std::map<std::pair<size_t, std::string>, ScaledConvEntry> scaled_entries_;  // by conv step and input dims
   std::map<ir::ValueId, ValueView> views_;                                    // the running run's views (mu_ held)
   bool views_on_ = false;                               // off while an observer reads every step's output

@@ -307,8 +307,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
     }();
     const bool own_kernel = step.nodes.size() == 1 && CudaKernelSupports(g, node);
     notes_[index] =
-        e.status.ok() && e.depthwise             ? "own NHWC depthwise-conv kernel (kernels/cuda/depthwise_conv)"
-        : e.status.ok() && e.own_global_avg_pool ? "own NHWC global-average-pool kernel (kernels/cuda/global_avg_pool)"
+        e.status.ok() && e.depthwise ? std::string(kOwnDepthwiseNote)
+        : e.status.ok() && e.own_global_avg_pool
+            ? absl::StrCat("own NHWC global-average-pool kernel (kernels/cuda/global_avg_pool)", FromSumsNote(index))
         : e.status.ok() ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : LegacyCallName(node))
         : own_kernel ? absl::StrCat("own CUDA kernel (legacy cuDNN not used: ", e.status.message(), ")")
                         : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
@@ -337,28 +338,11 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
     CUDNN_RETURN_IF_NOT_OK(e.bn->Run(cudnn_, in->data(), out->data(), params[0].data(), params[1].data(),
                                      params[2].data(), params[3].data()));
   } else if (e.own_global_avg_pool) {
-    const int64_t n = in->dims[0], c = in->dims[1], hw = in->dims[2] * in->dims[3];
-    const int splits = kernels::cuda::GlobalAvgPoolSplits(n, hw, c);
-    DeviceTensor scratch;
-    if (splits > 1) {
-      absl::StatusOr<DeviceTensor> s = DeviceTensor::Allocate(ir::DType::kFloat32, {splits * n * c}, false, stream_);
-      if (!s.ok()) return s.status();
-      scratch = *std::move(s);
-    }
-    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::GlobalAvgPoolNhwc(ToFloatType(in->dtype), in->data(), out->data(), n,
-                                                                  hw, c, static_cast<float*>(scratch.data()), splits,
-                                                                  stream_));
+    absl::StatusOr<bool> from_sums = PoolFromChannelSums(node.inputs[0], *in, *out);
+    if (!from_sums.ok()) return from_sums.status();
+    if (!*from_sums) CUDNN_RETURN_IF_NOT_OK(RunOwnGlobalAvgPool(*in, *out));
   } else if (e.depthwise) {
-    absl::StatusOr<DeviceTensor> w = Input(node.inputs[1], values);  // [C,1,R,S] as given
-    if (!w.ok()) return w.status();
-    DeviceTensor bias;
-    if (node.input(2) != ir::kNoValue) {
-      absl::StatusOr<DeviceTensor> b = Input(node.input(2), values);
-      if (!b.ok()) return b.status();
-      bias = *std::move(b);
-    }
-    ONNXRUN_CUDA_RETURN_IF_ERROR(
-        kernels::cuda::DepthwiseConvNhwc(*e.depthwise, in->data(), w->data(), bias.data(), out->data(), stream_));
+    CUDNN_RETURN_IF_NOT_OK(RunOwnDepthwise(index, e, *in, *out, values));
   } else {
     absl::StatusOr<DeviceTensor> w = Bound({node.inputs[1], e.nhwc, {}}, values);
     if (!w.ok()) return w.status();

@@ -1,11 +1,12 @@
 // Depthwise 2-D convolution kernels on NHWC: the register-tiled kernel (fixed square filters, stride_w 1 or
-// 2) and the generic one-thread-per-output kernel, the choice between them, and the support rules.
+// 2) with its optional channel sums and the generic one-thread-per-output kernel, the choice between
+// them, and the support rules.
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
+#include "kernels/cuda/channel_vectors.h"
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
@@ -22,92 +23,34 @@ static_assert(DepthwiseConvParams::kNone == kConvActNone && DepthwiseConvParams:
               DepthwiseConvParams::kRelu6 == kConvActRelu6 && DepthwiseConvParams::kSilu == kConvActSilu);
 __device__ __forceinline__ float Activate(Activation act, float v) { return ApplyConvActivation(act, v); }
 
-__device__ __forceinline__ float2 Half2BitsToFloat2(uint32_t bits) {
-  __half2 h;
-  memcpy(&h, &bits, sizeof(h));
-  return __half22float2(h);
-}
-__device__ __forceinline__ uint32_t Float2ToHalf2Bits(float a, float b) {
-  const __half2 h = __floats2half2_rn(a, b);
-  uint32_t bits;
-  memcpy(&bits, &h, sizeof(bits));
-  return bits;
-}
-
-// V elements of T as one register-sized vector: what one load of V input channels brings.
-template <typename T, int V>
-struct Packed;
-template <>
-struct Packed<float, 1> {
-  using Type = float;
-};
-template <>
-struct Packed<float, 2> {
-  using Type = float2;
-};
-template <>
-struct Packed<__half, 1> {
-  using Type = unsigned short;
-};
-template <>
-struct Packed<__half, 2> {
-  using Type = unsigned int;
-};
-template <>
-struct Packed<__half, 4> {
-  using Type = uint2;
-};
-
-// p[0..V) as one aligned vector load (p is aligned to V elements).
-template <typename T, int V>
-__device__ __forceinline__ typename Packed<T, V>::Type LoadPacked(const T* p) {
-  return __ldg(reinterpret_cast<const typename Packed<T, V>::Type*>(p));
-}
-
-// v[0..V) = the packed elements as float.
-__device__ __forceinline__ void Unpack(float q, float* v) { v[0] = q; }
-__device__ __forceinline__ void Unpack(float2 q, float* v) { v[0] = q.x, v[1] = q.y; }
-__device__ __forceinline__ void Unpack(unsigned short q, float* v) { v[0] = __half2float(__ushort_as_half(q)); }
-__device__ __forceinline__ void Unpack(unsigned int q, float* v) {
-  const float2 f = Half2BitsToFloat2(q);
-  v[0] = f.x, v[1] = f.y;
-}
-__device__ __forceinline__ void Unpack(uint2 q, float* v) {
-  const float2 lo = Half2BitsToFloat2(q.x), hi = Half2BitsToFloat2(q.y);
-  v[0] = lo.x, v[1] = lo.y, v[2] = hi.x, v[3] = hi.y;
-}
-
-// p[0..V) = v[0..V) in T (round to nearest even), one aligned vector store.
-template <typename T, int V>
-__device__ __forceinline__ void StoreVec(T* p, const float* v) {
-  if constexpr (std::is_same_v<T, float>) {
-    if constexpr (V == 2) {
-      *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
-    } else {
-      *p = v[0];
-    }
-  } else {
-    if constexpr (V == 4) {
-      *reinterpret_cast<uint2*>(p) = make_uint2(Float2ToHalf2Bits(v[0], v[1]), Float2ToHalf2Bits(v[2], v[3]));
-    } else if constexpr (V == 2) {
-      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v[0], v[1]);
-    } else {
-      *p = __float2half_rn(v[0]);
-    }
-  }
-}
-
 // The tiled kernel's geometry. A lane is (channel vector, column tile, strip group), channel vector
 // fastest; a strip is up to strip_rows consecutive output rows of one image, and a lane computes
-// strips group, group + strip_groups, ... in turn (its weights loaded once for all of them).
+// `iterations` strips in turn (its weights loaded once for all of them): group * first_step,
+// then every strip_step-th. Interleaved (first_step 1, strip_step strip_groups) by default;
+// consecutive (first_step iterations, strip_step 1) when the lane also sums its channels, so it
+// adds them to channel_sums about once per image.
 struct TiledArgs {
   int c, h, w, out_h, out_w;
   int stride_h, dilation_h, pad_top, pad_left;
   int channel_vectors, column_tiles, strip_rows, strips_per_image, strip_groups;
-  int strip_step_n, strip_step_s;  // strip_groups / strips_per_image and % strips_per_image
+  int64_t first_step, iterations;
+  int strip_step;
+  int strip_step_n, strip_step_s;  // strip_step / strips_per_image and % strips_per_image
   int64_t strips, lanes;
   Activation activation;
+  float* channel_sums;  // [n, c]: += the sum over output pixels of the stored outputs, or nullptr
+  int block_sums;       // with channel_sums: floats of shared memory per block for its sums (0: none)
 };
+
+// channel_sums[n * c + c0 + v] += sums[v], then sums = 0.
+template <int V>
+__device__ __forceinline__ void FlushChannelSums(float* channel_sums, int n, int c, int c0, float (&sums)[V]) {
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    atomicAdd(channel_sums + static_cast<int64_t>(n) * c + c0 + v, sums[v]);
+    sums[v] = 0.f;
+  }
+}
 
 // Loads input row `ih` (zeros outside the image) at the NC columns starting at byte address
 // `row0` + ih * row_bytes into `raw` as V-wide vectors.
@@ -129,17 +72,17 @@ __device__ __forceinline__ void LoadInputRow(typename Packed<T, V>::Type (&raw)[
 // columns each, as V-wide vectors) the current output row reads: with SH > 0 (= stride_h <= R,
 // dilation_h 1) the next output row shifts them by SH and loads only SH new rows, so each input
 // row is read about once per strip instead of R times; with SH == 0 all R are loaded per row.
-template <typename T, int V, int R, int S, int SW, int SH>
-__global__ void __launch_bounds__(kBlockSize)
-    DepthwiseTiledKernel(TiledArgs a, const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
-                         T* __restrict__ y) {
+// `sums` (with a.channel_sums) is where image n's channel sums go, at (n - sums_n0) * c: the block's
+// shared sums or channel_sums itself.
+template <typename T, int V, int R, int S, int SW, int SH, bool SUMS>
+__device__ __forceinline__ void DepthwiseTiledLane(const TiledArgs& a, int64_t lane, const T* __restrict__ x,
+                                                   const T* __restrict__ w, const T* __restrict__ bias,
+                                                   T* __restrict__ y, float* sums, int sums_n0) {
   constexpr int NC = (kTileW - 1) * SW + S;  // input columns of kTileW outputs
-  const int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (lane >= a.lanes) return;
   const int cv = static_cast<int>(lane % a.channel_vectors);
   const int64_t rest = lane / a.channel_vectors;
   const int tile = static_cast<int>(rest % a.column_tiles);
-  const int64_t first_strip = rest / a.column_tiles;
+  const int64_t first_strip = SUMS ? rest / a.column_tiles * a.first_step : rest / a.column_tiles;
   const int c0 = cv * V;
   const int ow0 = tile * kTileW;
   const int iw0 = ow0 * SW - a.pad_left;
@@ -166,7 +109,16 @@ __global__ void __launch_bounds__(kBlockSize)
   // The strip's image and index in it, advanced without a division per strip.
   int n = static_cast<int>(first_strip / a.strips_per_image);
   int image_strip = static_cast<int>(first_strip % a.strips_per_image);
-  for (int64_t strip = first_strip; strip < a.strips; strip += a.strip_groups) {
+  float pooled[V] = {};  // SUMS: channel sums of this lane's outputs in image pooled_n
+  int pooled_n = -1;
+  const int64_t strip_end = SUMS ? min(a.strips, first_strip + a.iterations) : a.strips;
+  for (int64_t strip = first_strip; strip < strip_end; strip += a.strip_step) {
+    if constexpr (SUMS) {
+      if (pooled_n != n) {
+        if (pooled_n >= 0) FlushChannelSums<V>(sums, pooled_n - sums_n0, a.c, c0, pooled);
+        pooled_n = n;
+      }
+    }
     const int oh_begin = image_strip * a.strip_rows;
     const int oh_end = min(oh_begin + a.strip_rows, a.out_h);
     // Byte address of (row 0, column iw0, channel c0) of image n, which may lie in the padding
@@ -216,11 +168,56 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[t][v] = Activate(a.activation, acc[t][v]);
         StoreVec<T, V>(yrow + t * a.c, acc[t]);
+        if constexpr (SUMS) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) pooled[v] += ToFloat(FromFloat<T>(acc[t][v]));  // the stored value
+        }
       }
     }
     n += a.strip_step_n;
     image_strip += a.strip_step_s;
     if (image_strip >= a.strips_per_image) image_strip -= a.strips_per_image, ++n;
+  }
+  if (SUMS && pooled_n >= 0) FlushChannelSums<V>(sums, pooled_n - sums_n0, a.c, c0, pooled);
+}
+
+// The images [*n_lo, *n_lo + *count) the block's lanes meet, from their strip ranges (consecutive
+// strips per lane group; lanes past the last strip meet none).
+__device__ __forceinline__ void BlockImages(const TiledArgs& a, int* n_lo, int* count) {
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x;
+  const int64_t last = min(a.lanes, first + blockDim.x) - 1;
+  const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
+  const int64_t strip_lo = first / per_row * a.first_step;
+  const int64_t strip_hi = min(a.strips, (last / per_row + 1) * a.first_step) - 1;
+  *n_lo = static_cast<int>(strip_lo / a.strips_per_image);
+  *count = strip_hi < strip_lo ? 0 : static_cast<int>(strip_hi / a.strips_per_image) - *n_lo + 1;
+}
+
+// One lane per thread (DepthwiseTiledLane). SUMS (a.channel_sums set; a separate instantiation, so
+// the plain kernel keeps its registers) with a.block_sums: the block first
+// adds its lanes' sums in shared memory (dynamic, a.block_sums floats) and then adds each image's
+// and channel's total to channel_sums once: lanes sharing a channel would otherwise contend for
+// the same global address (about a thousand per address at batch 32).
+template <typename T, int V, int R, int S, int SW, int SH, bool SUMS>
+__global__ void __launch_bounds__(kBlockSize)
+    DepthwiseTiledKernel(TiledArgs a, const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                         T* __restrict__ y) {
+  const int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (!SUMS || a.block_sums == 0) {
+    if (lane < a.lanes) DepthwiseTiledLane<T, V, R, S, SW, SH, SUMS>(a, lane, x, w, bias, y, a.channel_sums, 0);
+    return;
+  }
+  extern __shared__ float block_sums[];
+  int n_lo = 0, images = 0;
+  BlockImages(a, &n_lo, &images);
+  const int slots = images * a.c;  // <= a.block_sums (LaunchTiled's bound)
+  for (int i = threadIdx.x; i < slots; i += blockDim.x) block_sums[i] = 0.f;
+  __syncthreads();
+  if (lane < a.lanes) DepthwiseTiledLane<T, V, R, S, SW, SH, SUMS>(a, lane, x, w, bias, y, block_sums, n_lo);
+  __syncthreads();
+  float* out = a.channel_sums + static_cast<int64_t>(n_lo) * a.c;
+  for (int i = threadIdx.x; i < slots; i += blockDim.x) {
+    if (block_sums[i] != 0.f) atomicAdd(out + i, block_sums[i]);
   }
 }
 
@@ -288,8 +285,20 @@ int64_t StripGroups(int64_t strips, int strip_rows, int64_t lanes_per_row, int r
   return CeilDiv(strips, iterations);
 }
 
+// Shared floats a block needs for its channel sums: C per image its lanes can meet (lane groups of
+// consecutive strips: a block spans at most 255 / per_row + 2 groups), or 0 when that passes 48 KiB
+// (the lanes then add to channel_sums directly).
+int BlockSumSlots(const TiledArgs& a) {
+  constexpr int64_t kMaxFloats = 48 * 1024 / sizeof(float);
+  const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
+  const int64_t groups = (kBlockSize - 1) / per_row + 2;
+  const int64_t images = (groups * a.first_step - 1) / a.strips_per_image + 2;
+  const int64_t slots = std::min<int64_t>(images, int64_t{a.strips} / a.strips_per_image) * a.c;
+  return slots <= kMaxFloats ? static_cast<int>(slots) : 0;
+}
+
 template <typename T, int V, int K, int SW, int SH>
-cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, const T* bias, T* y,
+cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, const T* bias, T* y, float* sums,
                         cudaStream_t stream) {
   int resident = 0;
   if (cudaError_t e = ResidentThreads(&resident); e != cudaSuccess) return e;
@@ -303,12 +312,24 @@ cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, co
   a.strips_per_image = static_cast<int>(CeilDiv(p.out_h, a.strip_rows));
   a.strips = int64_t{p.n} * a.strips_per_image;
   a.strip_groups = static_cast<int>(StripGroups(a.strips, a.strip_rows, per_row, resident));
-  a.strip_step_n = a.strip_groups / a.strips_per_image;
-  a.strip_step_s = a.strip_groups % a.strips_per_image;
   a.lanes = per_row * a.strip_groups;
+  a.iterations = CeilDiv(a.strips, a.strip_groups);
+  // Summing lanes take consecutive strips (one flush of their sums per image they meet); others
+  // interleave, so lanes running at the same time read neighbouring rows.
+  a.first_step = sums != nullptr ? a.iterations : 1;
+  a.strip_step = sums != nullptr ? 1 : a.strip_groups;
+  a.strip_step_n = a.strip_step / a.strips_per_image;
+  a.strip_step_s = a.strip_step % a.strips_per_image;
   a.activation = p.activation;
-  DepthwiseTiledKernel<T, V, K, K, SW, SH>
-      <<<static_cast<unsigned>(CeilDiv(a.lanes, kBlockSize)), kBlockSize, 0, stream>>>(a, x, w, bias, y);
+  a.channel_sums = sums;
+  a.block_sums = sums != nullptr ? BlockSumSlots(a) : 0;
+  const unsigned blocks = static_cast<unsigned>(CeilDiv(a.lanes, kBlockSize));
+  if (sums != nullptr) {
+    DepthwiseTiledKernel<T, V, K, K, SW, SH, true>
+        <<<blocks, kBlockSize, a.block_sums * sizeof(float), stream>>>(a, x, w, bias, y);
+  } else {
+    DepthwiseTiledKernel<T, V, K, K, SW, SH, false><<<blocks, kBlockSize, 0, stream>>>(a, x, w, bias, y);
+  }
   return cudaGetLastError();
 }
 
@@ -331,14 +352,14 @@ constexpr int MaxVector(int k) {
 
 template <typename T, int K, int SW, int SH>
 cudaError_t LaunchTiledVector(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
-                              cudaStream_t stream) {
+                              float* sums, cudaStream_t stream) {
   if constexpr (MaxVector<T>(K) >= 4) {
-    if (v == 4) return LaunchTiled<T, 4, K, SW, SH>(p, x, w, bias, y, stream);
+    if (v == 4) return LaunchTiled<T, 4, K, SW, SH>(p, x, w, bias, y, sums, stream);
   }
   if constexpr (MaxVector<T>(K) >= 2) {
-    if (v == 2) return LaunchTiled<T, 2, K, SW, SH>(p, x, w, bias, y, stream);
+    if (v == 2) return LaunchTiled<T, 2, K, SW, SH>(p, x, w, bias, y, sums, stream);
   }
-  return LaunchTiled<T, 1, K, SW, SH>(p, x, w, bias, y, stream);
+  return LaunchTiled<T, 1, K, SW, SH>(p, x, w, bias, y, sums, stream);
 }
 
 // Rows shift through registers (SH = stride_h) for 5x5 and 7x7 filters, stride_h 1 or 2, without
@@ -346,36 +367,35 @@ cudaError_t LaunchTiledVector(const DepthwiseConvParams& p, int v, const T* x, c
 // strips saved little there and their longer per-lane rows cost more on small maps).
 template <typename T, int K, int SW>
 cudaError_t LaunchTiledRows(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
-                            cudaStream_t stream) {
+                            float* sums, cudaStream_t stream) {
   if constexpr (K >= 5) {
-    if (p.dilation_h == 1 && p.stride_h == 1) return LaunchTiledVector<T, K, SW, 1>(p, v, x, w, bias, y, stream);
-    if (p.dilation_h == 1 && p.stride_h == 2) return LaunchTiledVector<T, K, SW, 2>(p, v, x, w, bias, y, stream);
+    if (p.dilation_h == 1 && p.stride_h == 1) return LaunchTiledVector<T, K, SW, 1>(p, v, x, w, bias, y, sums, stream);
+    if (p.dilation_h == 1 && p.stride_h == 2) return LaunchTiledVector<T, K, SW, 2>(p, v, x, w, bias, y, sums, stream);
   }
-  return LaunchTiledVector<T, K, SW, 0>(p, v, x, w, bias, y, stream);
+  return LaunchTiledVector<T, K, SW, 0>(p, v, x, w, bias, y, sums, stream);
 }
 
 template <typename T, int K>
 cudaError_t LaunchTiledStride(const DepthwiseConvParams& p, int v, const T* x, const T* w, const T* bias, T* y,
-                              cudaStream_t stream) {
-  if (p.stride_w == 1) return LaunchTiledRows<T, K, 1>(p, v, x, w, bias, y, stream);
-  return LaunchTiledRows<T, K, 2>(p, v, x, w, bias, y, stream);
+                              float* sums, cudaStream_t stream) {
+  if (p.stride_w == 1) return LaunchTiledRows<T, K, 1>(p, v, x, w, bias, y, sums, stream);
+  return LaunchTiledRows<T, K, 2>(p, v, x, w, bias, y, sums, stream);
 }
 
 template <typename T>
 cudaError_t Launch(const DepthwiseConvParams& p, const void* x_bytes, const void* w_bytes, const void* bias_bytes,
-                   void* y_bytes, cudaStream_t stream) {
+                   void* y_bytes, float* sums, cudaStream_t stream) {
   const T* x = static_cast<const T*>(x_bytes);
   const T* w = static_cast<const T*>(w_bytes);
   const T* bias = static_cast<const T*>(bias_bytes);
   T* y = static_cast<T*>(y_bytes);
-  const bool tiled =
-      p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7) && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
-  if (tiled) {
+  if (DepthwiseConvSumsChannels(p)) {  // the tiled kernel's shapes
     const int v = VectorWidth(p, MaxVector<T>(p.r), x, y, sizeof(T));
-    if (p.r == 3) return LaunchTiledStride<T, 3>(p, v, x, w, bias, y, stream);
-    if (p.r == 5) return LaunchTiledStride<T, 5>(p, v, x, w, bias, y, stream);
-    return LaunchTiledStride<T, 7>(p, v, x, w, bias, y, stream);
+    if (p.r == 3) return LaunchTiledStride<T, 3>(p, v, x, w, bias, y, sums, stream);
+    if (p.r == 5) return LaunchTiledStride<T, 5>(p, v, x, w, bias, y, sums, stream);
+    return LaunchTiledStride<T, 7>(p, v, x, w, bias, y, sums, stream);
   }
+  if (sums != nullptr) return cudaErrorInvalidValue;
   const int per_image = p.out_h * p.out_w * p.c;
   const dim3 grid(GridSize(per_image), p.n < 65535 ? p.n : 65535);
   DepthwiseGenericKernel<T><<<grid, kBlockSize, 0, stream>>>(p, x, w, bias, y);
@@ -409,10 +429,16 @@ bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason) {
   return true;
 }
 
+bool DepthwiseConvSumsChannels(const DepthwiseConvParams& p) {
+  return p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7) && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
+}
+
 cudaError_t DepthwiseConvNhwc(const DepthwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, float* channel_sums) {
   if (!DepthwiseConvSupported(p) || x == nullptr || w == nullptr || y == nullptr) return cudaErrorInvalidValue;
-  return p.fp16 ? Launch<__half>(p, x, w, bias, y, stream) : Launch<float>(p, x, w, bias, y, stream);
+  if (channel_sums != nullptr && !DepthwiseConvSumsChannels(p)) return cudaErrorInvalidValue;
+  return p.fp16 ? Launch<__half>(p, x, w, bias, y, channel_sums, stream)
+                : Launch<float>(p, x, w, bias, y, channel_sums, stream);
 }
 
 }  // namespace kernels::cuda

@@ -48,13 +48,21 @@ struct DepthwiseConvParams {
 // `*reason` (if given) points to a static string saying why; the caller keeps its cuDNN path then.
 bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason = nullptr);
 
+// Whether DepthwiseConvNhwc can also sum its output per channel (the tiled path's shapes: square
+// 3x3, 5x5 or 7x7 filters, stride_w 1 or 2, no dilation in W).
+bool DepthwiseConvSumsChannels(const DepthwiseConvParams& p);
+
 // y = activation(depthwise_conv(x, w) + bias) on `stream`.
 // x [n, h, w, c] and y [n, out_h, out_w, c] dense NHWC; w [c, r, s] dense (ONNX's [C, 1, R, S] weights
 // as given); bias [c] or nullptr. All in the storage type of p.fp16, device memory, naturally aligned;
-// y must not overlap x, w or bias. Returns cudaErrorInvalidValue when !DepthwiseConvSupported(p), else
-// the launch's error.
+// y must not overlap x, w or bias. With `channel_sums` (float32 [n, c], device memory, zeroed by the
+// caller; only where DepthwiseConvSumsChannels(p)) the kernel also adds, per image and channel, the
+// sum of y's stored values over the output pixels (float atomics: the order of the additions, and
+// so the last bits, vary between runs) — a GlobalAveragePool of y without reading it again.
+// Returns cudaErrorInvalidValue when !DepthwiseConvSupported(p) (or sums are asked where they are
+// not computed), else the launch's error.
 cudaError_t DepthwiseConvNhwc(const DepthwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
-                              cudaStream_t stream);
+                              cudaStream_t stream, float* channel_sums = nullptr);
 
 }  // namespace kernels::cuda
 

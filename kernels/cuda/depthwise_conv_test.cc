@@ -212,9 +212,49 @@ void Reference(const DepthwiseConvParams& p, const std::vector<float>& x, const 
         }
 }
 
+// Where the kernel can sum channels: runs p again on the same device inputs with channel_sums and
+// checks that y is bit-identical to `y_bytes` (the run without sums) and that every sums[n, c] is
+// the sum over the output pixels of those stored outputs (float atomics: within 1e-5 of the sum of
+// magnitudes, plus 2^-20 absolute). Elsewhere, asking for sums is refused.
+void CheckChannelSums(const DepthwiseConvParams& p, const char* x, const char* w, const char* bias,
+                      const std::vector<char>& y_bytes, size_t y_offset_bytes) {
+  const size_t count = static_cast<size_t>(p.n) * p.c;
+  DeviceBuffer y_buffer(y_offset_bytes + y_bytes.size()), sums(count * sizeof(float));
+  char* y = y_buffer.get() + y_offset_bytes;  // as misaligned as the run without sums
+  ASSERT_NE(y_buffer.get(), nullptr);
+  ASSERT_NE(sums.get(), nullptr);
+  float* sums_ptr = reinterpret_cast<float*>(sums.get());
+  if (!DepthwiseConvSumsChannels(p)) {
+    EXPECT_EQ(DepthwiseConvNhwc(p, x, w, bias, y, nullptr, sums_ptr), cudaErrorInvalidValue);
+    return;
+  }
+  ASSERT_EQ(cudaMemset(sums.get(), 0, count * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(DepthwiseConvNhwc(p, x, w, bias, y, nullptr, sums_ptr), cudaSuccess);
+  std::vector<char> got_y(y_bytes.size());
+  std::vector<float> got_sums(count);
+  ASSERT_EQ(cudaMemcpy(got_y.data(), y, got_y.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(got_sums.data(), sums.get(), count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(got_y, y_bytes) << "y differs when the kernel also sums its channels";
+  std::vector<double> want(count, 0.0), magnitude(count, 0.0);
+  const size_t pixels = static_cast<size_t>(p.out_h) * p.out_w;
+  for (size_t i = 0; i < count * pixels; ++i) {
+    const size_t nc = i / (pixels * p.c) * p.c + i % p.c;
+    const double v = Decode(y_bytes.data(), i, p.fp16);
+    want[nc] += v;
+    magnitude[nc] += std::fabs(v);
+  }
+  int bad = 0;
+  for (size_t i = 0; i < count && bad < 10; ++i) {
+    if (!(std::fabs(got_sums[i] - want[i]) <= 1e-5 * magnitude[i] + 0x1p-20)) {
+      ADD_FAILURE() << "sums[" << i / p.c << ", " << i % p.c << "] = " << got_sums[i] << ", want " << want[i];
+      ++bad;
+    }
+  }
+}
+
 // Runs p on seeded inputs and checks every output element against Reference, and that nothing past y
-// was written. `offset` elements shift x and y from their allocations' (256-byte aligned) start, which
-// takes the narrower vector widths.
+// was written; then the channel sums (CheckChannelSums). `offset` elements shift x and y from their allocations'
+// (256-byte aligned) start, which takes the narrower vector widths.
 void CheckAgainstReference(const DepthwiseConvParams& p, bool with_bias, uint32_t seed, int offset = 0) {
   SCOPED_TRACE(Describe(p) + (with_bias ? " bias" : " no bias") + " offset " + std::to_string(offset));
   ASSERT_TRUE(DepthwiseConvSupported(p));
@@ -272,6 +312,8 @@ void CheckAgainstReference(const DepthwiseConvParams& p, bool with_bias, uint32_
   for (int i = 0; i < offset; ++i) {
     for (size_t b = 0; b < element; ++b) ASSERT_EQ(static_cast<uint8_t>(yb[i * element + b]), 0xff) << "wrote before y";
   }
+  const std::vector<char> y_only(yb.begin() + offset * element, yb.begin() + (offset + y_count) * element);
+  CheckChannelSums(p, dx.get() + offset * element, dw.get(), with_bias ? db.get() : nullptr, y_only, offset * element);
 }
 
 constexpr Activation kActivations[] = {DepthwiseConvParams::kNone, DepthwiseConvParams::kRelu,
@@ -380,8 +422,8 @@ TEST_F(DepthwiseConvGpuTest, LargeBatchLoopsOverRows) {
 }
 
 // Not a test of correctness: prints the bandwidth of MobileNetV2's (3x3) and EfficientNet-B0's 5x5
-// depthwise layers at batch 256 (input read once + output written once, per time), to be read on
-// the GPU machine.
+// depthwise layers at batch 256 (input read once + output written once, per time), and the time
+// with channel sums (zeroing them included), to be read on the GPU machine.
 TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) {
   struct Layer {
     int c, h, stride, k;
@@ -393,7 +435,7 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) 
   constexpr int kBatch = 256, kMaxWeights = 1152 * 25;
   size_t max_bytes = 0;
   for (const Layer& l : layers) max_bytes = std::max(max_bytes, size_t{kBatch} * l.h * l.h * l.c * 2);
-  DeviceBuffer x(max_bytes), y(max_bytes), w(kMaxWeights * 2), b(1152 * 2);
+  DeviceBuffer x(max_bytes), y(max_bytes), w(kMaxWeights * 2), b(1152 * 2), sums(kBatch * 1152 * sizeof(float));
   ASSERT_NE(x.get(), nullptr);
   ASSERT_NE(y.get(), nullptr);
   ASSERT_EQ(cudaMemset(x.get(), 0, max_bytes), cudaSuccess);
@@ -406,10 +448,15 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) 
                    DepthwiseConvParams::kRelu6, true);
     ASSERT_EQ(DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr), cudaSuccess);
     const float ms = testing::MeanLaunchMs([&] { DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr); });
+    float* sums_ptr = reinterpret_cast<float*>(sums.get());
+    const float summing_ms = testing::MeanLaunchMs([&] {
+      cudaMemsetAsync(sums_ptr, 0, size_t{kBatch} * l.c * sizeof(float), nullptr);
+      DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr, sums_ptr);
+    });
     ASSERT_GT(ms, 0) << "the CUDA events failed";
     const double bytes = 2.0 * p.n * p.c * (double{1} * p.h * p.w + double{1} * p.out_h * p.out_w);
-    std::printf("depthwise %dx%d s%d fp16 relu6 %dx%dx%dx%d (NHWC): %.4f ms, %.0f GB/s\n", l.k, l.k, l.stride, p.n, p.h,
-                p.w, p.c, ms, bytes / (ms * 1e-3) / 1e9);
+    std::printf("depthwise %dx%d s%d fp16 relu6 %dx%dx%dx%d (NHWC): %.4f ms, %.0f GB/s; with channel sums %.4f ms\n",
+                l.k, l.k, l.stride, p.n, p.h, p.w, p.c, ms, bytes / (ms * 1e-3) / 1e9, summing_ms);
   }
 }
 

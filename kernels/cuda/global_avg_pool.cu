@@ -89,6 +89,18 @@ cudaError_t LaunchSum(const void* x, void* y, int64_t n, int64_t hw, int64_t c, 
 
 }  // namespace
 
+cudaError_t GlobalAvgPoolFromSums(FloatType type, const float* sums, void* y, int64_t count, int64_t hw,
+                                  cudaStream_t stream) {
+  if (count < 1 || hw < 1 || sums == nullptr || y == nullptr) return cudaErrorInvalidValue;
+  const int blocks = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 4096));
+  const float scale = 1.0f / static_cast<float>(hw);
+  return DispatchFloatType(type, [&](auto element) {
+    using T = decltype(element);
+    AddSlicesKernel<T><<<blocks, kThreads, 0, stream>>>(sums, static_cast<T*>(y), count, 1, scale);
+    return cudaGetLastError();
+  });
+}
+
 int GlobalAvgPoolSplits(int64_t n, int64_t hw, int64_t c) {
   const int64_t blocks = n * ((c + kThreads - 1) / kThreads);
   if (blocks >= kTargetBlocks || hw < 2 * kMinRowsPerSlice) return 1;

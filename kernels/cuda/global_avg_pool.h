@@ -28,6 +28,12 @@ int GlobalAvgPoolSplits(int64_t n, int64_t hw, int64_t c);
 cudaError_t GlobalAvgPoolNhwc(FloatType type, const void* x, void* y, int64_t n, int64_t hw, int64_t c, float* scratch,
                               int splits, cudaStream_t stream);
 
+// y[i] = sums[i] / hw for i < count: the pool's mean from channel sums its producer computed while
+// writing x (DepthwiseConvNhwc's channel_sums), so x is not read again. cudaErrorInvalidValue for
+// count or hw < 1.
+cudaError_t GlobalAvgPoolFromSums(FloatType type, const float* sums, void* y, int64_t count, int64_t hw,
+                                  cudaStream_t stream);
+
 }  // namespace kernels::cuda
 
 #endif  // ONNXRUN_KERNELS_CUDA_GLOBAL_AVG_POOL_H_

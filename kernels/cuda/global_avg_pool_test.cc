@@ -1,7 +1,7 @@
 // Tests of GlobalAvgPoolNhwc (kernels/cuda/global_avg_pool.h): how many row slices it asks for (host
 // only), then every output against a double-precision mean of the very inputs the GPU reads, for the
 // vector and scalar paths, one and several slices, float32 / float16 / bfloat16 (float32 within 1e-5,
-// 16-bit within their output rounding). The GPU tests skip without a GPU.
+// 16-bit within their output rounding), and GlobalAvgPoolFromSums. The GPU tests skip without a GPU.
 #include "kernels/cuda/global_avg_pool.h"
 
 #include <cuda_runtime_api.h>
@@ -81,6 +81,36 @@ TEST_F(GlobalAvgPoolGpuTest, RefusesBadArguments) {
             cudaErrorInvalidValue);
   EXPECT_EQ(GlobalAvgPoolNhwc(FloatType::kFloat16, nullptr, nullptr, 1, 1000, 8, nullptr, 2, nullptr),
             cudaErrorInvalidValue);  // slices without scratch
+}
+
+// The mean from channel sums (what a depthwise conv summed while writing the map): every output is
+// the sum divided by hw, rounded to the storage type.
+TEST_F(GlobalAvgPoolGpuTest, MeanFromSumsDividesEverySum) {
+  constexpr int64_t kCount = 3 * 1152 + 5, kHw = 196;
+  std::vector<float> sums(kCount);
+  for (int64_t i = 0; i < kCount; ++i) sums[i] = static_cast<float>((i * 7919) % 2003) * 0.37f - 300.0f;
+  for (FloatType type : {FloatType::kFloat32, FloatType::kFloat16, FloatType::kBFloat16}) {
+    void *dsums = nullptr, *dy = nullptr;
+    ASSERT_EQ(cudaMalloc(&dsums, kCount * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dy, kCount * Bytes(type)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dsums, sums.data(), kCount * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(GlobalAvgPoolFromSums(type, static_cast<const float*>(dsums), dy, kCount, kHw, nullptr), cudaSuccess);
+    std::vector<uint8_t> y(kCount * Bytes(type));
+    ASSERT_EQ(cudaMemcpy(y.data(), dy, y.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    // Half an ulp of the storage type for the rounding, plus float's for sum * (1 / hw).
+    const double tolerance = type == FloatType::kFloat32 ? 2e-7 : type == FloatType::kFloat16 ? 5e-4 : 4e-3;
+    int bad = 0;
+    for (int64_t i = 0; i < kCount; ++i) {
+      const double want = static_cast<double>(sums[i]) / kHw;
+      const double got = testing::Decode(type, &y[i * Bytes(type)]);
+      if (std::fabs(got - want) > tolerance * std::fabs(want) + 1e-30 && ++bad <= 5) {
+        ADD_FAILURE() << "element " << i << ": got " << got << ", want " << want;
+      }
+    }
+    EXPECT_EQ(bad, 0);
+    for (void* d : {dsums, dy}) cudaFree(d);
+  }
+  EXPECT_EQ(GlobalAvgPoolFromSums(FloatType::kFloat16, nullptr, nullptr, 1, 1, nullptr), cudaErrorInvalidValue);
 }
 
 // EfficientNet-B0's squeeze-excite pools at batch 256, fp16, on zero-filled buffers: the time and

@@ -3,7 +3,8 @@
 // Add and Div on either side (the row-broadcast fast path of kernels/cuda/elementwise.cu), in fp32
 // and fp16, every output element against the CPU's run of the same plan; and the squeeze-excite MLP
 // (1x1 conv, SiLU, 1x1 conv, Sigmoid) as one own-kernel step at a small batch, the same way; and the
-// gate folded into the next 1x1 conv's weights per sample (runtime/cuda_steps_scaled_conv.cc).
+// gate folded into the next 1x1 conv's weights per sample (runtime/cuda_steps_scaled_conv.cc); and the
+// pool taken from the channel sums of the depthwise conv before it (runtime/cuda_steps_pooled_sums.cc).
 // Skipped without a GPU.
 #include <memory>
 #include <random>
@@ -155,6 +156,64 @@ TEST_P(ChannelScaleGpuTest, GateFoldsIntoProjectConvAndMatchesCpu) {
   if (GetParam() != "fp16") return;  // float32 maps stay NCHW here: nothing to fold
   EXPECT_EQ(measured, 1) << "the pair was not measured";
   EXPECT_EQ(folded, 1) << "fp16: the folded form should win at this shape";
+}
+
+// x [n, 24, hw, hw] -> depthwise Conv 3x3 (+ bias) -> SiLU -> d; s = GlobalAveragePool(d); outputs s
+// and Mul(d, s): EfficientNet's depthwise conv feeding its squeeze-excite pool.
+std::string DepthwiseThenPoolModel(int64_t n, int64_t hw) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {n, 24, hw, hw});
+  std::vector<float> w(24 * 9), b(24);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>((i * 37) % 23) - 11) / 23.0f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>((i * 13) % 7) - 3) / 7.0f;
+  testing_util::AddFloatInitializer(model, "w", {24, 1, 3, 3}, w);
+  testing_util::AddFloatInitializer(model, "b", {24}, b);
+  onnx::NodeProto conv = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c"}, "depthwise");
+  testing_util::SetIntAttr(conv, "group", 24);
+  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  *g->add_node() = conv;
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"c"}, {"cs"}, "silu_sigmoid");
+  *g->add_node() = testing_util::MakeNode("Mul", {"c", "cs"}, {"d"}, "silu_mul");
+  *g->add_node() = testing_util::MakeNode("GlobalAveragePool", {"d"}, {"s"}, "gap");
+  *g->add_node() = testing_util::MakeNode("Mul", {"d", "s"}, {"y"}, "scale");
+  *g->add_output() = testing_util::TensorInfo("s", {n, 24, 1, 1});
+  *g->add_output() = testing_util::TensorInfo("y", {n, 24, hw, hw});
+  return model.SerializeAsString();
+}
+
+// The depthwise kernel sums its channels for the pool (runtime/cuda_steps_pooled_sums.cc), measured
+// (the default), forced on and forced off: the pool and the product match the CPU, for several
+// images, one large map and a larger batch (lanes over many rows), through the step-by-step run and
+// the CUDA-graph replay; in fp16 (NHWC, the own kernels) the notes say which way ran and, when
+// measured, what was timed.
+TEST_P(ChannelScaleGpuTest, PoolFromDepthwiseChannelSumsMatchesCpu) {
+  using PoolSums = exec::CudaExecutorOptions::PoolSums;
+  for (const PoolSums how : {PoolSums::kMeasured, PoolSums::kAlways, PoolSums::kNever}) {
+    for (const Shape& shape : {Shape{5, 14}, Shape{1, 112}, Shape{64, 28}}) {
+      const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({shape.n, 24, shape.hw, shape.hw})}};
+      const std::string context = absl::StrCat(how == PoolSums::kMeasured ? "measured"
+                                               : how == PoolSums::kAlways ? "summing"
+                                                                          : "not summing",
+                                               ", n ", shape.n, " hw ", shape.hw);
+      std::unique_ptr<runtime::Session> session =
+          ExpectGpuRunsMatchCpu(DepthwiseThenPoolModel(shape.n, shape.hw), GetParam(), inputs, context, std::nullopt,
+                                [how](exec::CudaExecutorOptions& gpu) { gpu.pool_sums = how; });
+      if (!session) GTEST_SKIP() << "no usable GPU";
+      int summing = 0, from_sums = 0, measured = 0, measured_summing = 0;
+      for (const std::string& note : session->gpu_step_notes()) {
+        summing += note.find(", summing its channels for step #") != std::string::npos;
+        from_sums += note.find("from the channel sums step #") != std::string::npos;
+        measured += note.find("measured at the first run for these dims: conv + pool") != std::string::npos;
+        measured_summing += note.find("-> summing)") != std::string::npos;
+      }
+      if (GetParam() != "fp16") continue;  // float32 maps may stay NCHW on cuDNN: nothing to join
+      EXPECT_EQ(measured, how == PoolSums::kMeasured ? 1 : 0) << context;
+      const int want = how == PoolSums::kMeasured ? measured_summing : how == PoolSums::kAlways ? 1 : 0;
+      EXPECT_EQ(summing, want) << context;
+      EXPECT_EQ(from_sums, want) << context;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, ChannelScaleGpuTest, testing::Values("fp32", "fp16"));

@@ -7,11 +7,13 @@ namespace testing_util {
 
 std::unique_ptr<runtime::Session> ExpectGpuRunsMatchCpu(const std::string& model, const std::string& precision,
                                                         const std::vector<runtime::NamedTensor>& inputs,
-                                                        const std::string& context, std::optional<Tolerance> tol) {
+                                                        const std::string& context, std::optional<Tolerance> tol,
+                                                        const std::function<void(exec::CudaExecutorOptions&)>& gpu) {
   runtime::SessionOptions options;
   options.device = runtime::Device::kCuda;
   options.precision = precision;
   options.gpu.plan_cache = false;
+  if (gpu) gpu(options.gpu);
   auto session = runtime::Session::CreateFromBytes(model, options);
   if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) return nullptr;
   EXPECT_TRUE(session.ok()) << session.status();

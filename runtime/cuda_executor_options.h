@@ -1,0 +1,53 @@
+// The options of CudaExecutor (runtime/cuda_executor.h) and what its measured choices report: how
+// runs are captured, where plans are cached, what is autotuned or timed at the first run.
+#ifndef ONNXRUN_RUNTIME_CUDA_EXECUTOR_OPTIONS_H_
+#define ONNXRUN_RUNTIME_CUDA_EXECUTOR_OPTIONS_H_
+
+#include <string>
+
+#include "runtime/plan_builder.h"  // PlanBuildProgress
+
+namespace exec {
+
+struct CudaExecutorOptions {
+  bool cuda_graph = true;  // capture and replay runs with the same input dims
+  // A captured run's activations in one planned arena (device_arena.h); false: CUDA graph memory
+  // nodes.
+  bool activation_arena = true;
+  bool plan_cache = true;        // keep built cuDNN plans on disk (runtime/plan_cache.h)
+  std::string plan_cache_dir;    // "" : PlanCache::DefaultDir()
+  int build_threads = 0;         // threads building plans; 0: hardware threads, at most 16
+  PlanBuildProgress progress;    // called once per FusedGraph step built or loaded
+  bool share_plans = true;       // steps with identical specs share one plan
+  int autotune_plans = 0;        // > 1: time up to this many engine configs per plan, keep the fastest
+  bool autotune_matmuls = true;  // matmul steps: time 4 engine configs (plan_builder.h)
+  // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
+  // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
+  // in the plan cache (runtime/cuda_measured_choice.cc).
+  bool measure_choices = true;
+  // A GlobalAveragePool of an own depthwise kernel's output from channel sums that kernel adds up
+  // (cuda_steps_pooled_sums.cc): timed against the separate pool at the first run for the dims
+  // (kMeasured; without measure_choices: never), or always / never (tests).
+  enum class PoolSums { kMeasured, kAlways, kNever };
+  PoolSums pool_sums = PoolSums::kMeasured;
+  int device_id = 0;     // which CUDA device (cudaSetDevice numbering)
+  int max_contexts = 8;  // execution contexts (concurrent runs); more callers wait for one
+};
+
+// Engine configs timed for a matmul plan (CudaExecutorOptions::autotune_matmuls).
+inline constexpr int kMatmulAutotunePlans = 4;
+
+// How a FusedGraph step runs once measured (cuda_measured_choice.cc).
+enum class FusedChoice { kUnmeasured, kGraph, kSplit, kOwnKernel, kMatmulEpilogue };
+
+// What the measured choice between a step's forms did (for start-up lines).
+struct MeasuredChoices {
+  int timed = 0, from_cache = 0, split = 0;  // steps timed now, decisions read from the cache, split chosen
+  int own_kernel = 0;                        // own pointwise-conv kernel chosen
+  int matmul_epilogue = 0;                   // cuBLASLt's matmul + the own epilogue kernel chosen
+  double seconds = 0;                        // time spent timing
+};
+
+}  // namespace exec
+
+#endif  // ONNXRUN_RUNTIME_CUDA_EXECUTOR_OPTIONS_H_

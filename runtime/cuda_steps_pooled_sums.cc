@@ -1,0 +1,156 @@
+// GlobalAveragePool joined to the depthwise conv that writes its input (EfficientNet's and
+// MobileNetV3's squeeze-excite): the depthwise step's own kernel can also sum its output per image
+// and channel (kernels/cuda/depthwise_conv.h, channel_sums), and the pool step then turns the sums
+// into the mean (kernels/cuda/global_avg_pool.h, GlobalAvgPoolFromSums) instead of reading the map
+// again. That saves the pool's pass and launches where the map is small (batch 1), but the sums'
+// atomics cost more than the pass on large maps, so the depthwise step times both ways at its
+// first run for the input dims and keeps the faster (its note says what was timed). The pairs are
+// found at construction; a run holds the sums from one step to the other like the squeeze-excite
+// gates (cuda_steps_scaled_conv.cc). Where the depthwise step runs another way (cuDNN, the generic
+// kernel) or the pool step does not run on the own kernel, each step runs as before.
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kernels/cuda/global_avg_pool.h"
+#include "kernels/cudnn/status.h"
+#include "runtime/cuda_executor.h"
+#include "runtime/cuda_run_util.h"
+#include "runtime/device_runner.h"
+
+namespace exec {
+namespace {
+
+constexpr int kTimedRuns = 3;
+constexpr double kMargin = 0.95;  // summing must take under 95% of the conv + pool time
+
+}  // namespace
+
+void CudaExecutor::PlanPooledSums() {
+  const ir::Graph& g = plan_.graph;
+  sums_reader_.assign(plan_.steps.size(), std::nullopt);
+  sums_writer_.assign(plan_.steps.size(), std::nullopt);
+  std::map<ir::ValueId, size_t> producer;
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    for (ir::ValueId out : plan_.steps[s].outputs) producer[out] = s;
+  }
+  for (size_t t = 0; t < plan_.steps.size(); ++t) {
+    const Step& pool = plan_.steps[t];
+    if (pool.kind != StepKind::kLegacy || pool.nodes.size() != 1) continue;
+    const ir::Node& node = g.node(pool.nodes[0]);
+    if (node.op_type != "GlobalAveragePool" || node.inputs.empty()) continue;
+    auto it = producer.find(node.inputs[0]);
+    if (it == producer.end()) continue;
+    const Step& conv = plan_.steps[it->second];
+    if (conv.kind != StepKind::kLegacy || conv.outputs.size() != 1 || g.node(conv.nodes[0]).op_type != "Conv") continue;
+    sums_reader_[it->second] = t;
+    sums_writer_[t] = it->second;
+  }
+}
+
+absl::Status CudaExecutor::RunOwnGlobalAvgPool(const DeviceTensor& in, DeviceTensor& out) {
+  const int64_t n = in.dims[0], c = in.dims[1], hw = in.dims[2] * in.dims[3];
+  const int splits = kernels::cuda::GlobalAvgPoolSplits(n, hw, c);
+  DeviceTensor scratch;
+  if (splits > 1) {
+    absl::StatusOr<DeviceTensor> s = DeviceTensor::Allocate(ir::DType::kFloat32, {splits * n * c}, false, stream_);
+    if (!s.ok()) return s.status();
+    scratch = *std::move(s);
+  }
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::GlobalAvgPoolNhwc(ToFloatType(in.dtype), in.data(), out.data(), n, hw, c,
+                                                                static_cast<float*>(scratch.data()), splits, stream_));
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const DeviceTensor& in, DeviceTensor& out,
+                                           std::vector<DeviceTensor>& values) {
+  const ir::Node& node = plan_.graph.node(plan_.steps[index].nodes[0]);
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor w, Input(node.inputs[1], values));  // [C,1,R,S] as given
+  DeviceTensor bias;
+  if (node.input(2) != ir::kNoValue) {
+    CUDNN_ASSIGN_OR_RETURN(bias, Input(node.input(2), values));
+  }
+  const kernels::cuda::DepthwiseConvParams& p = *e.depthwise;
+  const bool can_sum = sums_reader_[index] && kernels::cuda::DepthwiseConvSumsChannels(p);
+  if (can_sum && e.sums == LegacyEntry::Sums::kUndecided && !Capturing()) {
+    using PoolSums = CudaExecutorOptions::PoolSums;
+    const PoolSums how = options_.measure_choices ? options_.pool_sums : PoolSums::kNever;
+    if (how == PoolSums::kMeasured) {
+      CUDNN_RETURN_IF_NOT_OK(DecideChannelSums(index, e, in, w.data(), bias.data(), out));
+    } else {
+      e.sums = how == PoolSums::kAlways ? LegacyEntry::Sums::kSum : LegacyEntry::Sums::kPool;
+      e.sums_note = how == PoolSums::kAlways ? absl::StrCat(", summing its channels for step #", *sums_reader_[index],
+                                                            "'s GlobalAveragePool")
+                                             : "";
+    }
+    notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.sums_note);
+  }
+  float* sums = nullptr;
+  if (can_sum && e.sums == LegacyEntry::Sums::kSum) {
+    absl::StatusOr<DeviceTensor> held =
+        DeviceTensor::Allocate(ir::DType::kFloat32, {int64_t{p.n} * p.c}, false, stream_);
+    if (!held.ok()) return held.status();
+    ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(held->data(), 0, held->bytes(), stream_));
+    sums = static_cast<float*>(held->data());
+    channel_sums_[plan_.steps[index].outputs[0]] = *std::move(held);
+  }
+  ONNXRUN_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::DepthwiseConvNhwc(p, in.data(), w.data(), bias.data(), out.data(), stream_, sums));
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::DecideChannelSums(size_t index, LegacyEntry& e, const DeviceTensor& in, const void* w,
+                                             const void* bias, DeviceTensor& out) {
+  const kernels::cuda::DepthwiseConvParams& p = *e.depthwise;
+  const int64_t count = int64_t{p.n} * p.c, hw = int64_t{p.out_h} * p.out_w;
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor pooled, DeviceTensor::Allocate(out.dtype, {p.n, p.c, 1, 1}, true, stream_));
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor sums, DeviceTensor::Allocate(ir::DType::kFloat32, {count}, false, stream_));
+  float* sums_data = static_cast<float*>(sums.data());
+  absl::StatusOr<double> pool_ms = TimeGpuMs(
+      [&]() -> absl::Status {
+        ONNXRUN_CUDA_RETURN_IF_ERROR(
+            kernels::cuda::DepthwiseConvNhwc(p, in.data(), w, bias, out.data(), stream_, nullptr));
+        return RunOwnGlobalAvgPool(out, pooled);
+      },
+      stream_, kTimedRuns);
+  absl::StatusOr<double> sum_ms = TimeGpuMs(
+      [&]() -> absl::Status {
+        ONNXRUN_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(sums_data, 0, sums.bytes(), stream_));
+        ONNXRUN_CUDA_RETURN_IF_ERROR(
+            kernels::cuda::DepthwiseConvNhwc(p, in.data(), w, bias, out.data(), stream_, sums_data));
+        ONNXRUN_CUDA_RETURN_IF_ERROR(
+            kernels::cuda::GlobalAvgPoolFromSums(ToFloatType(out.dtype), sums_data, pooled.data(), count, hw, stream_));
+        return absl::OkStatus();
+      },
+      stream_, kTimedRuns);
+  if (!pool_ms.ok()) return pool_ms.status();
+  if (!sum_ms.ok()) return sum_ms.status();
+  const bool sum = *sum_ms < kMargin * *pool_ms;
+  e.sums = sum ? LegacyEntry::Sums::kSum : LegacyEntry::Sums::kPool;
+  e.sums_note = absl::StrFormat(
+      ", %s its channels for step #%d's GlobalAveragePool (measured at the first run for these dims: conv + "
+      "pool %.3f ms, conv summing channels + mean %.3f ms -> %s)",
+      sum ? "summing" : "not summing", *sums_reader_[index], *pool_ms, *sum_ms, sum ? "summing" : "conv + pool");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> CudaExecutor::PoolFromChannelSums(ir::ValueId x, const DeviceTensor& in, DeviceTensor& out) {
+  auto it = channel_sums_.find(x);
+  if (it == channel_sums_.end()) return false;
+  const DeviceTensor sums = std::move(it->second);
+  channel_sums_.erase(it);
+  const int64_t count = in.dims[0] * in.dims[1], hw = in.dims[2] * in.dims[3];
+  if (sums.num_elements() != count) return false;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::GlobalAvgPoolFromSums(
+      ToFloatType(in.dtype), static_cast<const float*>(sums.data()), out.data(), count, hw, stream_));
+  return true;
+}
+
+std::string CudaExecutor::FromSumsNote(size_t index) const {
+  const ir::ValueId x = plan_.graph.node(plan_.steps[index].nodes[0]).inputs[0];
+  if (!sums_writer_[index] || !channel_sums_.count(x)) return "";
+  return absl::StrCat(" from the channel sums step #", *sums_writer_[index],
+                      "'s depthwise kernel wrote (no pass over its input)");
+}
+
+}  // namespace exec
