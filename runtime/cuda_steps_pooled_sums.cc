@@ -25,6 +25,12 @@ namespace {
 constexpr int kTimedRuns = 3;
 constexpr double kMargin = 0.95;  // summing must take under 95% of the conv + pool time
 
+// What the depthwise step's note adds: whether it sums for its pool step.
+std::string SumsNote(bool sum, size_t pool_step) {
+  return absl::StrCat(sum ? ", summing" : ", not summing", " its channels for step #", pool_step,
+                      "'s GlobalAveragePool");
+}
+
 }  // namespace
 
 void CudaExecutor::PlanPooledSums() {
@@ -83,9 +89,7 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
       CUDNN_RETURN_IF_NOT_OK(DecideChannelSums(index, e, in, w.data(), bias.data(), out));
     } else {
       e.sums = how == PoolSums::kAlways ? LegacyEntry::Sums::kSum : LegacyEntry::Sums::kPool;
-      e.sums_note = how == PoolSums::kAlways ? absl::StrCat(", summing its channels for step #", *sums_reader_[index],
-                                                            "'s GlobalAveragePool")
-                                             : "";
+      e.sums_note = how == PoolSums::kAlways ? SumsNote(true, *sums_reader_[index]) : "";
     }
     notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.sums_note);
   }
@@ -132,9 +136,9 @@ absl::Status CudaExecutor::DecideChannelSums(size_t index, LegacyEntry& e, const
   const bool sum = *sum_ms < kMargin * *pool_ms;
   e.sums = sum ? LegacyEntry::Sums::kSum : LegacyEntry::Sums::kPool;
   e.sums_note = absl::StrFormat(
-      ", %s its channels for step #%d's GlobalAveragePool (measured at the first run for these dims: conv + "
-      "pool %.3f ms, conv summing channels + mean %.3f ms -> %s)",
-      sum ? "summing" : "not summing", *sums_reader_[index], *pool_ms, *sum_ms, sum ? "summing" : "conv + pool");
+      "%s (measured at the first run for these dims: conv + pool %.3f ms, conv summing channels + mean %.3f ms "
+      "-> %s)",
+      SumsNote(sum, *sums_reader_[index]), *pool_ms, *sum_ms, sum ? "summing" : "conv + pool");
   return absl::OkStatus();
 }
 

@@ -25,17 +25,15 @@ __device__ __forceinline__ float Activate(Activation act, float v) { return Appl
 
 // The tiled kernel's geometry. A lane is (channel vector, column tile, strip group), channel vector
 // fastest; a strip is up to strip_rows consecutive output rows of one image, and a lane computes
-// `iterations` strips in turn (its weights loaded once for all of them): group * first_step,
-// then every strip_step-th. Interleaved (first_step 1, strip_step strip_groups) by default;
-// consecutive (first_step iterations, strip_step 1) when the lane also sums its channels, so it
-// adds them to channel_sums about once per image.
+// up to `iterations` strips in turn (its weights loaded once for all of them): interleaved (group,
+// group + strip_groups, ...) by default; consecutive (group * iterations, then the next ones) when
+// the lane also sums its channels (the kernel's SUMS), so it adds them up about once per image.
 struct TiledArgs {
   int c, h, w, out_h, out_w;
   int stride_h, dilation_h, pad_top, pad_left;
   int channel_vectors, column_tiles, strip_rows, strips_per_image, strip_groups;
-  int64_t first_step, iterations;
-  int strip_step;
-  int strip_step_n, strip_step_s;  // strip_step / strips_per_image and % strips_per_image
+  int64_t iterations;
+  int strip_step_n, strip_step_s;  // the step between a lane's strips / strips_per_image and % strips_per_image
   int64_t strips, lanes;
   Activation activation;
   float* channel_sums;  // [n, c]: += the sum over output pixels of the stored outputs, or nullptr
@@ -82,7 +80,7 @@ __device__ __forceinline__ void DepthwiseTiledLane(const TiledArgs& a, int64_t l
   const int cv = static_cast<int>(lane % a.channel_vectors);
   const int64_t rest = lane / a.channel_vectors;
   const int tile = static_cast<int>(rest % a.column_tiles);
-  const int64_t first_strip = SUMS ? rest / a.column_tiles * a.first_step : rest / a.column_tiles;
+  const int64_t first_strip = SUMS ? rest / a.column_tiles * a.iterations : rest / a.column_tiles;
   const int c0 = cv * V;
   const int ow0 = tile * kTileW;
   const int iw0 = ow0 * SW - a.pad_left;
@@ -112,7 +110,7 @@ __device__ __forceinline__ void DepthwiseTiledLane(const TiledArgs& a, int64_t l
   float pooled[V] = {};  // SUMS: channel sums of this lane's outputs in image pooled_n
   int pooled_n = -1;
   const int64_t strip_end = SUMS ? min(a.strips, first_strip + a.iterations) : a.strips;
-  for (int64_t strip = first_strip; strip < strip_end; strip += a.strip_step) {
+  for (int64_t strip = first_strip; strip < strip_end; strip += SUMS ? 1 : a.strip_groups) {
     if constexpr (SUMS) {
       if (pooled_n != n) {
         if (pooled_n >= 0) FlushChannelSums<V>(sums, pooled_n - sums_n0, a.c, c0, pooled);
@@ -187,8 +185,8 @@ __device__ __forceinline__ void BlockImages(const TiledArgs& a, int* n_lo, int* 
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x;
   const int64_t last = min(a.lanes, first + blockDim.x) - 1;
   const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
-  const int64_t strip_lo = first / per_row * a.first_step;
-  const int64_t strip_hi = min(a.strips, (last / per_row + 1) * a.first_step) - 1;
+  const int64_t strip_lo = first / per_row * a.iterations;
+  const int64_t strip_hi = min(a.strips, (last / per_row + 1) * a.iterations) - 1;
   *n_lo = static_cast<int>(strip_lo / a.strips_per_image);
   *count = strip_hi < strip_lo ? 0 : static_cast<int>(strip_hi / a.strips_per_image) - *n_lo + 1;
 }
@@ -292,7 +290,7 @@ int BlockSumSlots(const TiledArgs& a) {
   constexpr int64_t kMaxFloats = 48 * 1024 / sizeof(float);
   const int64_t per_row = static_cast<int64_t>(a.channel_vectors) * a.column_tiles;
   const int64_t groups = (kBlockSize - 1) / per_row + 2;
-  const int64_t images = (groups * a.first_step - 1) / a.strips_per_image + 2;
+  const int64_t images = (groups * a.iterations - 1) / a.strips_per_image + 2;
   const int64_t slots = std::min<int64_t>(images, int64_t{a.strips} / a.strips_per_image) * a.c;
   return slots <= kMaxFloats ? static_cast<int>(slots) : 0;
 }
@@ -316,10 +314,9 @@ cudaError_t LaunchTiled(const DepthwiseConvParams& p, const T* x, const T* w, co
   a.iterations = CeilDiv(a.strips, a.strip_groups);
   // Summing lanes take consecutive strips (one flush of their sums per image they meet); others
   // interleave, so lanes running at the same time read neighbouring rows.
-  a.first_step = sums != nullptr ? a.iterations : 1;
-  a.strip_step = sums != nullptr ? 1 : a.strip_groups;
-  a.strip_step_n = a.strip_step / a.strips_per_image;
-  a.strip_step_s = a.strip_step % a.strips_per_image;
+  const int strip_step = sums != nullptr ? 1 : a.strip_groups;
+  a.strip_step_n = strip_step / a.strips_per_image;
+  a.strip_step_s = strip_step % a.strips_per_image;
   a.activation = p.activation;
   a.channel_sums = sums;
   a.block_sums = sums != nullptr ? BlockSumSlots(a) : 0;
@@ -382,6 +379,12 @@ cudaError_t LaunchTiledStride(const DepthwiseConvParams& p, int v, const T* x, c
   return LaunchTiledRows<T, K, 2>(p, v, x, w, bias, y, sums, stream);
 }
 
+// Whether the tiled kernel computes p (else the generic one).
+bool TiledShape(const DepthwiseConvParams& p) {
+  return p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7) && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
+}
+
+// `sums`: only for TiledShape(p) (DepthwiseConvNhwc checks).
 template <typename T>
 cudaError_t Launch(const DepthwiseConvParams& p, const void* x_bytes, const void* w_bytes, const void* bias_bytes,
                    void* y_bytes, float* sums, cudaStream_t stream) {
@@ -389,13 +392,12 @@ cudaError_t Launch(const DepthwiseConvParams& p, const void* x_bytes, const void
   const T* w = static_cast<const T*>(w_bytes);
   const T* bias = static_cast<const T*>(bias_bytes);
   T* y = static_cast<T*>(y_bytes);
-  if (DepthwiseConvSumsChannels(p)) {  // the tiled kernel's shapes
+  if (TiledShape(p)) {
     const int v = VectorWidth(p, MaxVector<T>(p.r), x, y, sizeof(T));
     if (p.r == 3) return LaunchTiledStride<T, 3>(p, v, x, w, bias, y, sums, stream);
     if (p.r == 5) return LaunchTiledStride<T, 5>(p, v, x, w, bias, y, sums, stream);
     return LaunchTiledStride<T, 7>(p, v, x, w, bias, y, sums, stream);
   }
-  if (sums != nullptr) return cudaErrorInvalidValue;
   const int per_image = p.out_h * p.out_w * p.c;
   const dim3 grid(GridSize(per_image), p.n < 65535 ? p.n : 65535);
   DepthwiseGenericKernel<T><<<grid, kBlockSize, 0, stream>>>(p, x, w, bias, y);
@@ -429,9 +431,7 @@ bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason) {
   return true;
 }
 
-bool DepthwiseConvSumsChannels(const DepthwiseConvParams& p) {
-  return p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7) && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
-}
+bool DepthwiseConvSumsChannels(const DepthwiseConvParams& p) { return TiledShape(p); }
 
 cudaError_t DepthwiseConvNhwc(const DepthwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                               cudaStream_t stream, float* channel_sums) {
