@@ -351,7 +351,8 @@ class CudaExecutor {
     // sums (measured at the first run), and the note saying what was timed.
     enum class Sums { kUndecided, kSum, kPool } sums = Sums::kUndecided;
     std::string sums_note;
-    bool own_global_avg_pool = false;  // NHWC GlobalAveragePool on the own kernel
+    std::optional<std::string> kernel_note;  // with depthwise: once its 5x5 / 7x7 kernel is chosen
+    bool own_global_avg_pool = false;        // NHWC GlobalAveragePool on the own kernel
     std::unique_ptr<cudnn::Pooling> pool;
     std::unique_ptr<cudnn::Softmax> softmax;
     std::unique_ptr<cudnn::Lrn> lrn;
@@ -417,9 +418,9 @@ class CudaExecutor {
   // GlobalAveragePool steps reading a depthwise conv step's output (cuda_steps_pooled_sums.cc): the
   // conv's own kernel sums its channels into a run-held float buffer, the pool step takes the mean.
   void PlanPooledSums();
-  // The own depthwise kernel on `in` into `out` (the step's output); for a step whose pool can
-  // take channel sums, first times both ways on these inputs (DecideChannelSums), then sums into
-  // a held buffer where that was faster.
+  // The own depthwise kernel on `in` into `out` (the step's output); at the first run first times
+  // its 5x5 / 7x7 forms where both apply, and for a step whose pool can take channel sums both
+  // ways (DecideChannelSums), then sums into a held buffer where that was faster.
   absl::Status RunOwnDepthwise(size_t index, LegacyEntry& e, const DeviceTensor& in, DeviceTensor& out,
                                std::vector<DeviceTensor>& values);
   absl::Status DecideChannelSums(size_t index, LegacyEntry& e, const DeviceTensor& in, const void* w, const void* bias,

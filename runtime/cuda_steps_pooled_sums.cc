@@ -9,6 +9,9 @@
 // found at construction; a run holds the sums from one step to the other like the squeeze-excite
 // gates (cuda_steps_scaled_conv.cc). Where the depthwise step runs another way (cuDNN, the generic
 // kernel) or the pool step does not run on the own kernel, each step runs as before.
+// Also the depthwise step's choice between the own kernel's register-tiled and shared-memory tile
+// forms for 5x5 / 7x7 filters (kernels/cuda/depthwise_conv.h), timed at its first run where the
+// latter has a tile per SM.
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -23,12 +26,38 @@ namespace exec {
 namespace {
 
 constexpr int kTimedRuns = 3;
-constexpr double kMargin = 0.95;  // summing must take under 95% of the conv + pool time
+constexpr double kMargin = 0.95;  // the other way must take under 95% of the default's time
 
 // What the depthwise step's note adds: whether it sums for its pool step.
 std::string SumsNote(bool sum, size_t pool_step) {
   return absl::StrCat(sum ? ", summing" : ", not summing", " its channels for step #", pool_step,
                       "'s GlobalAveragePool");
+}
+
+// Times the register-tiled and the shared-tile depthwise kernels on the step's tensors, sets
+// p.kernel to the faster (shared tiles only under kMargin of the other) and returns the note's part.
+absl::StatusOr<std::string> ChooseDepthwiseKernel(kernels::cuda::DepthwiseConvParams& p, const DeviceTensor& in,
+                                                  const void* w, const void* bias, DeviceTensor& out,
+                                                  cudaStream_t stream) {
+  using Kernel = kernels::cuda::DepthwiseConvParams::Kernel;
+  double ms[2] = {};
+  for (const Kernel kernel : {Kernel::kRegisterTiles, Kernel::kSharedTiles}) {
+    p.kernel = kernel;
+    absl::StatusOr<double> timed = TimeGpuMs(
+        [&]() -> absl::Status {
+          ONNXRUN_CUDA_RETURN_IF_ERROR(
+              kernels::cuda::DepthwiseConvNhwc(p, in.data(), w, bias, out.data(), stream, nullptr));
+          return absl::OkStatus();
+        },
+        stream, kTimedRuns);
+    if (!timed.ok()) return timed.status();
+    ms[kernel] = *timed;
+  }
+  const bool shared = ms[Kernel::kSharedTiles] < kMargin * ms[Kernel::kRegisterTiles];
+  p.kernel = shared ? Kernel::kSharedTiles : Kernel::kRegisterTiles;
+  return absl::StrFormat(
+      ", %s (measured at the first run for these dims: register tiles %.3f ms, shared-memory tiles %.3f ms)",
+      shared ? "shared-memory tiles" : "register tiles", ms[Kernel::kRegisterTiles], ms[Kernel::kSharedTiles]);
 }
 
 }  // namespace
@@ -77,6 +106,14 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
   if (node.input(2) != ir::kNoValue) {
     CUDNN_ASSIGN_OR_RETURN(bias, Input(node.input(2), values));
   }
+  if (!e.kernel_note && !Capturing()) {
+    e.kernel_note = "";
+    if (options_.measure_choices && kernels::cuda::DepthwiseConvSharedTilesFit(*e.depthwise)) {
+      CUDNN_ASSIGN_OR_RETURN(e.kernel_note,
+                             ChooseDepthwiseKernel(*e.depthwise, in, w.data(), bias.data(), out, stream_));
+    }
+    notes_[index] = absl::StrCat(kOwnDepthwiseNote, *e.kernel_note, e.sums_note);
+  }
   const kernels::cuda::DepthwiseConvParams& p = *e.depthwise;
   // 16-bit maps only: the sums' atomics add in a varying order, and a float32 plan keeps its pools
   // reproducible run to run (an ill-conditioned export amplifies the last bits: the zoo's
@@ -91,7 +128,7 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
       e.sums = how == PoolSums::kAlways ? LegacyEntry::Sums::kSum : LegacyEntry::Sums::kPool;
       e.sums_note = how == PoolSums::kAlways ? SumsNote(true, *sums_reader_[index]) : "";
     }
-    notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.sums_note);
+    notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.kernel_note.value_or(""), e.sums_note);
   }
   float* sums = nullptr;
   if (can_sum && e.sums == LegacyEntry::Sums::kSum) {

@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/channel_vectors.h"
 #include "kernels/cuda/depthwise_conv.h"
+#include "kernels/cuda/depthwise_conv_shared.h"
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
 
@@ -437,6 +438,8 @@ cudaError_t DepthwiseConvNhwc(const DepthwiseConvParams& p, const void* x, const
                               cudaStream_t stream, float* channel_sums) {
   if (!DepthwiseConvSupported(p) || x == nullptr || w == nullptr || y == nullptr) return cudaErrorInvalidValue;
   if (channel_sums != nullptr && !DepthwiseConvSumsChannels(p)) return cudaErrorInvalidValue;
+  if (channel_sums == nullptr && p.kernel == DepthwiseConvParams::kSharedTiles && DepthwiseSharedTileShape(p))
+    return DepthwiseConvSharedTile(p, x, w, bias, y, stream);
   return p.fp16 ? Launch<__half>(p, x, w, bias, y, channel_sums, stream)
                 : Launch<float>(p, x, w, bias, y, channel_sums, stream);
 }

@@ -13,6 +13,12 @@
 //    computes a strip of consecutive output rows and keeps the R input rows in registers, loading
 //    only stride_h new rows per output row (stride_h 1 or 2, no dilation in H): EfficientNet's 5x5
 //    layers read each input row once instead of 5 times.
+//  - shared tiles (depthwise_conv_shared.cu; p.kernel = kSharedTiles): 5x5 and 7x7 filters with
+//    equal strides 1 or 2 and no dilation, without channel sums: a block stages the input rows of a
+//    few output rows in shared memory and each thread computes 4 outputs of one row for its channel
+//    vector from there (80 registers, the register-tiled kernel 118-254 for these filters). Faster
+//    where the register-tiled kernel has too few rows per thread to keep input rows (batch 32 on an
+//    H200: 14x14x480 0.017 against 0.026 ms), slower at batch 256; callers time both.
 //  - generic: every other valid shape; one thread per output element, weights read from cache.
 //
 // Usage:
@@ -40,6 +46,10 @@ struct DepthwiseConvParams {
   Activation activation = kNone;  // applied after the bias; kRelu6 is min(max(v, 0), 6), kSilu v * sigmoid(v)
   bool fp16 = false;              // storage of x, w, bias and y: float16 if true, else float32
   int rows_per_thread = 0;        // 5x5 / 7x7 tiled path: rows per strip (0: chosen by size)
+  // Which kernel computes 5x5 / 7x7 filters: the register-tiled one, or the shared-memory tile one
+  // where DepthwiseConvSharedTilesFit(p) and no channel sums are asked (else the register-tiled).
+  enum Kernel { kRegisterTiles, kSharedTiles };
+  Kernel kernel = kRegisterTiles;
 };
 
 // Whether DepthwiseConvNhwc computes p: every dimension, stride and dilation >= 1, pads >= 0, out_h /
@@ -51,6 +61,11 @@ bool DepthwiseConvSupported(const DepthwiseConvParams& p, const char** reason = 
 // Whether DepthwiseConvNhwc can also sum its output per channel (the tiled path's shapes: square
 // 3x3, 5x5 or 7x7 filters, stride_w 1 or 2, no dilation in W).
 bool DepthwiseConvSumsChannels(const DepthwiseConvParams& p);
+
+// Whether the shared-tile kernel takes p (see Kernel) and has at least one tile (image x channel
+// chunk x column and row tile) per SM of the current device: worth timing against the register-
+// tiled kernel. Smaller convolutions (batch 1) leave SMs idle on it.
+bool DepthwiseConvSharedTilesFit(const DepthwiseConvParams& p);
 
 // y = activation(depthwise_conv(x, w) + bias) on `stream`.
 // x [n, h, w, c] and y [n, out_h, out_w, c] dense NHWC; w [c, r, s] dense (ONNX's [C, 1, R, S] weights

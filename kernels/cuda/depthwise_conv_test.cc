@@ -112,30 +112,9 @@ TEST(DepthwiseConvSupportTest, RejectsNullTensors) {
 // ---------------------------------------------------------------------------------------------------------
 // GPU tests.
 
-// Owns cudaMalloc'd memory.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) {
-    if (cudaMalloc(&ptr_, bytes) != cudaSuccess) ptr_ = nullptr;
-  }
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  char* get() const { return static_cast<char*>(ptr_); }
+using testing::DeviceBuffer;
 
- private:
-  void* ptr_ = nullptr;
-};
-
-class DepthwiseConvGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no usable GPU";
-  }
-};
+class DepthwiseConvGpuTest : public testing::GpuTest {};
 
 float RoundToHalf(float v) { return ir::HalfBitsToFloat(ir::FloatToHalfBits(v)); }
 
@@ -322,8 +301,10 @@ constexpr int kChannels[] = {1, 3, 6, 8, 17, 144};
 
 // Every shape with every channel count, in float32 and float16; the activation and the bias rotate so
 // that each shape sees all four activations and both bias cases.
-// `rows_per_thread` > 0 makes the tiled kernel's threads compute strips of that many output rows.
-void CheckShapes(const std::vector<Shape>& shapes, int rows_per_thread = 0) {
+// `rows_per_thread` > 0 makes the tiled kernel's threads compute strips of that many output rows;
+// `kernel` picks the 5x5 / 7x7 kernel.
+void CheckShapes(const std::vector<Shape>& shapes, int rows_per_thread = 0,
+                 DepthwiseConvParams::Kernel kernel = DepthwiseConvParams::kRegisterTiles) {
   uint32_t seed = 1;
   for (const Shape& base : shapes) {
     for (int ci = 0; ci < static_cast<int>(std::size(kChannels)); ++ci) {
@@ -333,6 +314,7 @@ void CheckShapes(const std::vector<Shape>& shapes, int rows_per_thread = 0) {
         const Activation act = kActivations[(ci + (fp16 ? 2 : 0)) % 4];
         DepthwiseConvParams p = MakeParams(shape, act, fp16);
         p.rows_per_thread = rows_per_thread;
+        p.kernel = kernel;
         CheckAgainstReference(p, (ci + fp16) % 2 == 0, seed += 3);
         if (::testing::Test::HasFatalFailure()) return;
       }
@@ -365,6 +347,38 @@ TEST_F(DepthwiseConvGpuTest, Filter5x5And7x7MatchReference) {
       {3, 0, 9, 10, 7, 7, 3, 3, 3, 3, 1, 1},   // 7x7 stride 1 (ConvNeXt)
       {1, 0, 16, 13, 7, 7, 3, 3, 3, 3, 2, 2},  // 7x7 stride 2
   });
+}
+
+// The shared-memory tile kernel on the shapes above and on ones with several column tiles (more than
+// 32 output columns at stride 1, 16 at stride 2) and row tiles (more output rows than one tile's
+// input rows fit in shared memory), odd channel counts (one float16 per vector) and 3 chunks (144).
+TEST_F(DepthwiseConvGpuTest, SharedTilesMatchReference) {
+  CheckShapes(
+      {
+          {1, 0, 11, 13, 5, 5, 2, 2, 2, 2, 1, 1},  // 5x5 stride 1
+          {3, 0, 14, 15, 5, 5, 2, 2, 2, 2, 2, 2},  // 5x5 stride 2
+          {1, 0, 6, 6, 5, 5, 1, 2, 3, 0, 1, 1},    // 5x5 asymmetric pads
+          {2, 0, 5, 5, 5, 5, 0, 0, 0, 0, 1, 1},    // no padding, 1x1 output
+          {3, 0, 9, 10, 7, 7, 3, 3, 3, 3, 1, 1},   // 7x7 stride 1
+          {1, 0, 16, 13, 7, 7, 3, 3, 3, 3, 2, 2},  // 7x7 stride 2
+          {2, 0, 40, 70, 5, 5, 2, 2, 2, 2, 1, 1},  // 3 column tiles, several row tiles
+          {1, 0, 57, 75, 5, 5, 1, 2, 2, 1, 2, 2},  // stride 2, 3 column tiles, odd pads
+          {1, 0, 30, 41, 7, 7, 3, 3, 3, 3, 1, 1},  // 7x7, 2 column tiles
+          {2, 0, 28, 28, 5, 5, 0, 0, 4, 4, 2, 2},  // TF-style SAME: pads after only
+      },
+      0, DepthwiseConvParams::kSharedTiles);
+  // Worth timing only where the kernel takes the shape and has a tile per SM.
+  const auto params = [](int n, int k, int stride, int dilation) {
+    return MakeParams(Shape{n, 480, 14, 14, k, k, 2, 2, 2, 2, stride, stride, dilation, dilation},
+                      DepthwiseConvParams::kNone, true);
+  };
+  EXPECT_TRUE(DepthwiseConvSharedTilesFit(params(32, 5, 1, 1)));
+  EXPECT_FALSE(DepthwiseConvSharedTilesFit(params(1, 5, 1, 1)));   // 8 tiles
+  EXPECT_FALSE(DepthwiseConvSharedTilesFit(params(32, 3, 1, 1)));  // 3x3: the register kernel
+  EXPECT_FALSE(DepthwiseConvSharedTilesFit(params(32, 5, 1, 2)));  // dilation
+  DepthwiseConvParams unequal = params(32, 5, 1, 1);
+  unequal.stride_w = 2, unequal.out_w = 7;
+  EXPECT_FALSE(DepthwiseConvSharedTilesFit(unequal));
 }
 
 // Strips of 2, 3 and 5 rows (not dividing out_h): for 5x5 and 7x7 filters the input rows shift
@@ -423,7 +437,8 @@ TEST_F(DepthwiseConvGpuTest, LargeBatchLoopsOverRows) {
 
 // Not a test of correctness: prints the bandwidth of MobileNetV2's (3x3) and EfficientNet-B0's 5x5
 // depthwise layers at batch 256 (input read once + output written once, per time), and the time
-// with channel sums (zeroing them included), to be read on the GPU machine.
+// with channel sums (zeroing them included); for 5x5 the register-tiled and shared-tile kernels' times
+// at batch 256, 32 and 1. To be read on the GPU machine.
 TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) {
   struct Layer {
     int c, h, stride, k;
@@ -443,9 +458,8 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) 
   ASSERT_EQ(cudaMemset(b.get(), 0, 1152 * 2), cudaSuccess);
   for (const Layer& l : layers) {
     const int pad = l.k / 2;
-    const DepthwiseConvParams p =
-        MakeParams(Shape{kBatch, l.c, l.h, l.h, l.k, l.k, pad, pad, pad, pad, l.stride, l.stride},
-                   DepthwiseConvParams::kRelu6, true);
+    DepthwiseConvParams p = MakeParams(Shape{kBatch, l.c, l.h, l.h, l.k, l.k, pad, pad, pad, pad, l.stride, l.stride},
+                                       DepthwiseConvParams::kRelu6, true);
     ASSERT_EQ(DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr), cudaSuccess);
     const float ms = testing::MeanLaunchMs([&] { DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr); });
     float* sums_ptr = reinterpret_cast<float*>(sums.get());
@@ -457,6 +471,19 @@ TEST_F(DepthwiseConvGpuTest, PrintsBandwidthOfMobileNetV2AndEfficientNetLayers) 
     const double bytes = 2.0 * p.n * p.c * (double{1} * p.h * p.w + double{1} * p.out_h * p.out_w);
     std::printf("depthwise %dx%d s%d fp16 relu6 %dx%dx%dx%d (NHWC): %.4f ms, %.0f GB/s; with channel sums %.4f ms\n",
                 l.k, l.k, l.stride, p.n, p.h, p.w, p.c, ms, bytes / (ms * 1e-3) / 1e9, summing_ms);
+    if (l.k == 3) continue;
+    for (const int batch : {kBatch, 32, 1}) {  // the two kernels of 5x5 / 7x7 filters side by side
+      p.n = batch;
+      float kernel_ms[2] = {};
+      for (const auto kernel : {DepthwiseConvParams::kRegisterTiles, DepthwiseConvParams::kSharedTiles}) {
+        p.kernel = kernel;
+        kernel_ms[kernel] =
+            testing::MeanLaunchMs([&] { DepthwiseConvNhwc(p, x.get(), w.get(), b.get(), y.get(), nullptr); });
+      }
+      p.kernel = DepthwiseConvParams::kRegisterTiles;
+      std::printf("  batch %3d: register tiles %.4f ms, shared tiles %.4f ms%s\n", batch, kernel_ms[0], kernel_ms[1],
+                  DepthwiseConvSharedTilesFit(p) ? "" : " (too few tiles: not timed by the executor)");
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 // Test helpers shared by the own kernels' GPU tests: float values in a FloatType's storage (rounded,
-// encoded to bytes, decoded), their upload, the bandwidth printouts' timing, and a fixture that skips
-// when no GPU is usable.
+// encoded to bytes, decoded), their upload, owned device memory, the bandwidth printouts' timing, and a
+// fixture that skips when no GPU is usable.
 #ifndef ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
 #define ONNXRUN_KERNELS_CUDA_KERNEL_TESTING_H_
 
@@ -78,6 +78,23 @@ float MeanLaunchMs(Launch&& launch, int runs = 20) {
   if (stop != nullptr) cudaEventDestroy(stop);
   return ms;
 }
+
+// Owns cudaMalloc'd memory (null when the allocation failed).
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t bytes) {
+    if (cudaMalloc(&ptr_, bytes) != cudaSuccess) ptr_ = nullptr;
+  }
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  char* get() const { return static_cast<char*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+};
 
 // Skips the test when no GPU is usable (CI machines have none).
 class GpuTest : public ::testing::Test {

@@ -160,18 +160,18 @@ TEST_P(ChannelScaleGpuTest, GateFoldsIntoProjectConvAndMatchesCpu) {
 
 // x [n, 24, hw, hw] -> depthwise Conv 3x3 (+ bias) -> SiLU -> d; s = GlobalAveragePool(d); outputs s
 // and Mul(d, s): EfficientNet's depthwise conv feeding its squeeze-excite pool.
-std::string DepthwiseThenPoolModel(int64_t n, int64_t hw) {
+std::string DepthwiseThenPoolModel(int64_t n, int64_t hw, int64_t k = 3) {
   onnx::ModelProto model = testing_util::MakeModel(13);
   auto* g = model.mutable_graph();
   *g->add_input() = testing_util::TensorInfo("x", {n, 24, hw, hw});
-  std::vector<float> w(24 * 9), b(24);
+  std::vector<float> w(24 * k * k), b(24);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>((i * 37) % 23) - 11) / 23.0f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>((i * 13) % 7) - 3) / 7.0f;
-  testing_util::AddFloatInitializer(model, "w", {24, 1, 3, 3}, w);
+  testing_util::AddFloatInitializer(model, "w", {24, 1, k, k}, w);
   testing_util::AddFloatInitializer(model, "b", {24}, b);
   onnx::NodeProto conv = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c"}, "depthwise");
   testing_util::SetIntAttr(conv, "group", 24);
-  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  testing_util::SetIntsAttr(conv, "pads", {k / 2, k / 2, k / 2, k / 2});
   *g->add_node() = conv;
   *g->add_node() = testing_util::MakeNode("Sigmoid", {"c"}, {"cs"}, "silu_sigmoid");
   *g->add_node() = testing_util::MakeNode("Mul", {"c", "cs"}, {"d"}, "silu_mul");
@@ -217,6 +217,22 @@ TEST_P(ChannelScaleGpuTest, PoolFromDepthwiseChannelSumsMatchesCpu) {
       EXPECT_EQ(from_sums, want) << context;
     }
   }
+}
+
+// A 5x5 depthwise conv with enough tiles for the shared-tile kernel (kernels/cuda/depthwise_conv.h):
+// in fp16 the step times it against the register-tiled one at its first run and says so; either
+// way the outputs match the CPU through the step-by-step run and the replay.
+TEST_P(ChannelScaleGpuTest, DepthwiseKernelChoiceMatchesCpu) {
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({64, 24, 28, 28})}};
+  std::unique_ptr<runtime::Session> session =
+      ExpectGpuRunsMatchCpu(DepthwiseThenPoolModel(64, 28, 5), GetParam(), inputs, "5x5, n 64");
+  if (!session) GTEST_SKIP() << "no usable GPU";
+  if (GetParam() != "fp16") return;  // float32 plans keep NCHW and cuDNN for this conv
+  int measured = 0;
+  for (const std::string& note : session->gpu_step_notes()) {
+    measured += note.find("(measured at the first run for these dims: register tiles ") != std::string::npos;
+  }
+  EXPECT_EQ(measured, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, ChannelScaleGpuTest, testing::Values("fp32", "fp16"));
