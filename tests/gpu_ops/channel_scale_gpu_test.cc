@@ -7,6 +7,7 @@
 // pool taken from the channel sums of the depthwise conv before it (runtime/cuda_steps_pooled_sums.cc).
 // Skipped without a GPU.
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -140,13 +141,18 @@ std::string GateThenProjectModel(int64_t n, int64_t hw) {
 
 // At batch 64 on a 56x56 map the gate folds into per-sample weights of the project conv (one
 // batched matmul instead of a pass over x for the product); the output matches the CPU either way,
-// through the step-by-step run and the CUDA-graph replay.
+// through the step-by-step run and the CUDA-graph replay. In fp16 the absolute tolerance is about one
+// float16 ulp of the outputs' magnitude (~1: 144 products plus the residual), 2e-3: an output near
+// zero keeps the rounding of the conv's ~1-sized result before the residual cancels it (one element
+// in 4.8M was 1.05e-3 off with the default 1e-3).
 TEST_P(ChannelScaleGpuTest, GateFoldsIntoProjectConvAndMatchesCpu) {
   constexpr int64_t kBatch = 64, kSide = 56;
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({kBatch, 144, kSide, kSide})},
                                                     {"r", RandomInput({kBatch, 24, kSide, kSide})}};
+  const std::optional<testing_util::Tolerance> tol =
+      GetParam() == "fp16" ? std::optional(testing_util::Tolerance{1e-2, 2e-3}) : std::nullopt;
   std::unique_ptr<runtime::Session> session =
-      ExpectGpuRunsMatchCpu(GateThenProjectModel(kBatch, kSide), GetParam(), inputs, "gate + project conv");
+      ExpectGpuRunsMatchCpu(GateThenProjectModel(kBatch, kSide), GetParam(), inputs, "gate + project conv", tol);
   if (!session) GTEST_SKIP() << "no usable GPU";
   int folded = 0, measured = 0;
   for (const std::string& note : session->gpu_step_notes()) {
