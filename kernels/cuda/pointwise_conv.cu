@@ -48,10 +48,9 @@ size_t ElementBytes(FloatType type) { return type == FloatType::kFloat32 ? 4 : 2
 
 static_assert(PointwiseConvParams::kNone == kConvActNone && PointwiseConvParams::kRelu == kConvActRelu &&
               PointwiseConvParams::kRelu6 == kConvActRelu6 && PointwiseConvParams::kSilu == kConvActSilu);
-// The activation kAct (a compile-time PointwiseConvParams::Activation); SiLU with the fast exp.
+// The activation kAct (a compile-time PointwiseConvParams::Activation).
 template <int kAct>
 __device__ __forceinline__ float Activate(float v) {
-  if constexpr (kAct == kConvActSilu) return __fdividef(v, 1.f + __expf(-v));
   return ApplyConvActivation(kAct, v);
 }
 
