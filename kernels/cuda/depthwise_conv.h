@@ -16,7 +16,7 @@
 //  - shared tiles (depthwise_conv_shared.cu; p.kernel = kSharedTiles): 5x5 and 7x7 filters with
 //    equal strides 1 or 2 and no dilation, without channel sums: a block stages the input rows of a
 //    few output rows in shared memory and each thread computes 4 outputs of one row for its channel
-//    vector from there (80 registers, the register-tiled kernel 118-254 for these filters). Faster
+//    vector from there (about 96 registers, the register-tiled kernel 118-254 for these filters). Faster
 //    where the register-tiled kernel has too few rows per thread to keep input rows (batch 32 on an
 //    H200: 14x14x480 0.017 against 0.026 ms), slower at batch 256; callers time both.
 //  - generic: every other valid shape; one thread per output element, weights read from cache.
