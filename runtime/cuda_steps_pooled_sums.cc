@@ -50,7 +50,10 @@ absl::StatusOr<std::string> ChooseDepthwiseKernel(kernels::cuda::DepthwiseConvPa
           return absl::OkStatus();
         },
         stream, kTimedRuns);
-    if (!timed.ok()) return timed.status();
+    if (!timed.ok()) {
+      p.kernel = Kernel::kRegisterTiles;  // the default form stays when the timing fails
+      return timed.status();
+    }
     ms[kernel] = *timed;
   }
   const bool shared = ms[Kernel::kSharedTiles] < kMargin * ms[Kernel::kRegisterTiles];
@@ -127,6 +130,11 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
     } else {
       e.sums = how == PoolSums::kAlways ? LegacyEntry::Sums::kSum : LegacyEntry::Sums::kPool;
       e.sums_note = how == PoolSums::kAlways ? SumsNote(true, *sums_reader_[index]) : "";
+    }
+    using Kernel = kernels::cuda::DepthwiseConvParams::Kernel;
+    if (e.sums == LegacyEntry::Sums::kSum && e.depthwise->kernel == Kernel::kSharedTiles && e.kernel_note) {
+      e.depthwise->kernel = Kernel::kRegisterTiles;  // only the register tiles sum their channels
+      absl::StrAppend(&*e.kernel_note, "; register tiles after all, which sum channels");
     }
     notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.kernel_note.value_or(""), e.sums_note);
   }

@@ -67,10 +67,12 @@ __device__ __forceinline__ void StageTileWide(const SharedArgs& a, const T* __re
   }
 }
 
-// kBlocksPerSm resident blocks unless the filter alone would need more registers (7x7 with two
-// float16 channels: 98 floats).
+// Resident blocks the kernel is compiled for: kBlocksPerSm unless the filter alone would need more
+// registers (7x7 with two float16 channels: 98 floats).
+constexpr int MinBlocksPerSm(int k, int v) { return k * k * v > 64 ? 1 : kBlocksPerSm; }
+
 template <typename T, int V, int K, int STRIDE>
-__global__ void __launch_bounds__(kThreads, K* K* V > 64 ? 1 : kBlocksPerSm)
+__global__ void __launch_bounds__(kThreads, MinBlocksPerSm(K, V))
     DepthwiseSharedKernel(SharedArgs a, const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                           T* __restrict__ y) {
   using Vec = typename Packed<T, V>::Type;
@@ -240,7 +242,9 @@ bool PairsHalves(const DepthwiseConvParams& p, const void* x, const void* y) {
 bool DepthwiseSharedTileShape(const DepthwiseConvParams& p) {
   if (p.r != p.s || (p.r != 5 && p.r != 7) || p.dilation_h != 1 || p.dilation_w != 1) return false;
   if (p.stride_h != p.stride_w || (p.stride_h != 1 && p.stride_h != 2)) return false;
-  return Geometry(p, p.fp16 ? 2 : 1, 4, 1).tile_rows > 0;
+  const SharedArgs a = Geometry(p, 1, 4, 1);  // the most chunks (one channel per vector)
+  // The grid is at most one block per tile (LaunchShared's 2^31 - 1 blocks).
+  return a.tile_rows > 0 && int64_t{p.n} * a.chunks * a.column_tiles * a.row_tiles < (int64_t{1} << 31);
 }
 
 bool DepthwiseConvSharedTilesFit(const DepthwiseConvParams& p) {
