@@ -109,13 +109,14 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
   if (node.input(2) != ir::kNoValue) {
     CUDNN_ASSIGN_OR_RETURN(bias, Input(node.input(2), values));
   }
+  bool decided = false;  // a first-run decision below changes the step's note
   if (!e.kernel_note && !Capturing()) {
     e.kernel_note = "";
     if (options_.measure_choices && kernels::cuda::DepthwiseConvSharedTilesFit(*e.depthwise)) {
       CUDNN_ASSIGN_OR_RETURN(e.kernel_note,
                              ChooseDepthwiseKernel(*e.depthwise, in, w.data(), bias.data(), out, stream_));
     }
-    notes_[index] = absl::StrCat(kOwnDepthwiseNote, *e.kernel_note, e.sums_note);
+    decided = true;
   }
   const kernels::cuda::DepthwiseConvParams& p = *e.depthwise;
   // 16-bit maps only: the sums' atomics add in a varying order, and a float32 plan keeps its pools
@@ -136,8 +137,9 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
       e.depthwise->kernel = Kernel::kRegisterTiles;  // only the register tiles sum their channels
       absl::StrAppend(&*e.kernel_note, "; register tiles after all, which sum channels");
     }
-    notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.kernel_note.value_or(""), e.sums_note);
+    decided = true;
   }
+  if (decided) notes_[index] = absl::StrCat(kOwnDepthwiseNote, e.kernel_note.value_or(""), e.sums_note);
   float* sums = nullptr;
   if (can_sum && e.sums == LegacyEntry::Sums::kSum) {
     absl::StatusOr<DeviceTensor> held =

@@ -252,8 +252,6 @@ __global__ void DepthwiseGenericKernel(DepthwiseConvParams p, const T* __restric
   }
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Threads that fill the current device once at full occupancy (SMs x max threads per SM).
 cudaError_t ResidentThreads(int* threads) {
   int device = 0, sms = 0, per_sm = 0;

@@ -40,8 +40,6 @@ struct SharedArgs {
   bool wide_loads;  // stage the tile with 16-byte loads (StageTileWide)
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Stages the tile with 16-byte loads (a.wide_loads: C * sizeof(T) a multiple of 16 and x 16-byte
 // aligned): 8 lanes per pixel's 128-byte chunk row, a warp 4 pixels per load; channels past C zero.
 template <typename T>

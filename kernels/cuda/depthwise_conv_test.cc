@@ -339,34 +339,31 @@ TEST_F(DepthwiseConvGpuTest, Filter3x3MatchesReference) {
   });
 }
 
-TEST_F(DepthwiseConvGpuTest, Filter5x5And7x7MatchReference) {
-  CheckShapes({
+std::vector<Shape> Filter5x5And7x7Shapes() {
+  return {
       {1, 0, 11, 13, 5, 5, 2, 2, 2, 2, 1, 1},  // 5x5 stride 1
       {3, 0, 14, 15, 5, 5, 2, 2, 2, 2, 2, 2},  // 5x5 stride 2
       {1, 0, 6, 6, 5, 5, 1, 2, 3, 0, 1, 1},    // 5x5 asymmetric pads
       {3, 0, 9, 10, 7, 7, 3, 3, 3, 3, 1, 1},   // 7x7 stride 1 (ConvNeXt)
       {1, 0, 16, 13, 7, 7, 3, 3, 3, 3, 2, 2},  // 7x7 stride 2
-  });
+  };
 }
+
+TEST_F(DepthwiseConvGpuTest, Filter5x5And7x7MatchReference) { CheckShapes(Filter5x5And7x7Shapes()); }
 
 // The shared-memory tile kernel on the shapes above and on ones with several column tiles (more than
 // 32 output columns at stride 1, 16 at stride 2) and row tiles (more output rows than one tile's
 // input rows fit in shared memory), odd channel counts (one float16 per vector) and 3 chunks (144).
 TEST_F(DepthwiseConvGpuTest, SharedTilesMatchReference) {
-  CheckShapes(
-      {
-          {1, 0, 11, 13, 5, 5, 2, 2, 2, 2, 1, 1},  // 5x5 stride 1
-          {3, 0, 14, 15, 5, 5, 2, 2, 2, 2, 2, 2},  // 5x5 stride 2
-          {1, 0, 6, 6, 5, 5, 1, 2, 3, 0, 1, 1},    // 5x5 asymmetric pads
-          {2, 0, 5, 5, 5, 5, 0, 0, 0, 0, 1, 1},    // no padding, 1x1 output
-          {3, 0, 9, 10, 7, 7, 3, 3, 3, 3, 1, 1},   // 7x7 stride 1
-          {1, 0, 16, 13, 7, 7, 3, 3, 3, 3, 2, 2},  // 7x7 stride 2
-          {2, 0, 40, 70, 5, 5, 2, 2, 2, 2, 1, 1},  // 3 column tiles, several row tiles
-          {1, 0, 57, 75, 5, 5, 1, 2, 2, 1, 2, 2},  // stride 2, 3 column tiles, odd pads
-          {1, 0, 30, 41, 7, 7, 3, 3, 3, 3, 1, 1},  // 7x7, 2 column tiles
-          {2, 0, 28, 28, 5, 5, 0, 0, 4, 4, 2, 2},  // TF-style SAME: pads after only
-      },
-      0, DepthwiseConvParams::kSharedTiles);
+  std::vector<Shape> shapes = Filter5x5And7x7Shapes();
+  shapes.insert(shapes.end(), {
+                                  {2, 0, 5, 5, 5, 5, 0, 0, 0, 0, 1, 1},    // no padding, 1x1 output
+                                  {2, 0, 40, 70, 5, 5, 2, 2, 2, 2, 1, 1},  // 3 column tiles, several row tiles
+                                  {1, 0, 57, 75, 5, 5, 1, 2, 2, 1, 2, 2},  // stride 2, 3 column tiles, odd pads
+                                  {1, 0, 30, 41, 7, 7, 3, 3, 3, 3, 1, 1},  // 7x7, 2 column tiles
+                                  {2, 0, 28, 28, 5, 5, 0, 0, 4, 4, 2, 2},  // TF-style SAME: pads after only
+                              });
+  CheckShapes(shapes, 0, DepthwiseConvParams::kSharedTiles);
   // Worth timing only where the kernel takes the shape and has a tile per SM.
   const auto params = [](int n, int k, int stride, int dilation) {
     return MakeParams(Shape{n, 480, 14, 14, k, k, 2, 2, 2, 2, stride, stride, dilation, dilation},

@@ -1,6 +1,6 @@
-// Launch geometry shared by the own CUDA kernels: the device's multiprocessor count, the block size
-// of element-wise kernels, the grid of a grid-stride loop, the block size of one-block-per-row kernels, and the
-// thread's place in a grid-stride loop. Included by .cu files only (the __device__ helpers need nvcc).
+// Launch geometry shared by the own CUDA kernels: the device's multiprocessor count, rounded-up
+// division, the block size of element-wise kernels, the grid of a grid-stride loop, the block size of one-block-per-row
+// kernels, and the thread's place in a grid-stride loop. Included by .cu files only (the __device__ helpers need nvcc).
 #ifndef ONNXRUN_KERNELS_CUDA_LAUNCH_H_
 #define ONNXRUN_KERNELS_CUDA_LAUNCH_H_
 
@@ -22,9 +22,12 @@ inline constexpr int kBlockSize = 256;
 // Grid limit of a grid-stride loop: more work than this many blocks loops.
 inline constexpr int64_t kMaxBlocks = 65535;
 
+// a / b rounded up (a >= 0, b > 0).
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Blocks covering `items` work items of `per_block` each: at least 1, at most kMaxBlocks.
 inline int GridSize(int64_t items, int64_t per_block = kBlockSize) {
-  const int64_t blocks = (items + per_block - 1) / per_block;
+  const int64_t blocks = CeilDiv(items, per_block);
   return static_cast<int>(blocks < 1 ? 1 : (blocks > kMaxBlocks ? kMaxBlocks : blocks));
 }
 
