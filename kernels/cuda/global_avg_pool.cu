@@ -1,6 +1,7 @@
 // GlobalAvgPoolNhwc (global_avg_pool.h): a block owns up to 256 channel vectors of one image and one
-// slice of its rows; its threads split the slice's rows into groups, sum along them, and reduce the
-// groups in shared memory. Vectors are 16 bytes when c allows (8 16-bit or 4 float32 channels).
+// slice of its rows (fewer vectors, down to 8, when the grid would leave most multiprocessors idle);
+// its threads split the slice's rows into groups, sum along them, and reduce the groups in shared
+// memory. Vectors are 16 bytes when c allows (8 16-bit or 4 float32 channels).
 #include <algorithm>
 #include <cstdint>
 
@@ -14,16 +15,27 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMinRowsPerSlice = 64;
 constexpr int kTargetBlocks = 2 * 132;  // about two blocks per multiprocessor of an H100/H200
+constexpr int kMinVectorsPerBlock = 8;  // 128 contiguous bytes of a row in float16
+
+// Channel vectors per block: all of them up to kThreads, halved (down to kMinVectorsPerBlock) while
+// the grid has fewer than kTargetBlocks blocks, so that more row groups share each image's rows
+// (resnet50's pool at batch 1, 2048 channels in one block, read its 49 rows one after another).
+int VectorsPerBlock(int vectors, int64_t n, int splits) {
+  int per_block = std::min(vectors, kThreads);
+  while (per_block > kMinVectorsPerBlock && n * splits * CeilDiv(vectors, per_block) < kTargetBlocks) {
+    per_block = std::max(kMinVectorsPerBlock, (per_block + 1) / 2);
+  }
+  return per_block;
+}
 
 // Blocks: x = groups of up to 256 channel vectors, y = image, z = row slice. Writes the mean to y
 // (one slice) or the slice's sum to scratch[z][n][c].
 template <typename T, int V>
 __global__ void __launch_bounds__(kThreads)
     SumRowsKernel(const T* __restrict__ x, T* __restrict__ y, float* __restrict__ scratch, int64_t hw, int c,
-                  int64_t rows_per_slice, float scale) {
+                  int64_t rows_per_slice, int per_block, float scale) {
   __shared__ float partial[kThreads * V];
   const int vectors = c / V;
-  const int per_block = min(vectors, kThreads);
   const int groups = kThreads / per_block;
   const int t = threadIdx.x, cv = blockIdx.x * per_block + t % per_block, group = t / per_block;
   const int64_t n = blockIdx.y;
@@ -74,12 +86,12 @@ template <typename T, int V>
 cudaError_t LaunchSum(const void* x, void* y, int64_t n, int64_t hw, int64_t c, float* scratch, int splits,
                       cudaStream_t stream) {
   const int vectors = static_cast<int>(c / V);
-  const int per_block = std::min(vectors, kThreads);
-  const dim3 grid((vectors + per_block - 1) / per_block, static_cast<unsigned>(n), splits);
+  const int per_block = VectorsPerBlock(vectors, n, splits);
+  const dim3 grid(CeilDiv(vectors, per_block), static_cast<unsigned>(n), splits);
   const int64_t rows_per_slice = (hw + splits - 1) / splits;
   const float scale = 1.0f / static_cast<float>(hw);
   SumRowsKernel<T, V><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), scratch, hw,
-                                                     static_cast<int>(c), rows_per_slice, scale);
+                                                     static_cast<int>(c), rows_per_slice, per_block, scale);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   const int64_t count = n * c;
   const int blocks = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 4096));

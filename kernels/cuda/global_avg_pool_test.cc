@@ -64,6 +64,10 @@ TEST_F(GlobalAvgPoolGpuTest, VectorPathMatchesTheMean) {
   ExpectMeans(FloatType::kFloat16, 3, 49, 1152, 1);
   ExpectMeans(FloatType::kBFloat16, 4, 196, 672, 1);
   ExpectMeans(FloatType::kFloat32, 2, 49, 2560, 1);  // more than 256 vectors: several blocks per image
+  // One image: blocks of fewer vectors (down to 8) and more row groups each.
+  ExpectMeans(FloatType::kFloat16, 1, 49, 2048, 1);
+  ExpectMeans(FloatType::kFloat32, 1, 49, 1280, 1);
+  ExpectMeans(FloatType::kBFloat16, 1, 7, 200, 1);
 }
 
 TEST_F(GlobalAvgPoolGpuTest, RowSlicesAddUpToTheMean) {
@@ -146,6 +150,22 @@ TEST_F(GlobalAvgPoolGpuTest, PrintsBandwidthOfSqueezeExcitePools) {
     std::printf("\n");
   }
   for (void* d : {x, y, scratch}) cudaFree(d);
+}
+
+// The pools at the end of resnet50 (2048 channels) and mobilenet_v2 (1280) at batch 1, fp16: they
+// are latency-bound, a few microseconds each. Prints; asserts only that the launches succeed.
+TEST_F(GlobalAvgPoolGpuTest, PrintsBatchOnePools) {
+  void *x = nullptr, *y = nullptr;
+  ASSERT_EQ(cudaMalloc(&x, 49 * 2048 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&y, 2048 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(x, 0, 49 * 2048 * 2), cudaSuccess);
+  for (int64_t c : {2048, 1280}) {
+    auto launch = [&] { return GlobalAvgPoolNhwc(FloatType::kFloat16, x, y, 1, 49, c, nullptr, 1, nullptr); };
+    ASSERT_EQ(launch(), cudaSuccess);
+    std::printf("global avg pool of 49 rows x %lld channels, batch 1, fp16: %.4f ms\n", static_cast<long long>(c),
+                testing::MeanLaunchMs(launch));
+  }
+  for (void* d : {x, y}) cudaFree(d);
 }
 
 }  // namespace
