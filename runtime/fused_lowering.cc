@@ -38,6 +38,7 @@ class Lowerer {
   absl::Status LowerConv(const ir::Node& conv);
   absl::Status LowerMatMul(const ir::Node& node);
   absl::Status LowerEpilogueNode(const ir::Node& node, bool last);
+  bool IsSiluAt(size_t i) const;
   // UID of the running value or of an external operand, aligned to the anchor output's rank.
   absl::StatusOr<int64_t> Operand(ir::ValueId id);
   int64_t Scalar(double value);
@@ -286,6 +287,24 @@ absl::Status Lowerer::LowerEpilogueNode(const ir::Node& node, bool last) {
   return absl::OkStatus();
 }
 
+// True when step node i is Sigmoid(x) and node i + 1 is Mul(x, sigmoid(x)) (either order) with no
+// other reader of the sigmoid: SiLU, written as one SWISH_FWD. cuDNN's runtime-compiled engines ran
+// conv + bias + SWISH_FWD in 26.9 us against 41.6 us for SIGMOID_FWD then MUL (CUDNN_FACTS).
+bool Lowerer::IsSiluAt(size_t i) const {
+  if (i + 1 >= step_.nodes.size()) return false;
+  const ir::Node& sigmoid = graph_.node(step_.nodes[i]);
+  const ir::Node& mul = graph_.node(step_.nodes[i + 1]);
+  if (sigmoid.op_type != "Sigmoid" || mul.op_type != "Mul" || mul.inputs.size() != 2) return false;
+  const ir::ValueId x = sigmoid.inputs[0], s = sigmoid.outputs[0];
+  const bool pair = (mul.inputs[0] == x && mul.inputs[1] == s) || (mul.inputs[0] == s && mul.inputs[1] == x);
+  if (!pair || std::count(step_.outputs.begin(), step_.outputs.end(), s) > 0) return false;
+  for (size_t j = i + 2; j < step_.nodes.size(); ++j) {
+    const std::vector<ir::ValueId>& in = graph_.node(step_.nodes[j]).inputs;
+    if (std::count(in.begin(), in.end(), s) > 0) return false;
+  }
+  return true;
+}
+
 // True for a dense conv followed by at most an Add of a constant (a bias) and a final Relu: with the
 // Relu written RELU_FWD, cuDNN serves that graph from its precompiled conv+bias+activation engines
 // (no runtime compilation; on the fp16 C=4 stem engine 48 is 10x faster than the runtime-compiled
@@ -316,6 +335,13 @@ absl::StatusOr<LoweredStep> Lowerer::Lower(bool allow_tf32) {
   absl::Status status = anchor.op_type == "Conv" ? LowerConv(anchor) : LowerMatMul(anchor);
   if (!status.ok()) return status;
   for (size_t i = 1; i < step_.nodes.size(); ++i) {
+    if (IsSiluAt(i)) {  // Sigmoid, then Mul(x, sigmoid(x)): one SWISH_FWD
+      const ir::Node& mul = graph_.node(step_.nodes[++i]);
+      absl::StatusOr<int64_t> x = Operand(graph_.node(step_.nodes[i - 1]).inputs[0]);
+      if (!x.ok()) return x.status();
+      region_uid_[mul.outputs[0]] = Emit("SWISH_FWD", *x, -1, 1.0, i + 1 == step_.nodes.size() ? 0 : -1);
+      continue;
+    }
     status = LowerEpilogueNode(graph_.node(step_.nodes[i]), i + 1 == step_.nodes.size());
     if (!status.ok()) return status;
   }

@@ -67,6 +67,43 @@ TEST(FusedLoweringTest, ReluAfterResidualAddKeepsMax) {
   EXPECT_THAT(EpilogueModes(ConvRelu(/*residual=*/true)), testing::ElementsAre("ADD", "ADD", "MAX"));
 }
 
+// x[1,16,8,8] -> Conv(w, bias) -> Sigmoid -> Mul(conv, sigmoid) (SiLU as exporters write it), or
+// with `gate` the Mul takes the sigmoid times another input r instead of the conv output.
+onnx::ModelProto ConvSigmoidMul(bool sigmoid_first, bool gate) {
+  onnx::ModelProto m = testing_util::MakeModel(13);
+  auto* g = m.mutable_graph();
+  *g->add_input() = TensorInfo("x", {1, 16, 8, 8});
+  *g->add_input() = TensorInfo("r", {1, 16, 8, 8});
+  testing_util::AddInitializer(m, "w", {16, 16, 1, 1});
+  testing_util::AddInitializer(m, "b", {16});
+  *g->add_node() = MakeNode("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  *g->add_node() = MakeNode("Sigmoid", {"c"}, {"s"}, "sigmoid");
+  const std::string other = gate ? "r" : "c";
+  *g->add_node() = MakeNode(
+      "Mul", sigmoid_first ? std::vector<std::string>{"s", other} : std::vector<std::string>{other, "s"}, {"y"}, "mul");
+  *g->add_output() = TensorInfo("y", {1, 16, 8, 8});
+  return m;
+}
+
+TEST(FusedLoweringTest, SiluIsOneSwish) {
+  EXPECT_THAT(EpilogueModes(ConvSigmoidMul(/*sigmoid_first=*/false, /*gate=*/false)),
+              testing::ElementsAre("ADD", "SWISH_FWD"));
+  EXPECT_THAT(EpilogueModes(ConvSigmoidMul(/*sigmoid_first=*/true, /*gate=*/false)),
+              testing::ElementsAre("ADD", "SWISH_FWD"));
+  absl::StatusOr<LoweredStep> lowered = LowerFirstStep(ConvSigmoidMul(false, false));
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_EQ(lowered->spec.epilogue[1].alpha, 1.0);  // beta: x * sigmoid(1 * x)
+  EXPECT_EQ(lowered->spec.epilogue[1].out, lowered->output_uid);
+}
+
+TEST(FusedLoweringTest, SigmoidTimesAnotherValueStaysTwoOps) {
+  absl::StatusOr<LoweredStep> lowered = LowerFirstStep(ConvSigmoidMul(/*sigmoid_first=*/false, /*gate=*/true));
+  if (!lowered.ok()) GTEST_SKIP() << "the Mul by r is not in the conv's step here: " << lowered.status();
+  std::vector<std::string> modes;
+  for (const cudnn::PointwiseOp& op : lowered->spec.epilogue) modes.push_back(op.mode);
+  EXPECT_THAT(modes, testing::Not(testing::Contains("SWISH_FWD")));
+}
+
 // A transformer's projection: x[2,5,16] MatMul w[16,8] + b[8] + residual r[2,5,8] is one matmul
 // graph over the same bytes viewed as [1,10,16] x [1,16,8], the residual full-size, the bias a row
 // (tf32 or fp16; strict fp32 keeps it off cuDNN, whose matmul engine would compute it in TF32).

@@ -59,13 +59,13 @@ struct ConvParams {
 };
 
 struct PointwiseOp {
-  // "ADD","SUB","MUL","DIV","MAX","MIN","SIGMOID_FWD","TANH_FWD","ELU_FWD","GELU_FWD","ERF",
-  // "RELU_FWD","IDENTITY"
+  // "ADD","SUB","MUL","DIV","MAX","MIN","SIGMOID_FWD","TANH_FWD","ELU_FWD","SWISH_FWD","GELU_FWD",
+  // "ERF","RELU_FWD","IDENTITY"
   std::string mode;
   int64_t in0 = 0;
   int64_t in1 = -1;  // -1 for unary modes
   int64_t out = 0;
-  double alpha = 0;  // ELU alpha / RELU lower-clip slope (0: plain ReLU)
+  double alpha = 0;  // ELU alpha / RELU lower-clip slope (0: plain ReLU) / SWISH beta
 };
 
 struct FusedGraphSpec {

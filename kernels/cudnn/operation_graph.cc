@@ -28,6 +28,7 @@ constexpr ModeName kModes[] = {
     {"SIGMOID_FWD", CUDNN_POINTWISE_SIGMOID_FWD},
     {"TANH_FWD", CUDNN_POINTWISE_TANH_FWD},
     {"ELU_FWD", CUDNN_POINTWISE_ELU_FWD},
+    {"SWISH_FWD", CUDNN_POINTWISE_SWISH_FWD},
     {"GELU_FWD", CUDNN_POINTWISE_GELU_FWD},
     {"GELU_APPROX_TANH_FWD", CUDNN_POINTWISE_GELU_APPROX_TANH_FWD},
     {"ERF", CUDNN_POINTWISE_ERF},
@@ -179,6 +180,9 @@ absl::StatusOr<BackendDescriptor> MakePointwiseDesc(const PointwiseOp& p) {
   }
   if (mode == CUDNN_POINTWISE_ELU_FWD) {
     CUDNN_RETURN_IF_NOT_OK(pw.Set(CUDNN_ATTR_POINTWISE_ELU_ALPHA, p.alpha));
+  }
+  if (mode == CUDNN_POINTWISE_SWISH_FWD) {  // x * sigmoid(beta * x)
+    CUDNN_RETURN_IF_NOT_OK(pw.Set(CUDNN_ATTR_POINTWISE_SWISH_BETA, p.alpha));
   }
   CUDNN_RETURN_IF_NOT_OK(pw.Finalize());
   return pw;
