@@ -9,6 +9,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace cli {
 namespace {
@@ -44,6 +45,40 @@ Error Compare(const ir::Tensor& got, const ir::Tensor& want) {
   return e;
 }
 
+// One compared step output: the largest relative error among the step's inputs, and its own.
+struct ErrorGrowth {
+  size_t step;
+  ir::ValueId value;
+  double input_error, output_error;
+};
+
+double MaxInputError(const exec::Step& step, const std::map<ir::ValueId, double>& value_error) {
+  double worst = 0;
+  for (ir::ValueId in : step.inputs) {
+    auto it = value_error.find(in);
+    if (it != value_error.end() && std::isfinite(it->second)) worst = std::max(worst, it->second);
+  }
+  return worst;
+}
+
+// The three steps that added the most relative error (own output's minus their inputs' worst), one
+// line each: where precision is lost, as opposed to where a loss first crosses the tolerance.
+std::vector<std::string> DescribeLargestGrowth(const exec::Plan& plan, std::vector<ErrorGrowth> growth) {
+  std::sort(growth.begin(), growth.end(), [](const ErrorGrowth& a, const ErrorGrowth& b) {
+    return a.output_error - a.input_error > b.output_error - b.input_error;
+  });
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < growth.size() && i < 3; ++i) {
+    const ErrorGrowth& g = growth[i];
+    if (!(g.output_error > g.input_error)) break;
+    const exec::Step& s = plan.steps[g.step];
+    lines.push_back(absl::StrFormat("error grows at step #%d %s %s, value '%s': inputs %.3g -> %.3g", g.step,
+                                    exec::StepKindName(s.kind), s.pattern, plan.graph.value(g.value).name,
+                                    g.input_error, g.output_error));
+  }
+  return lines;
+}
+
 }  // namespace
 
 double ToleranceFor(const std::string& precision) {
@@ -65,11 +100,15 @@ absl::StatusOr<GpuCpuComparison> CompareGpuWithCpu(const runtime::Session& sessi
   if (!gpu.ok()) return gpu.status();
   const double tolerance = ToleranceFor(precision);
   GpuCpuComparison result;
+  std::map<ir::ValueId, double> value_error;  // relative error of each compared value
+  std::vector<ErrorGrowth> growth;
   auto cpu = session.RunOn(runtime::Device::kCpu, inputs, [&](size_t step, ir::ValueId v, const ir::Tensor& t) {
-    if (!result.first_divergence.empty() || !gpu_values.count(v)) return;
+    if (!gpu_values.count(v)) return;
     const Error e = Compare(gpu_values[v].second, t);
-    if (e.relative() > tolerance) {
-      const exec::Step& s = session.plan().steps[step];
+    value_error[v] = e.relative();
+    const exec::Step& s = session.plan().steps[step];
+    growth.push_back({step, v, MaxInputError(s, value_error), e.relative()});
+    if (result.first_divergence.empty() && e.relative() > tolerance) {
       result.first_divergence =
           absl::StrCat("first divergence: step #", step, " ", exec::StepKindName(s.kind), " ", s.pattern, ", value '",
                        session.plan().graph.value(v).name, "': max abs error ", e.max_abs, ", relative ", e.relative());
@@ -81,6 +120,7 @@ absl::StatusOr<GpuCpuComparison> CompareGpuWithCpu(const runtime::Session& sessi
     result.outputs.push_back({(*cpu)[i].name, e.max_abs, e.relative(), e.relative() <= tolerance});
     result.agree = result.agree && result.outputs.back().ok;
   }
+  if (!result.agree) result.largest_error_growth = DescribeLargestGrowth(session.plan(), std::move(growth));
   result.gpu_outputs = *std::move(gpu);
   result.cpu_outputs = *std::move(cpu);
   return result;
@@ -99,6 +139,7 @@ absl::Status CheckGpuAgainstCpu(const runtime::Session& session, const std::stri
         out.name.c_str(), out.max_abs, out.relative, tolerance, out.ok ? "OK" : "DIFFERS");
   }
   if (!compared->first_divergence.empty()) std::printf("%s\n", compared->first_divergence.c_str());
+  for (const std::string& line : compared->largest_error_growth) std::printf("%s\n", line.c_str());
   const std::vector<runtime::NamedTensor>* cpu = &compared->cpu_outputs;
   // Two plain runs more: the first captures a CUDA graph (when the session uses
   // them), the second replays it; the replayed outputs must agree with the CPU

@@ -31,6 +31,9 @@ struct GpuCpuComparison {
   std::vector<runtime::NamedTensor> cpu_outputs;
   std::vector<OutputAgreement> outputs;
   std::string first_divergence;
+  // When they disagree: the three steps that added the most relative error, one line each ("error
+  // grows at step #40 FusedGraph Conv+Add, value 'x': inputs 0.0012 -> 0.0051").
+  std::vector<std::string> largest_error_growth;
   bool agree = true;
 };
 

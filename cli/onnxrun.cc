@@ -189,6 +189,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        "GPU: time the first 4 engine configs of every cuDNN plan on the real\n"
        "shapes and keep the fastest (kept in the plan cache); matmul plans always are",
        [&s](const std::string&) { return (s.gpu.autotune_plans = 4, absl::OkStatus()); }},
+      cli::IntFlag<int>("--autotune-plans", "N",
+                        "GPU: as --autotune, timing the first N engine configs of every\n"
+                        "cuDNN plan (1 to 64; more find faster engines at small batches, cold starts take longer)",
+                        &s.gpu.autotune_plans, 1, 64, "--autotune-plans needs N from 1 to 64"),
       cli::Switch({"--no-matmul-autotune"},
                   "GPU: take cuDNN heuristics' first engine config for matmul plans too\n"
                   "(default: time 4, keep the fastest; cached)",
