@@ -107,7 +107,7 @@ std::optional<SqueezeExciteForm> MatchSqueezeExcite(const ir::Graph& graph, Node
   const ir::Dim batch = (*graph.value(form.input).type.shape)[0];
   if (!batch.known() || batch.value > kMaxSqueezeExciteBatch) return std::nullopt;
   form.reduced = PointwiseConvOnPooled(graph, conv1, form.input, form.channels);
-  if (form.reduced <= 0) return std::nullopt;
+  if (form.reduced <= 0 || form.reduced * form.channels > kMaxSqueezeExciteWeights) return std::nullopt;
   form.nodes.push_back(fc1);
   form.w1 = conv1.input(1);
   form.b1 = conv1.input(2);

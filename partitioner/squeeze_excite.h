@@ -7,7 +7,11 @@
 // it as one own kernel (kernels/cuda/squeeze_excite.h) instead of a cuDNN graph, a Pad, a legacy
 // conv and a Sigmoid. Only for a known batch N <= kMaxSqueezeExciteBatch, where the launches
 // dominate (efficientnet_b0 on the H200, batch 1: fp16 0.700 -> 0.635 ms, tf32 0.600 -> 0.591); at
-// batch 32 fp16 still gained 3% but tf32 lost 2.4%, at 256 both lost 1% to cuDNN's GEMMs.
+// batch 32 fp16 still gained 3% but tf32 lost 2.4%, at 256 both lost 1% to cuDNN's GEMMs. And only
+// for R * C <= kMaxSqueezeExciteWeights: each block reads all of W1, which took 17 us for
+// MobileNetV3-Large's widest MLP (C 960, R 240) where cuDNN's steps are faster (that model at
+// batch 1: 0.388 ms with every MLP on the kernel, 0.372 with none; efficientnet_b0's widest, 1152 x
+// 48, takes 10 us).
 //
 // Usage:
 //   auto readers = [&](ir::ValueId v) { return consumers[v]; };
@@ -41,7 +45,8 @@ struct SqueezeExciteForm {
 
 // The squeeze-excite MLP starting at the Conv `fc1`, or nullopt. Every value inside the chain is
 // read only inside it and is not a graph output; weights are constant and of the input's float
-// type; C <= kMaxSqueezeExciteChannels, R' <= kMaxSqueezeExciteReduced, N <= kMaxSqueezeExciteBatch.
+// type; C <= kMaxSqueezeExciteChannels, R' <= kMaxSqueezeExciteReduced, N <= kMaxSqueezeExciteBatch,
+// R * C <= kMaxSqueezeExciteWeights.
 std::optional<SqueezeExciteForm> MatchSqueezeExcite(const ir::Graph& graph, ir::NodeId fc1,
                                                     const ValueReaders& readers);
 
@@ -51,6 +56,7 @@ std::optional<SqueezeExciteForm> MatchSqueezeExciteStep(const ir::Graph& graph, 
 inline constexpr int64_t kMaxSqueezeExciteChannels = 8192;
 inline constexpr int64_t kMaxSqueezeExciteReduced = 1024;
 inline constexpr int64_t kMaxSqueezeExciteBatch = 16;
+inline constexpr int64_t kMaxSqueezeExciteWeights = 64 * 1024;
 
 }  // namespace partitioner
 

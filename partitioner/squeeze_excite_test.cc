@@ -144,6 +144,19 @@ TEST(SqueezeExciteTest, LargeBatchKeepsTheCudnnSteps) {
   EXPECT_NE(StepOf(steps, g, "fc1").pattern, "Conv+Sigmoid+Mul+Conv+Sigmoid");
 }
 
+TEST(SqueezeExciteTest, WideMlpKeepsTheCudnnSteps) {  // MobileNetV3-Large's widest: 960 x 240
+  SeOptions o;
+  o.mobilenet = true;
+  o.channels = 960;
+  o.reduced = 240;
+  ASSERT_GT(o.channels * o.reduced, kMaxSqueezeExciteWeights);
+  const ir::Graph g = SqueezeExciteGraph(o);
+  EXPECT_NE(StepOf(Cover(g), g, "fc1").pattern, "Conv+Relu+Conv+HardSigmoid");
+  o.reduced = 48;  // 960 x 48: one step
+  const ir::Graph narrow = SqueezeExciteGraph(o);
+  EXPECT_EQ(StepOf(Cover(narrow), narrow, "fc1").pattern, "Conv+Relu+Conv+HardSigmoid");
+}
+
 TEST(SqueezeExciteTest, ConvOnAFeatureMapIsNotMatched) {
   SeOptions o;
   o.pooled = false;  // fc1 reads x[2, C, 4, 4]

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -92,6 +94,7 @@ TEST_F(SqueezeExciteGpuTest, EfficientNetAndMobileNetMlpsMatchReference) {
       {240, 10, 12, Params::kSilu, Params::kSigmoid},        // R = 10 padded to 12 in fp16
       {1152, 48, 48, Params::kSilu, Params::kSigmoid},       // its widest
       {960, 240, 240, Params::kRelu, Params::kHardSigmoid},  // MobileNetV3-Large's widest
+      {100, 25, 25, Params::kRelu, Params::kSigmoid},        // rows too short for 16-byte loads
   };
   for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
     for (const Shape& s : shapes) {
@@ -107,6 +110,33 @@ TEST_F(SqueezeExciteGpuTest, EfficientNetAndMobileNetMlpsMatchReference) {
         p.alpha = 1.f / 6;
         ExpectMatchesReference(p);
       }
+    }
+  }
+}
+
+// The widest blocks of MobileNetV3-Large (C 960, R 240) and EfficientNet-B0 (1152, 48) in fp16 at
+// batch 1 and 16, on zero weights: prints the time per launch; asserts only that launches succeed.
+TEST_F(SqueezeExciteGpuTest, PrintsTimeOfTheWidestBlocks) {
+  for (const auto& [c, r] : {std::pair<int64_t, int64_t>{960, 240}, {1152, 48}}) {
+    for (int64_t batch : {1, 16}) {
+      Params p;
+      p.batch = batch;
+      p.channels = c;
+      p.reduced = p.w2_row = r;
+      p.type = FloatType::kFloat16;
+      void *x = nullptr, *y = nullptr, *w = nullptr;
+      ASSERT_EQ(cudaMalloc(&x, batch * c * 2), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&y, batch * c * 2), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&w, 2 * c * r * 2), cudaSuccess);
+      ASSERT_EQ(cudaMemset(x, 0, batch * c * 2), cudaSuccess);
+      ASSERT_EQ(cudaMemset(w, 0, 2 * c * r * 2), cudaSuccess);
+      p.w1 = w;
+      p.w2 = static_cast<char*>(w) + c * r * 2;
+      auto launch = [&] { return SqueezeExcite(p, x, y, nullptr); };
+      ASSERT_EQ(launch(), cudaSuccess);
+      std::printf("squeeze-excite C %lld R %lld batch %lld fp16: %.4f ms\n", static_cast<long long>(c),
+                  static_cast<long long>(r), static_cast<long long>(batch), testing::MeanLaunchMs(launch));
+      for (void* d : {x, y, w}) cudaFree(d);
     }
   }
 }
