@@ -5,13 +5,12 @@
 // gives the per-sample channel scale [N, C, 1, 1] that the block's Mul applies. The cover makes
 // these 5-7 nodes one Kernel step (the CPU runs them node by node, like every step); the GPU runs
 // it as one own kernel (kernels/cuda/squeeze_excite.h) instead of a cuDNN graph, a Pad, a legacy
-// conv and a Sigmoid. Only for a known batch N <= kMaxSqueezeExciteBatch, where the launches
-// dominate (efficientnet_b0 on the H200, batch 1: fp16 0.700 -> 0.635 ms, tf32 0.600 -> 0.591); at
-// batch 32 fp16 still gained 3% but tf32 lost 2.4%, at 256 both lost 1% to cuDNN's GEMMs. And only
-// for R * C <= kMaxSqueezeExciteWeights: each block reads all of W1, which took 17 us for
-// MobileNetV3-Large's widest MLP (C 960, R 240) where cuDNN's steps are faster (that model at
-// batch 1: 0.388 ms with every MLP on the kernel, 0.372 with none; efficientnet_b0's widest, 1152 x
-// 48, takes 10 us).
+// conv and a Sigmoid. Only for a known batch N <= kMaxSqueezeExciteBatch (measured on the H200 with
+// the warp-per-row kernel, against cuDNN's steps, fp16: efficientnet_b0 batch 32 1.237 -> 1.163 ms,
+// tf32 1.543 -> 1.479; regnet_y_400mf batch 32 1.185 -> 0.896; at batch 64 efficientnet_b0 fp16
+// +0.9%, tf32 -2%, regnet_y_400mf -5%), and only for R * C <= kMaxSqueezeExciteWeights: each block
+// reads all of W1, 17 us for MobileNetV3-Large's widest MLP (C 960, R 240), where cuDNN's steps are
+// faster (with this limit that model takes 0.364 ms at batch 1, 0.373 with no MLP on the kernel).
 //
 // Usage:
 //   auto readers = [&](ir::ValueId v) { return consumers[v]; };
@@ -55,7 +54,7 @@ std::optional<SqueezeExciteForm> MatchSqueezeExciteStep(const ir::Graph& graph, 
 
 inline constexpr int64_t kMaxSqueezeExciteChannels = 8192;
 inline constexpr int64_t kMaxSqueezeExciteReduced = 1024;
-inline constexpr int64_t kMaxSqueezeExciteBatch = 16;
+inline constexpr int64_t kMaxSqueezeExciteBatch = 64;
 inline constexpr int64_t kMaxSqueezeExciteWeights = 64 * 1024;
 
 }  // namespace partitioner
