@@ -334,6 +334,7 @@ absl::StatusOr<LoweredStep> Lowerer::Lower(bool allow_tf32) {
   out_.spec.allow_tf32 = allow_tf32 || cudnn::Is16Bit(io_);
   absl::Status status = anchor.op_type == "Conv" ? LowerConv(anchor) : LowerMatMul(anchor);
   if (!status.ok()) return status;
+  if (conv_ && io_ == IoType::kFloat && IsFloat32Stem(out_.spec.w.dims)) out_.spec.allow_tf32 = false;
   for (size_t i = 1; i < step_.nodes.size(); ++i) {
     if (IsSiluAt(i)) {  // Sigmoid, then Mul(x, sigmoid(x)): one SWISH_FWD
       const ir::Node& mul = graph_.node(step_.nodes[++i]);

@@ -104,6 +104,28 @@ TEST(FusedLoweringTest, SigmoidTimesAnotherValueStaysTwoOps) {
   EXPECT_THAT(modes, testing::Not(testing::Contains("SWISH_FWD")));
 }
 
+// x[1,C,16,16] -> Conv KxK -> Relu: a 4-channel 3x3 stem computes in plain float32 in a tf32 plan;
+// a 16-channel conv and a 4-channel 7x7 stem (196 values, beyond the own 3xTF32 kernel) in TF32.
+TEST(FusedLoweringTest, Float32StemStaysStrictInTf32Plans) {
+  struct Case {
+    int64_t channels, kernel;
+    bool strict;
+  };
+  for (const Case& c : {Case{4, 3, true}, Case{16, 3, false}, Case{4, 7, false}}) {
+    onnx::ModelProto m = testing_util::MakeModel(13);
+    auto* g = m.mutable_graph();
+    const int64_t out = 16 - c.kernel + 1;
+    *g->add_input() = TensorInfo("x", {1, c.channels, 16, 16});
+    testing_util::AddInitializer(m, "w", {8, c.channels, c.kernel, c.kernel});
+    *g->add_node() = MakeNode("Conv", {"x", "w"}, {"c"}, "conv");
+    *g->add_node() = MakeNode("Relu", {"c"}, {"y"}, "relu");
+    *g->add_output() = TensorInfo("y", {1, 8, out, out});
+    absl::StatusOr<LoweredStep> lowered = LowerFirstStep(m, /*allow_tf32=*/true);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    EXPECT_EQ(lowered->spec.allow_tf32, !c.strict) << c.channels << " channels, " << c.kernel << "x" << c.kernel;
+  }
+}
+
 // A transformer's projection: x[2,5,16] MatMul w[16,8] + b[8] + residual r[2,5,8] is one matmul
 // graph over the same bytes viewed as [1,10,16] x [1,16,8], the residual full-size, the bias a row
 // (tf32 or fp16; strict fp32 keeps it off cuDNN, whose matmul engine would compute it in TF32).

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/device_runner.h"
+#include "runtime/fused_lowering.h"  // IsFloat32Stem
 
 namespace exec {
 namespace {
@@ -135,7 +136,7 @@ absl::StatusOr<PointwiseConvForm> MatchPointwiseConv(const ir::Graph& g, const S
   form.params.cout = static_cast<int>(w->shape()[0]);
   form.params.activation = *act;
   form.params.type = ToFloatType(dtype);
-  form.params.allow_tf32 = allow_tf32;
+  form.params.allow_tf32 = allow_tf32 && !IsFloat32Stem(w->shape());
   form.out_dims = {x_dims[0], w->shape()[0], out_h, out_w};
   return form;
 }

@@ -83,7 +83,7 @@ TEST(PointwiseConvFormTest, OneByOneConvWithEachTailMatches) {
 }
 
 TEST(PointwiseConvFormTest, StemWindowMatchesWithItsGeometry) {
-  ConvCase stem;  // 3x3 stride 2 pad 1 on 4 float32 channels (16-byte pixels), as a tf32 stem
+  ConvCase stem;  // 3x3 stride 2 pad 1 on 4 float32 channels (16-byte pixels), a tf32 plan's stem
   stem.cin = 4, stem.kernel = 3, stem.stride = 2, stem.tail = "silu";
   absl::StatusOr<PointwiseConvForm> form = MatchFirstStep(stem, /*allow_tf32=*/true);
   ASSERT_TRUE(form.ok()) << form.status();
@@ -97,6 +97,7 @@ TEST(PointwiseConvFormTest, StemWindowMatchesWithItsGeometry) {
   EXPECT_EQ(form->params.pixels, 2 * 4 * 4);
   EXPECT_EQ(form->params.activation, Params::kSilu);
   EXPECT_EQ(form->out_dims, (std::vector<int64_t>{2, 32, 4, 4}));
+  EXPECT_FALSE(form->params.allow_tf32);  // a float32 stem stays float32 (3xTF32) in tf32 plans
   EXPECT_TRUE(kernels::cuda::PointwiseConvSupported(form->params));
   // The same window over 16 float32 channels (64-byte pixels) matches but the kernel refuses it.
   ConvCase wide = stem;

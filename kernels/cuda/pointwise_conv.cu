@@ -127,12 +127,26 @@ __device__ __forceinline__ void RoundToOperand(Fragment& f) {
 // 16-pixel tiles per warp step for an element of `element` bytes (see Shape).
 constexpr int MTilesFor(size_t element) { return element == 2 ? 2 : 1; }
 
-template <int kMTiles, bool kStageRows, int kWindowPixelBytes>
+// kSplitFloat: float32 in 3xTF32 (each operand split into a TF32 high part and a TF32 low part, three
+// mmas: hi*hi + hi*lo + lo*hi), float32's accuracy for a strict-float32 stem.
+template <int kMTiles, bool kStageRows, int kWindowPixelBytes, bool kSplitFloat = false>
 struct Shape {
   static constexpr int kM = kMTiles;
   static constexpr bool kRows = kStageRows;
   static constexpr int kPixelBytes = kWindowPixelBytes;  // a conv window over 8- or 16-byte pixels; 0: 1x1
+  static constexpr bool kSplit = kSplitFloat;
 };
+
+// f = the TF32 high part of f's float32 values, lo = the TF32 rounding of what is left.
+template <typename Fragment>
+__device__ __forceinline__ void SplitToOperands(Fragment& f, Fragment& lo) {
+#pragma unroll
+  for (int i = 0; i < f.num_elements; ++i) {
+    const float hi = wmma::__float_to_tf32(f.x[i]);
+    lo.x[i] = wmma::__float_to_tf32(f.x[i] - hi);
+    f.x[i] = hi;
+  }
+}
 
 // ConvWindow as the kernel reads it.
 struct Window {
@@ -214,7 +228,8 @@ __global__ void __launch_bounds__(kThreads)
   const SharedLayout<T> sm(shared, cout, ld, S::kM, S::kRows);
   for (int i = threadIdx.x; i < cout * ld; i += blockDim.x) {  // k = tap * cin + channel; w [cout][cin][taps]
     const int n = i / ld, k = i % ld, tap = k / cin, c = k % cin;
-    sm.weights[i] = tap < win.taps ? WeightOperand(w[(n * cin + c) * win.taps + tap]) : FromFloat<T>(0.f);
+    const T weight = tap < win.taps ? w[(n * cin + c) * win.taps + tap] : FromFloat<T>(0.f);
+    sm.weights[i] = S::kSplit ? weight : WeightOperand(weight);  // split: exact, rounded per use
   }
   for (int i = threadIdx.x; i < cout; i += blockDim.x) sm.bias[i] = bias != nullptr ? ToFloat(bias[i]) : 0.f;
   __syncthreads();
@@ -233,13 +248,19 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     __syncwarp();
-    wmma::fragment<wmma::matrix_a, kTile, kTile, kK, Operand, wmma::row_major> a[S::kM][kSteps];
+    using FragmentA = wmma::fragment<wmma::matrix_a, kTile, kTile, kK, Operand, wmma::row_major>;
+    FragmentA a[S::kM][kSteps];
+    FragmentA a_lo[S::kSplit ? S::kM : 1][S::kSplit ? kSteps : 1];
 #pragma unroll
     for (int m = 0; m < S::kM; ++m) {
 #pragma unroll
       for (int k = 0; k < kSteps; ++k) {
         wmma::load_matrix_sync(a[m][k], sm.inputs + m * kTile * ld + k * kK, ld);
-        RoundToOperand(a[m][k]);
+        if constexpr (S::kSplit) {
+          SplitToOperands(a[m][k], a_lo[m][k]);
+        } else {
+          RoundToOperand(a[m][k]);
+        }
       }
     }
     for (int n0 = 0; n0 < cout; n0 += kTile) {
@@ -250,6 +271,15 @@ __global__ void __launch_bounds__(kThreads)
       for (int k = 0; k < kSteps; ++k) {
         wmma::fragment<wmma::matrix_b, kTile, kTile, kK, Operand, wmma::col_major> b;
         wmma::load_matrix_sync(b, sm.weights + n0 * ld + k * kK, ld);  // weights already TF32 for float32
+        if constexpr (S::kSplit) {                                     // small products first
+          decltype(b) b_lo;
+          SplitToOperands(b, b_lo);
+#pragma unroll
+          for (int m = 0; m < S::kM; ++m) {
+            wmma::mma_sync(acc[m], a_lo[m][k], b, acc[m]);
+            wmma::mma_sync(acc[m], a[m][k], b_lo, acc[m]);
+          }
+        }
 #pragma unroll
         for (int m = 0; m < S::kM; ++m) wmma::mma_sync(acc[m], a[m][k], b, acc[m]);
       }
@@ -313,6 +343,12 @@ cudaError_t LaunchShaped(const PointwiseConvParams& p, const void* x, const void
                          cudaStream_t stream) {
   if constexpr (MTilesFor(sizeof(T)) == 2) {
     return Launch<T, kKTiles, kAct, Shape<2, false, kPixelBytes>>(p, x, w, bias, y, stream);
+  } else if constexpr (std::is_same_v<T, float> && kPixelBytes == 16) {  // a float32 stem: 3xTF32 unless tf32
+    if (!p.allow_tf32) return Launch<T, kKTiles, kAct, Shape<1, false, kPixelBytes, true>>(p, x, w, bias, y, stream);
+    if (SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
+      return Launch<T, kKTiles, kAct, Shape<1, true, kPixelBytes>>(p, x, w, bias, y, stream);
+    }
+    return Launch<T, kKTiles, kAct, Shape<1, false, kPixelBytes>>(p, x, w, bias, y, stream);
   } else {
     if (SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
       return Launch<T, kKTiles, kAct, Shape<1, true, kPixelBytes>>(p, x, w, bias, y, stream);
@@ -374,7 +410,11 @@ const char* WindowRefusal(const PointwiseConvParams& p) {
 
 // Why the kernel does not compute p (nullptr when it does); see PointwiseConvSupported.
 const char* Refusal(const PointwiseConvParams& p) {
-  if (p.type == FloatType::kFloat32 && !p.allow_tf32) return "strict float32 (the kernel computes float32 in TF32)";
+  // Strict float32 only for a window over 4 channels (a stem, in 3xTF32); else float32 is TF32.
+  const bool split_stem = !p.window.OneByOne() && p.cin * ElementBytes(p.type) == 16;
+  if (p.type == FloatType::kFloat32 && !p.allow_tf32 && !split_stem) {
+    return "strict float32 (the kernel computes float32 in TF32)";
+  }
   if (p.pixels < 1) return "no pixels";
   if (!p.window.OneByOne()) {
     if (const char* why = WindowRefusal(p)) return why;

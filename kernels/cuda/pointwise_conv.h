@@ -49,11 +49,12 @@ struct PointwiseConvParams {
   int cin = 0, cout = 0;                 // channels in and out
   Activation activation = kNone;         // applied after the bias; kRelu6 is min(max(v, 0), 6), kSilu v * sigmoid(v)
   FloatType type = FloatType::kFloat16;  // storage of x, w, bias and y
-  bool allow_tf32 = false;               // float32 computed in TF32 (else float32 is not supported)
+  bool allow_tf32 = false;               // float32 computed in TF32 (else only a float32 stem, in 3xTF32)
   ConvWindow window;                     // 1x1 unless set
 };
 
-// Whether PointwiseConvNhwc computes p: float16, bfloat16 or (allow_tf32) float32, pixels >= 1, cout a
+// Whether PointwiseConvNhwc computes p: float16, bfloat16 or float32 (in TF32 with allow_tf32, else only
+// a window over 4 channels, in 3xTF32: float32's accuracy), pixels >= 1, cout a
 // positive multiple of 16 whose weights fit the kernel's 96 KiB of shared memory, and either a 1x1 conv
 // with cin in {8, 16, ..., 64} or a window over 8- or 16-byte input pixels (cin 4 or 8 of a 16-bit
 // type, 4 of float32) with taps * cin <= 80 and fewer than 2^31 input and output elements. On false, `*reason`

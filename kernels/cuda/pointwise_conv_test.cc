@@ -177,9 +177,9 @@ TEST_F(PointwiseConvGpuTest, ExpandConvShapesMatchReference) {
 // A stem conv (window over 16-byte input pixels) on random inputs: every output element against the
 // double-precision conv of the same (rounded) values, outside-the-image taps as 0.
 void ExpectWindowMatchesReference(FloatType type, int cin, int n, int in_h, int in_w, int cout, int kernel, int stride,
-                                  int pad, Activation act) {
+                                  int pad, Activation act, bool tf32 = true) {
   PointwiseConvParams p = Params(0, cin, cout, act, type);
-  p.allow_tf32 = true;
+  p.allow_tf32 = tf32;
   ConvWindow& win = p.window;
   win.kernel_h = win.kernel_w = kernel, win.stride_h = win.stride_w = stride, win.pad_top = win.pad_left = pad;
   win.in_h = in_h, win.in_w = in_w;
@@ -226,9 +226,11 @@ void ExpectWindowMatchesReference(FloatType type, int cin, int n, int in_h, int 
       }
       const double want = Reference(act, sum);
       const double got = Decode(type, &y[(px * cout + co) * ElementBytes(type)]);
-      const double limit = type == FloatType::kFloat32
-                               ? 1.1 * std::ldexp(magnitude, -10) + 1e-5 * (1 + std::fabs(want))
-                               : (type == FloatType::kFloat16 ? 2e-3 : 1.6e-2) * std::max(1.0, std::fabs(want));
+      // Strict float32 (3xTF32): each product within about 2^-21 of itself, plus float32 sums.
+      const double limit = type != FloatType::kFloat32
+                               ? (type == FloatType::kFloat16 ? 2e-3 : 1.6e-2) * std::max(1.0, std::fabs(want))
+                           : tf32 ? 1.1 * std::ldexp(magnitude, -10) + 1e-5 * (1 + std::fabs(want))
+                                  : 1.1 * std::ldexp(magnitude, -18) + 1e-6 * (1 + std::fabs(want));
       if (std::fabs(got - want) > limit && ++bad <= 5) {
         ADD_FAILURE() << "pixel " << px << " channel " << co << ": got " << got << ", want " << want;
       }
@@ -248,6 +250,12 @@ TEST_F(PointwiseConvGpuTest, StemWindowsMatchReference) {
   ExpectWindowMatchesReference(FloatType::kFloat16, 8, 2, 9, 11, 48, 3, 1, 0, PointwiseConvParams::kNone);
   ExpectWindowMatchesReference(FloatType::kFloat32, 4, 3, 37, 29, 32, 3, 2, 1, PointwiseConvParams::kSilu);
   ExpectWindowMatchesReference(FloatType::kFloat32, 4, 1, 20, 20, 16, 4, 2, 1, PointwiseConvParams::kRelu);  // K 64
+}
+
+// The float32 stem without TF32 (3xTF32), held to float32's accuracy rather than TF32's.
+TEST_F(PointwiseConvGpuTest, StrictFloat32StemMatchesReference) {
+  ExpectWindowMatchesReference(FloatType::kFloat32, 4, 3, 37, 29, 32, 3, 2, 1, PointwiseConvParams::kSilu, false);
+  ExpectWindowMatchesReference(FloatType::kFloat32, 4, 2, 20, 20, 16, 3, 2, 1, PointwiseConvParams::kRelu6, false);
 }
 
 TEST(PointwiseConvSupportTest, WindowsNeedEightOrSixteenBytePixelsAndSmallK) {
