@@ -336,20 +336,17 @@ cudaError_t Launch(const PointwiseConvParams& p, const void* x, const void* w, c
   return cudaGetLastError();
 }
 
-// The shape for p (see Shape): 16-bit types two tiles per step; float32 staged rows when they fit the
-// default shared memory, else one tile per step.
+// The shape for p (see Shape): 16-bit types two tiles per step; a strict float32 stem in 3xTF32;
+// other float32 staged rows when they fit the default shared memory, else one tile per step.
 template <typename T, int kKTiles, int kAct, int kPixelBytes>
 cudaError_t LaunchShaped(const PointwiseConvParams& p, const void* x, const void* w, const void* bias, void* y,
                          cudaStream_t stream) {
   if constexpr (MTilesFor(sizeof(T)) == 2) {
     return Launch<T, kKTiles, kAct, Shape<2, false, kPixelBytes>>(p, x, w, bias, y, stream);
-  } else if constexpr (std::is_same_v<T, float> && kPixelBytes == 16) {  // a float32 stem: 3xTF32 unless tf32
-    if (!p.allow_tf32) return Launch<T, kKTiles, kAct, Shape<1, false, kPixelBytes, true>>(p, x, w, bias, y, stream);
-    if (SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
-      return Launch<T, kKTiles, kAct, Shape<1, true, kPixelBytes>>(p, x, w, bias, y, stream);
-    }
-    return Launch<T, kKTiles, kAct, Shape<1, false, kPixelBytes>>(p, x, w, bias, y, stream);
   } else {
+    if constexpr (std::is_same_v<T, float> && kPixelBytes == 16) {  // a float32 stem: 3xTF32 unless tf32
+      if (!p.allow_tf32) return Launch<T, kKTiles, kAct, Shape<1, false, kPixelBytes, true>>(p, x, w, bias, y, stream);
+    }
     if (SharedBytes(p.cin * p.window.Taps(), p.cout, sizeof(T), 1, true) <= kDefaultSharedBytes) {
       return Launch<T, kKTiles, kAct, Shape<1, true, kPixelBytes>>(p, x, w, bias, y, stream);
     }
