@@ -150,13 +150,13 @@ absl::Status CudaExecutor::Init() {
   attention_.resize(plan_.steps.size());
   PlanViews();
   PlanScaledConvs();
-  PlanPooledSums();
   squeeze_excite_.resize(plan_.steps.size());
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (plan_.steps[s].kind == StepKind::kKernel) {
       squeeze_excite_[s] = partitioner::MatchSqueezeExciteStep(g, plan_.steps[s].nodes);
     }
   }
+  PlanPooledSums();  // after squeeze_excite_: a pool may hand its sums to such a step
   float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {

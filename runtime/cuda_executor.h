@@ -401,6 +401,13 @@ class CudaExecutor {
   struct HeldGate {
     DeviceTensor x, gate;
   };
+  // A pool step's output left unwritten: its channel sums, which the squeeze-excite step reads instead.
+  struct HeldSums {
+    DeviceTensor sums;   // float [N * C]
+    int64_t map_pixels;  // H * W of the pooled map: the mean is sums / map_pixels
+    ir::DType dtype;     // the pool output's
+    size_t writer_step;  // the depthwise step that wrote the sums
+  };
   struct ScaledConvEntry {
     bool decided = false;
     std::string note;
@@ -418,6 +425,8 @@ class CudaExecutor {
   // GlobalAveragePool steps reading a depthwise conv step's output (cuda_steps_pooled_sums.cc): the
   // conv's own kernel sums its channels into a run-held float buffer, the pool step takes the mean.
   void PlanPooledSums();
+  // The squeeze-excite step that is the only reader of `pooled` (a pool step's output), if any.
+  std::optional<size_t> SoleSqueezeExciteReader(ir::ValueId pooled) const;
   // The own depthwise kernel on `in` into `out` (the step's output); at the first run first times
   // its 5x5 / 7x7 forms where both apply, and for a step whose pool can take channel sums both
   // ways (DecideChannelSums), then sums into a held buffer where that was faster.
@@ -431,6 +440,10 @@ class CudaExecutor {
   absl::StatusOr<bool> PoolFromChannelSums(ir::ValueId x, const DeviceTensor& in, DeviceTensor& out);
   // The pool step's note addition when it reads held sums ("" otherwise).
   std::string FromSumsNote(size_t index) const;
+  // For a pool step whose only reader is a squeeze-excite step (sums_to_squeeze_excite_): hands the
+  // held sums of its input `x` (tensor `in`) on to that step instead of pooling; false when none are
+  // held or an observer reads every step's output.
+  bool HandSumsToSqueezeExcite(size_t index, const DeviceTensor& in);
 
   const Plan& plan_;
   const CudaExecutorOptions options_;
@@ -474,13 +487,15 @@ class CudaExecutor {
   // Per Attention step: the Transpose step, sole reader of its output, whose output it writes
   // directly (the Transpose step then does nothing).
   std::vector<std::optional<size_t>> output_transpose_;
-  std::vector<bool> written_by_attention_;                  // per step: such a Transpose
-  std::vector<std::optional<ScaledConvForm>> scaled_conv_;  // per conv step: the gate it may fold (construction)
-  std::vector<std::optional<size_t>> gate_reader_;          // per gate Mul step: that conv step
-  std::map<size_t, HeldGate> held_gates_;                   // this run's held gates, by conv step (mu_ held)
-  std::vector<std::optional<size_t>> sums_reader_;          // per depthwise conv step: its pool step
-  std::vector<std::optional<size_t>> sums_writer_;          // per pool step: that conv step
-  std::map<ir::ValueId, DeviceTensor> channel_sums_;        // this run's held sums, by pooled value (mu_ held)
+  std::vector<bool> written_by_attention_;                     // per step: such a Transpose
+  std::vector<std::optional<ScaledConvForm>> scaled_conv_;     // per conv step: the gate it may fold (construction)
+  std::vector<std::optional<size_t>> gate_reader_;             // per gate Mul step: that conv step
+  std::map<size_t, HeldGate> held_gates_;                      // this run's held gates, by conv step (mu_ held)
+  std::vector<std::optional<size_t>> sums_reader_;             // per depthwise conv step: its pool step
+  std::vector<std::optional<size_t>> sums_writer_;             // per pool step: that conv step
+  std::map<ir::ValueId, DeviceTensor> channel_sums_;           // this run's held sums, by pooled value (mu_ held)
+  std::vector<std::optional<size_t>> sums_to_squeeze_excite_;  // per pool step: the MLP step, its output's sole reader
+  std::map<ir::ValueId, HeldSums> pooled_sums_;                // this run's sums in place of pools, by pool output
   std::map<std::pair<size_t, std::string>, ScaledConvEntry> scaled_entries_;  // by conv step and input dims
   std::map<ir::ValueId, ValueView> views_;                                    // the running run's views (mu_ held)
   bool views_on_ = false;                               // off while an observer reads every step's output

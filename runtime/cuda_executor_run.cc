@@ -42,6 +42,7 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   expanded_masks_.clear();
   held_gates_.clear();
   channel_sums_.clear();
+  pooled_sums_.clear();
   views_on_ = !observer;  // an observer reads every step's output as a dense tensor
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
@@ -68,6 +69,7 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   expanded_masks_.clear();
   held_gates_.clear();
   channel_sums_.clear();
+  pooled_sums_.clear();
   return absl::OkStatus();
 }
 

@@ -211,8 +211,21 @@ absl::Status CudaExecutor::RunAddLayerNorm(const Step& step, std::vector<DeviceT
 
 absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values) {
   const partitioner::SqueezeExciteForm& form = *squeeze_excite_[index];
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor x, Input(form.input, values));
   kernels::cuda::SqueezeExciteParams p;
+  DeviceTensor x;
+  if (auto held = pooled_sums_.find(form.input); held != pooled_sums_.end()) {
+    // The pool step left its output unwritten (HandSumsToSqueezeExcite): its mean from the sums.
+    x.dtype = held->second.dtype;
+    x.dims = {held->second.sums.num_elements() / form.channels, form.channels, 1, 1};
+    p.channel_sums = static_cast<const float*>(held->second.sums.data());
+    p.sums_scale = 1.f / static_cast<float>(held->second.map_pixels);
+    if (notes_[index].find("channel sums") == std::string::npos) {
+      absl::StrAppend(&notes_[index], ", its mean taken from the channel sums step #", held->second.writer_step,
+                      "'s depthwise kernel wrote");
+    }
+  } else {
+    CUDNN_ASSIGN_OR_RETURN(x, Input(form.input, values));
+  }
   p.batch = x.dims.empty() ? 0 : x.dims[0];
   p.channels = form.channels;
   p.reduced = form.reduced;
@@ -233,9 +246,11 @@ absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTens
     same_types = same_types && w.dtype == x.dtype;
     *pointer = w.data();
   }
+  if (!same_types && p.channel_sums != nullptr) return absl::InternalError("squeeze-excite weights of another type");
   if (!same_types) return RunOnHost(plan_.steps[index], values);
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, x.dims, WantsNhwc(form.output), stream_));
   ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::SqueezeExcite(p, x.data(), out.data(), stream_));
+  pooled_sums_.erase(form.input);
   values[form.output] = std::move(out);
   return absl::OkStatus();
 }

@@ -320,6 +320,7 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
   }
   absl::StatusOr<DeviceTensor> in = ToLayout(*x, e.nhwc, stream_);
   if (!in.ok()) return in.status();
+  if (e.own_global_avg_pool && HandSumsToSqueezeExcite(index, *in)) return absl::OkStatus();
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(x->dtype, e.out_dims, e.nhwc, stream_);
   if (!out.ok()) return out.status();
   if (e.softmax) {

@@ -12,6 +12,7 @@
 // Also the depthwise step's choice between the own kernel's register-tiled and shared-memory tile
 // forms for 5x5 / 7x7 filters (kernels/cuda/depthwise_conv.h), timed at its first run where the
 // latter has a tile per SM.
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +70,7 @@ void CudaExecutor::PlanPooledSums() {
   const ir::Graph& g = plan_.graph;
   sums_reader_.assign(plan_.steps.size(), std::nullopt);
   sums_writer_.assign(plan_.steps.size(), std::nullopt);
+  sums_to_squeeze_excite_.assign(plan_.steps.size(), std::nullopt);
   std::map<ir::ValueId, size_t> producer;
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     for (ir::ValueId out : plan_.steps[s].outputs) producer[out] = s;
@@ -84,7 +86,39 @@ void CudaExecutor::PlanPooledSums() {
     if (conv.kind != StepKind::kLegacy || conv.outputs.size() != 1 || g.node(conv.nodes[0]).op_type != "Conv") continue;
     sums_reader_[it->second] = t;
     sums_writer_[t] = it->second;
+    sums_to_squeeze_excite_[t] = SoleSqueezeExciteReader(node.outputs[0]);
   }
+}
+
+std::optional<size_t> CudaExecutor::SoleSqueezeExciteReader(ir::ValueId pooled) const {
+  const ir::Graph& g = plan_.graph;
+  if (std::count(g.outputs().begin(), g.outputs().end(), pooled) > 0) return std::nullopt;
+  std::optional<size_t> reader;
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const std::vector<ir::ValueId>& in = plan_.steps[s].inputs;
+    if (std::find(in.begin(), in.end(), pooled) == in.end()) continue;
+    if (reader || !squeeze_excite_[s] || squeeze_excite_[s]->input != pooled) return std::nullopt;
+    reader = s;
+  }
+  if (!reader) return std::nullopt;
+  const partitioner::SqueezeExciteForm& form = *squeeze_excite_[*reader];
+  for (ir::ValueId w : {form.w1, form.b1, form.w2, form.b2}) {  // else that step runs on the host
+    if (w != ir::kNoValue && g.value(w).type.dtype != g.value(pooled).type.dtype) return std::nullopt;
+  }
+  return reader;
+}
+
+bool CudaExecutor::HandSumsToSqueezeExcite(size_t index, const DeviceTensor& in) {
+  const ir::Node& node = plan_.graph.node(plan_.steps[index].nodes[0]);
+  auto it = channel_sums_.find(node.inputs[0]);
+  if (!sums_to_squeeze_excite_[index] || !views_on_ || it == channel_sums_.end()) return false;
+  if (in.dims.size() != 4 || it->second.num_elements() != in.dims[0] * in.dims[1]) return false;
+  pooled_sums_[node.outputs[0]] = {std::move(it->second), in.dims[2] * in.dims[3], in.dtype, *sums_writer_[index]};
+  channel_sums_.erase(it);
+  notes_[index] = absl::StrCat("no work: step #", *sums_to_squeeze_excite_[index],
+                               "'s squeeze-excite kernel reads the channel sums step #", *sums_writer_[index],
+                               "'s depthwise kernel wrote (the mean taken there)");
+  return true;
 }
 
 absl::Status CudaExecutor::RunOwnGlobalAvgPool(const DeviceTensor& in, DeviceTensor& out) {

@@ -71,7 +71,10 @@ __global__ void __launch_bounds__(kThreads)
   float* pooled = shared;
   float* hidden = shared + p.channels;
   const int64_t n = blockIdx.x;
-  for (int64_t c = threadIdx.x; c < p.channels; c += blockDim.x) pooled[c] = ToFloat(x[n * p.channels + c]);
+  for (int64_t c = threadIdx.x; c < p.channels; c += blockDim.x) {
+    pooled[c] =
+        p.channel_sums != nullptr ? p.channel_sums[n * p.channels + c] * p.sums_scale : ToFloat(x[n * p.channels + c]);
+  }
   __syncthreads();
   const T* b1 = static_cast<const T*>(p.b1);
   WarpRowDots<T, V1>(

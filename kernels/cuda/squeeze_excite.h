@@ -4,6 +4,8 @@
 // R columns are read: channel padding may have widened it with zeros), act Relu or SiLU, gate
 // Sigmoid or HardSigmoid; everything in between stays in float in shared memory. It replaces a
 // cuDNN graph, a Pad, a legacy conv and a Sigmoid per block (partitioner/squeeze_excite.h).
+// With channel_sums set, x is not read: x[n, c] = channel_sums[n * C + c] * sums_scale (the
+// depthwise conv's float channel sums times 1 / HW: the global average pool joined to the MLP).
 // Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
 //
 // Usage:
@@ -33,10 +35,13 @@ struct SqueezeExciteParams {
   const void* b2 = nullptr;                                  // [C] or null
   Activation activation = kSilu;
   Gate gate = kSigmoid;
-  float alpha = 0.2f, beta = 0.5f;  // HardSigmoid
+  float alpha = 0.2f, beta = 0.5f;      // HardSigmoid
+  const float* channel_sums = nullptr;  // [N, C] in place of x, or null
+  float sums_scale = 1.f;               // what channel_sums are multiplied by
 };
 
 // Shared memory needs (C + R) floats: cudaErrorInvalidValue past 48 KiB, for R' < R or empty weights.
+// x may be null when params.channel_sums is set.
 cudaError_t SqueezeExcite(const SqueezeExciteParams& params, const void* x, void* y, cudaStream_t stream);
 
 }  // namespace kernels::cuda

@@ -44,7 +44,8 @@ std::vector<double> Reference(const Params& p, const std::vector<float>& x, cons
   return y;
 }
 
-void ExpectMatchesReference(Params p) {
+// With from_sums the kernel reads x as float channel sums over a 7x7 map (x * 49) and the scale 1/49.
+void ExpectMatchesReference(Params p, bool from_sums = false) {
   std::mt19937 gen(static_cast<uint32_t>(p.channels * 13 + p.reduced));
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   auto random = [&](int64_t count, float scale) {
@@ -59,7 +60,12 @@ void ExpectMatchesReference(Params p) {
   for (int64_t c = 0; c < p.channels; ++c) {  // channel padding's zeros
     for (int64_t k = p.reduced; k < p.w2_row; ++k) w2[c * p.w2_row + k] = 0.f;
   }
-  void* dx = ToDevice(Encode(p.type, x));
+  std::vector<float> sums(x.size());
+  for (size_t i = 0; i < x.size(); ++i) sums[i] = x[i] * 49.f;
+  float* d_sums = from_sums ? static_cast<float*>(ToDevice(Encode(FloatType::kFloat32, sums))) : nullptr;
+  p.channel_sums = d_sums;
+  p.sums_scale = 1.f / 49.f;
+  void* dx = from_sums ? nullptr : ToDevice(Encode(p.type, x));
   void* dy = ToDevice(Encode(p.type, std::vector<float>(x.size(), 0.f)));
   p.w1 = ToDevice(Encode(p.type, w1));
   p.b1 = ToDevice(Encode(p.type, b1));
@@ -78,7 +84,8 @@ void ExpectMatchesReference(Params p) {
     }
   }
   EXPECT_EQ(bad, 0) << "N " << p.batch << " C " << p.channels << " R " << p.reduced << " R' " << p.w2_row;
-  for (const void* d : {static_cast<const void*>(dx), static_cast<const void*>(dy), p.w1, p.b1, p.w2, p.b2}) {
+  for (const void* d : {static_cast<const void*>(dx), static_cast<const void*>(dy), p.w1, p.b1, p.w2, p.b2,
+                        static_cast<const void*>(d_sums)}) {
     cudaFree(const_cast<void*>(d));
   }
 }
@@ -110,6 +117,22 @@ TEST_F(SqueezeExciteGpuTest, EfficientNetAndMobileNetMlpsMatchReference) {
         p.alpha = 1.f / 6;
         ExpectMatchesReference(p);
       }
+    }
+  }
+}
+
+// The pooled inputs as float channel sums and their scale (the pool joined to the MLP): the same
+// outputs as from the pooled tensor, in every type.
+TEST_F(SqueezeExciteGpuTest, ChannelSumsInPlaceOfPooledInputMatchReference) {
+  for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
+    for (int64_t batch : {1, 19}) {
+      Params p;
+      p.batch = batch;
+      p.channels = 240;
+      p.reduced = 10;
+      p.w2_row = 12;
+      p.type = type;
+      ExpectMatchesReference(p, /*from_sums=*/true);
     }
   }
 }

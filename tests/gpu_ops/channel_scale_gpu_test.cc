@@ -4,7 +4,8 @@
 // and fp16, every output element against the CPU's run of the same plan; and the squeeze-excite MLP
 // (1x1 conv, SiLU, 1x1 conv, Sigmoid) as one own-kernel step at a small batch, the same way; and the
 // gate folded into the next 1x1 conv's weights per sample (runtime/cuda_steps_scaled_conv.cc); and the
-// pool taken from the channel sums of the depthwise conv before it (runtime/cuda_steps_pooled_sums.cc).
+// pool taken from the channel sums of the depthwise conv before it (runtime/cuda_steps_pooled_sums.cc),
+// also by the squeeze-excite MLP in place of the pool.
 // Skipped without a GPU.
 #include <memory>
 #include <optional>
@@ -221,6 +222,63 @@ TEST_P(ChannelScaleGpuTest, PoolFromDepthwiseChannelSumsMatchesCpu) {
       const int want = how == PoolSums::kMeasured ? measured_summing : how == PoolSums::kAlways ? 1 : 0;
       EXPECT_EQ(summing, want) << context;
       EXPECT_EQ(from_sums, want) << context;
+    }
+  }
+}
+
+// x [n, 24, hw, hw] -> depthwise Conv 3x3 (+ bias) -> SiLU -> d -> GlobalAveragePool -> Conv 24->6 -> SiLU
+// -> Conv 6->24 -> Sigmoid -> Mul(d, gate): an MBConv block's depthwise conv and squeeze-excite.
+std::string DepthwiseThenSqueezeExciteModel(int64_t n, int64_t hw) {
+  onnx::ModelProto model;
+  model.ParseFromString(DepthwiseThenPoolModel(n, hw));
+  auto* g = model.mutable_graph();
+  g->mutable_node()->RemoveLast();  // Mul(d, s)
+  g->clear_output();
+  auto weights = [](size_t count, int salt) {
+    std::vector<float> w(count);
+    for (size_t i = 0; i < count; ++i) w[i] = static_cast<float>(static_cast<int>((i * 37 + salt) % 23) - 11) / 23.0f;
+    return w;
+  };
+  testing_util::AddFloatInitializer(model, "w1", {6, 24, 1, 1}, weights(6 * 24, 1));
+  testing_util::AddFloatInitializer(model, "b1", {6}, weights(6, 2));
+  testing_util::AddFloatInitializer(model, "w2", {24, 6, 1, 1}, weights(24 * 6, 3));
+  testing_util::AddFloatInitializer(model, "b2", {24}, weights(24, 4));
+  *g->add_node() = testing_util::MakeNode("Conv", {"s", "w1", "b1"}, {"h"}, "fc1");
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"h"}, {"hs"}, "fc1_sigmoid");
+  *g->add_node() = testing_util::MakeNode("Mul", {"h", "hs"}, {"a"}, "fc1_silu");
+  *g->add_node() = testing_util::MakeNode("Conv", {"a", "w2", "b2"}, {"z"}, "fc2");
+  *g->add_node() = testing_util::MakeNode("Sigmoid", {"z"}, {"gate"}, "gate");
+  *g->add_node() = testing_util::MakeNode("Mul", {"d", "gate"}, {"y"}, "scale");
+  *g->add_output() = testing_util::TensorInfo("y", {n, 24, hw, hw});
+  return model.SerializeAsString();
+}
+
+// Where the depthwise kernel sums its channels and the pool's only reader is the squeeze-excite
+// MLP step, the pool step does nothing and the MLP takes the mean from the sums itself: the output
+// matches the CPU through the step-by-step run and the CUDA-graph replay, and in fp16 the notes say
+// so; with the sums switched off the pool runs and the MLP reads it.
+TEST_P(ChannelScaleGpuTest, SqueezeExciteReadsDepthwiseChannelSums) {
+  using PoolSums = exec::CudaExecutorOptions::PoolSums;
+  for (const PoolSums how : {PoolSums::kAlways, PoolSums::kNever}) {
+    for (const Shape& shape : {Shape{1, 56}, Shape{5, 14}}) {
+      const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({shape.n, 24, shape.hw, shape.hw})}};
+      const std::string context =
+          absl::StrCat(how == PoolSums::kAlways ? "summing" : "not summing", ", n ", shape.n, " hw ", shape.hw);
+      std::unique_ptr<runtime::Session> session =
+          ExpectGpuRunsMatchCpu(DepthwiseThenSqueezeExciteModel(shape.n, shape.hw), GetParam(), inputs, context,
+                                std::nullopt, [how](exec::CudaExecutorOptions& gpu) { gpu.pool_sums = how; });
+      if (!session) GTEST_SKIP() << "no usable GPU";
+      int pool_skipped = 0, mlp_from_sums = 0, mlp = 0;
+      for (const std::string& note : session->gpu_step_notes()) {
+        pool_skipped += note.find("squeeze-excite kernel reads the channel sums") != std::string::npos;
+        mlp_from_sums += note.find("its mean taken from the channel sums") != std::string::npos;
+        mlp += note.find("squeeze-excite MLP") != std::string::npos;
+      }
+      if (GetParam() != "fp16") continue;  // float32 plans never sum
+      EXPECT_EQ(mlp, 1) << context;
+      const int want = how == PoolSums::kAlways ? 1 : 0;
+      EXPECT_EQ(pool_skipped, want) << context;
+      EXPECT_EQ(mlp_from_sums, want) << context;
     }
   }
 }
