@@ -65,6 +65,15 @@ absl::Status UsageError(const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat(message, " (see onnxrun --help)"));
 }
 
+// `flag` (an autotune count), which also has runtime-compiled engine configs timed.
+cli::Flag AlsoTimingRuntimeCompiled(cli::Flag flag, runtime::SessionOptions& s) {
+  flag.apply = [apply = std::move(flag.apply), &s](const std::string& value) {
+    s.gpu.autotune_runtime_compiled = true;
+    return apply(value);
+  };
+  return flag;
+}
+
 // The flags of `onnxrun [run]`, in help order; each applies its value to `o`.
 std::vector<cli::Flag> RunFlags(Options& o) {
   runtime::SessionOptions& s = o.session;
@@ -186,13 +195,25 @@ std::vector<cli::Flag> RunFlags(Options& o) {
       {{"--autotune"},
        FlagArity::kSwitch,
        "",
-       "GPU: time the first 4 engine configs of every cuDNN plan on the real\n"
-       "shapes and keep the fastest (kept in the plan cache); matmul plans always are",
-       [&s](const std::string&) { return (s.gpu.autotune_plans = 4, absl::OkStatus()); }},
-      cli::IntFlag<int>("--autotune-plans", "N",
-                        "GPU: as --autotune, timing the first N engine configs of every\n"
-                        "cuDNN plan (1 to 64; more find faster engines at small batches, cold starts take longer)",
-                        &s.gpu.autotune_plans, 1, 64, "--autotune-plans needs N from 1 to 64"),
+       "GPU: time the first 4 engine configs of every cuDNN plan on the real shapes\n"
+       "and keep the fastest, runtime-compiled ones too (each adds an NVRTC compile to a\n"
+       "cold start; default: the same without runtime-compiled alternatives; kept in the plan cache)",
+       [&s](const std::string&) {
+         s.gpu.autotune_plans = 4;
+         s.gpu.autotune_runtime_compiled = true;
+         return absl::OkStatus();
+       }},
+      AlsoTimingRuntimeCompiled(
+          cli::IntFlag<int>("--autotune-plans", "N",
+                            "GPU: as --autotune, timing the first N engine configs of every\n"
+                            "cuDNN plan (1 to 64; more find faster engines at small batches, cold starts take longer)",
+                            &s.gpu.autotune_plans, 1, 64, "--autotune-plans needs N from 1 to 64"),
+          s),
+      {{"--no-autotune"},
+       FlagArity::kSwitch,
+       "",
+       "GPU: take cuDNN heuristics' first engine config for every conv plan (matmul plans: see below)",
+       [&s](const std::string&) { return (s.gpu.autotune_plans = 1, absl::OkStatus()); }},
       cli::Switch({"--no-matmul-autotune"},
                   "GPU: take cuDNN heuristics' first engine config for matmul plans too\n"
                   "(default: time 4, keep the fastest; cached)",

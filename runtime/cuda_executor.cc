@@ -230,6 +230,7 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.progress = options_.progress;
   build.share_identical = options_.share_plans;
   build.autotune_plans = options_.autotune_plans;
+  build.autotune_runtime_compiled = options_.autotune_runtime_compiled;
   build.matmul_autotune_plans = options_.autotune_matmuls ? kMatmulAutotunePlans : 1;
   build.already_built = [this](size_t step, const std::string& key) { return fused_[step].count(key) > 0; };
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);

@@ -129,10 +129,14 @@ BuiltFusedStep LowerStep(const Plan& plan, size_t step_index, const std::map<ir:
   return result;
 }
 
+bool IsMatmulStep(const Plan& plan, size_t step) {
+  const std::string& anchor = plan.graph.node(plan.steps[step].nodes[0]).op_type;
+  return anchor == "MatMul" || anchor == "Gemm";
+}
+
 // How many engine configs a step's plan is chosen from (see PlanBuildOptions).
 int PlansToTime(const Plan& plan, size_t step, const PlanBuildOptions& options) {
-  const std::string& anchor = plan.graph.node(plan.steps[step].nodes[0]).op_type;
-  const int matmul = anchor == "MatMul" || anchor == "Gemm" ? options.matmul_autotune_plans : 1;
+  const int matmul = IsMatmulStep(plan, step) ? options.matmul_autotune_plans : 1;
   return std::max({1, options.autotune_plans, matmul});
 }
 
@@ -149,11 +153,14 @@ void StorePlan(const PlanCache& cache, BuiltFusedStep& result) {
 // configs) and stores it — unless several finalized: BuildFusedPlans stores it after autotuning.
 void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string& gpu_signature, int max_plans,
                  BuiltFusedStep& result) {
+  const bool precompiled_only = max_plans > 1 && result.precompiled_alternatives_only;
   const auto start = std::chrono::steady_clock::now();
   const bool cached = cache != nullptr && cache->enabled();
   result.cache_key =
       cached ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec),
-                            max_plans > 1 ? absl::StrCat("\nautotuned (GPU time, stream held) over ", max_plans) : "")
+                            max_plans > 1 ? absl::StrCat("\nautotuned (GPU time, stream held) over ", max_plans,
+                                                         precompiled_only ? " (precompiled alternatives)" : "")
+                                          : "")
              : "";
   if (cached) {
     std::optional<std::string> blob = cache->Get(result.cache_key, &result.cache_warning);
@@ -172,6 +179,7 @@ void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string
   }
   cudnn::BuildOptions build;
   build.max_plans = max_plans;
+  build.precompiled_alternatives_only = precompiled_only;
   absl::StatusOr<cudnn::FusedGraphPlan> built = cudnn::FusedGraphPlan::Build(handle, result.lowered.spec, build);
   if (!built.ok()) {
     result.status = built.status();
@@ -292,7 +300,11 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     if (inserted) todo.push_back(i);
     in_todo[i] = inserted;
   }
-  for (size_t t : todo) results[t].plans_to_time = PlansToTime(plan, results[t].step, options);
+  for (size_t t : todo) {
+    results[t].plans_to_time = PlansToTime(plan, results[t].step, options);
+    results[t].precompiled_alternatives_only =
+        !options.autotune_runtime_compiled && !IsMatmulStep(plan, results[t].step);
+  }
   int threads =
       options.threads > 0 ? options.threads : std::min<int>(16, std::max(1u, std::thread::hardware_concurrency()));
   threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));

@@ -51,6 +51,9 @@ struct PlanBuildOptions {
   // on zero-filled buffers of the real shapes (one plan at a time, on one stream), keep the fastest.
   // Tuned plans are cached under their own key.
   int autotune_plans = 0;
+  // With autotune_plans > 1: also time runtime-compiled configs beyond the first (each costs an
+  // NVRTC compile at a cold start); false times the precompiled ones only.
+  bool autotune_runtime_compiled = true;
   // Matmul steps (a MatMul/Gemm anchor) are autotuned over this many configs even when
   // autotune_plans is off: cuDNN's heuristics order matmul engine configs poorly (measured on the
   // H100: the first config of a 4096x768x3072 matmul+bias+GELU 68 us, the best of four 51 us, as
@@ -67,11 +70,12 @@ struct BuiltFusedStep {
   std::shared_ptr<cudnn::FusedGraphPlan> plan;  // shared by steps with the same spec
   double seconds = 0;
   bool from_cache = false;
-  bool shared = false;        // the plan of an earlier step with the same spec
-  std::string cache_warning;  // a cache entry that could not be trusted or stored ("" if none)
-  std::string autotune_note;  // "autotuned over 4 plans: <best> ms, heuristics' first <first> ms"
-  std::string cache_key;      // the key it was (or is to be) stored under; "" without a cache
-  int plans_to_time = 1;      // engine configs finalized and timed (> 1: autotuned)
+  bool shared = false;                         // the plan of an earlier step with the same spec
+  std::string cache_warning;                   // a cache entry that could not be trusted or stored ("" if none)
+  std::string autotune_note;                   // "autotuned over 4 plans: <best> ms, heuristics' first <first> ms"
+  std::string cache_key;                       // the key it was (or is to be) stored under; "" without a cache
+  int plans_to_time = 1;                       // engine configs finalized and timed (> 1: autotuned)
+  bool precompiled_alternatives_only = false;  // cudnn::BuildOptions's, when plans_to_time > 1
 };
 
 // Time spent building, for the start-up summary.

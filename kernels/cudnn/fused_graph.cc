@@ -30,6 +30,7 @@ struct FusedGraphPlan::State {
   };
   std::vector<Alternative> alternatives;
   int max_plans = 1;
+  bool precompiled_alternatives_only = false;
   std::string rejections;
   std::vector<int64_t> io_uids;
   // By-value scalars: the variant pack takes a host pointer to these (stable: State is on the
@@ -78,6 +79,10 @@ absl::StatusOr<bool> TryRung(int rung, std::vector<BackendDescriptor> configs, b
       absl::StrAppend(&state.rejections, candidate->ToString(), ": skipped (", strict, ")\n");
       continue;
     }
+    if (state.plan.get() != nullptr && state.precompiled_alternatives_only && candidate->runtime_compiled()) {
+      absl::StrAppend(&state.rejections, candidate->ToString(), ": not timed (runtime-compiled alternative)\n");
+      continue;
+    }
     absl::StatusOr<BackendDescriptor> plan = FinalizePlan(config, state.device_props);
     if (!plan.ok()) {
       absl::StrAppend(&state.rejections, candidate->ToString(), ": ", plan.status().message(), "\n");
@@ -124,6 +129,7 @@ absl::StatusOr<FusedGraphPlan> FusedGraphPlan::Build(cudnnHandle_t handle, const
                                                      const BuildOptions& options) {
   auto state = std::make_unique<State>();
   state->max_plans = std::max(1, options.max_plans);
+  state->precompiled_alternatives_only = options.precompiled_alternatives_only;
   CUDNN_ASSIGN_OR_RETURN(state->graph, BuildOperationGraph(spec));
   CollectTensorUses(spec, *state);
   if (options.device_properties_json_path.has_value()) {

@@ -85,6 +85,9 @@ struct BuildOptions {
   // Finalize up to this many configs (heuristics order); the first is used until SelectPlan picks
   // another (autotuning times them on real buffers).
   int max_plans = 1;
+  // With max_plans > 1: configs after the first finalized one are skipped when runtime-compiled
+  // (each costs an NVRTC compile, 0.2-1.2 s, at a cold start); the first is kept whatever its kind.
+  bool precompiled_alternatives_only = false;
 };
 
 // One engine config offered by heuristics.

@@ -174,6 +174,26 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 // runs the same engine and computes the right output. ONNXRUN_PLAN_BLOB=<file> splits this over
 // two processes: when the file does not exist the test builds and writes the blob there; when it
 // does, it only loads — the load time of a fresh process, i.e. whether loading compiles again.
+// Autotuning's default: several configs finalize, but runtime-compiled ones only as the first
+// (ReLU6 as MAX + MIN goes to runtime-compiled engines first, CUDNN_FACTS.md): each alternative is
+// precompiled (the test prints whether runtime-compiled candidates were skipped).
+TEST_F(FusedGraphGpuTest, PrecompiledAlternativesOnly) {
+  BuildOptions options;
+  options.max_plans = 4;
+  options.precompiled_alternatives_only = true;
+  absl::StatusOr<FusedGraphPlan> plan = FusedGraphPlan::Build(handle_, ConvBiasRelu6Spec(), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::cout << "  first: " << plan->engine_description() << ", " << plan->plan_count() << " plans\n";
+  for (size_t i = 1; i < plan->plan_count(); ++i) {
+    ASSERT_TRUE(plan->SelectPlan(i).ok());
+    EXPECT_EQ(plan->engine_description().find("runtime-compiled"), std::string::npos) << plan->engine_description();
+    ASSERT_TRUE(plan->SelectPlan(i).ok());
+  }
+  const std::string& log = plan->rejection_log();
+  const size_t skipped = log.find("not timed (runtime-compiled alternative)");
+  std::cout << "  " << (skipped == std::string::npos ? "no" : "some") << " runtime-compiled alternatives skipped\n";
+}
+
 TEST_F(FusedGraphGpuTest, RuntimeCompiledPlanLoadsFromSerialized) {
   const IoType t = IoType::kHalf;
   const FusedGraphSpec spec = ConvBiasRelu6Spec();
