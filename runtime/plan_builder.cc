@@ -134,10 +134,13 @@ bool IsMatmulStep(const Plan& plan, size_t step) {
   return anchor == "MatMul" || anchor == "Gemm";
 }
 
-// How many engine configs a step's plan is chosen from (see PlanBuildOptions).
+// How many engine configs a step's plan is chosen from (see PlanBuildOptions): matmul steps their
+// own count, raised by autotune_plans only where that also times runtime-compiled configs (an
+// explicit --autotune-plans N).
 int PlansToTime(const Plan& plan, size_t step, const PlanBuildOptions& options) {
-  const int matmul = IsMatmulStep(plan, step) ? options.matmul_autotune_plans : 1;
-  return std::max({1, options.autotune_plans, matmul});
+  if (!IsMatmulStep(plan, step)) return std::max(1, options.autotune_plans);
+  const int raised = options.autotune_runtime_compiled ? options.autotune_plans : 1;
+  return std::max({1, raised, options.matmul_autotune_plans});
 }
 
 // Stores a built plan under result.cache_key (engines cuDNN cannot serialize are rebuilt next time;

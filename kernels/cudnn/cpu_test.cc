@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/cudnn/descriptor.h"
+#include "kernels/cudnn/engine.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "kernels/cudnn/plan_serialization.h"
@@ -209,6 +210,21 @@ TEST(FusedGraphCpuTest, SeveralPlansFinalizeForAutotuning) {
   plan->DropAlternatives();
   EXPECT_EQ(plan->plan_count(), 1u);
   EXPECT_EQ(plan->engine_description(), second);
+}
+
+// Autotuning's alternatives may not compute less exactly or less reproducibly than the first config:
+// a note the first lacks is named; the same notes, or fewer, pass.
+TEST(EngineCandidateTest, AlternativeWithWorseNumericsIsNamed) {
+  EngineCandidate first, alternative;
+  first.numerical_notes = {CUDNN_NUMERICAL_NOTE_TENSOR_CORE};
+  alternative.numerical_notes = {CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION};
+  EXPECT_NE(NumericsWorseThan(alternative, first).find("reduced_precision_reduction"), std::string::npos);
+  EXPECT_EQ(NumericsWorseThan(first, alternative), "");
+  EXPECT_EQ(NumericsWorseThan(first, first), "");
+  alternative.numerical_notes = {CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC};
+  EXPECT_NE(NumericsWorseThan(alternative, first).find("nondeterministic"), std::string::npos);
+  alternative.numerical_notes = {CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4};
+  EXPECT_NE(NumericsWorseThan(alternative, first).find("winograd_4x4"), std::string::npos);
 }
 
 TEST(FusedGraphCpuTest, StrictFp32SkipsTensorCoreEngines) {

@@ -154,6 +154,22 @@ std::string StrictFp32Rejection(const EngineCandidate& candidate) {
   return "";
 }
 
+// Why an alternative config computes less exactly or less reproducibly than the first one chosen
+// (a numerical note the first lacks: reduced-precision reduction, down-converted inputs, FFT,
+// Winograd, nondeterminism), or "": autotuning never trades those for speed.
+std::string NumericsWorseThan(const EngineCandidate& alternative, const EngineCandidate& first) {
+  for (cudnnBackendNumericalNote_t note :
+       {CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS,
+        CUDNN_NUMERICAL_NOTE_FFT, CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC, CUDNN_NUMERICAL_NOTE_WINOGRAD,
+        CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4, CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6,
+        CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13}) {
+    if (alternative.has_numerical_note(note) && !first.has_numerical_note(note)) {
+      return absl::StrCat("numerical note ", NumericalNoteName(note), " that the first config lacks");
+    }
+  }
+  return "";
+}
+
 std::string MissingRuntimeLibraries() {
   std::vector<std::string> missing;
   for (const char* lib : {"libcuda.so.1", "libnvrtc.so.13", "libcublasLt.so.13"}) {

@@ -37,6 +37,11 @@ absl::StatusOr<EngineCandidate> DescribeConfig(const BackendDescriptor& config, 
 // TF32 / reduced precision (TENSOR_CORE, DOWN_CONVERT_INPUTS, REDUCED_PRECISION_REDUCTION).
 std::string StrictFp32Rejection(const EngineCandidate& candidate);
 
+// Why `alternative` computes less exactly or less reproducibly than `first` (a numerical note the
+// first lacks: reduced-precision reduction, down-converted inputs, FFT, Winograd, nondeterminism),
+// or "": autotuning never trades those for speed.
+std::string NumericsWorseThan(const EngineCandidate& alternative, const EngineCandidate& first);
+
 // Which runtime prerequisites of cuDNN's engines cannot be loaded here ("" when all can):
 // libcuda + NVRTC for runtime-compiled engines, cuBLASLt for the plain matmul engine. cuDNN reports
 // a missing one only as "0 configs" (CUDNN_FACTS lesson 9).

@@ -83,6 +83,12 @@ absl::StatusOr<bool> TryRung(int rung, std::vector<BackendDescriptor> configs, b
       absl::StrAppend(&state.rejections, candidate->ToString(), ": not timed (runtime-compiled alternative)\n");
       continue;
     }
+    if (state.plan.get() != nullptr) {
+      if (std::string worse = NumericsWorseThan(*candidate, state.candidates[state.chosen]); !worse.empty()) {
+        absl::StrAppend(&state.rejections, candidate->ToString(), ": not timed (", worse, ")\n");
+        continue;
+      }
+    }
     absl::StatusOr<BackendDescriptor> plan = FinalizePlan(config, state.device_props);
     if (!plan.ok()) {
       absl::StrAppend(&state.rejections, candidate->ToString(), ": ", plan.status().message(), "\n");
