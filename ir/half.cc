@@ -1,7 +1,13 @@
 // fp16 <-> fp32 conversion (bit manipulation, round to nearest even, subnormals, inf and NaN kept).
 #include "ir/half.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace ir {
 
@@ -69,6 +75,45 @@ uint16_t FloatToBFloat16Bits(float value) {
   if ((bits & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((bits >> 16) | 0x40);  // NaN
   bits += 0x7fff + ((bits >> 16) & 1);
   return static_cast<uint16_t>(bits >> 16);
+}
+
+namespace {
+
+constexpr float kHalfMax = 65504.0f;
+
+void SaturatedScalar(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = src[i];
+    dst[i] = FloatToHalfBits(std::isfinite(v) ? std::clamp(v, -kHalfMax, kHalfMax) : v);
+  }
+}
+
+#if defined(__x86_64__)
+// Clamps finite lanes to +-65504 (max/min return their second operand, the value, for a NaN lane;
+// infinities are put back), then VCVTPS2PH with round to nearest even.
+__attribute__((target("avx,f16c"))) void SaturatedF16c(const float* src, uint16_t* dst, int64_t n) {
+  const __m256 hi = _mm256_set1_ps(kHalfMax), lo = _mm256_set1_ps(-kHalfMax);
+  const __m256 inf = _mm256_set1_ps(INFINITY), sign = _mm256_set1_ps(-0.0f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(src + i);
+    const __m256 clamped = _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+    const __m256 infinite = _mm256_cmp_ps(_mm256_andnot_ps(sign, v), inf, _CMP_EQ_OQ);
+    const __m128i half = _mm256_cvtps_ph(_mm256_blendv_ps(clamped, v, infinite), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), half);
+  }
+  SaturatedScalar(src + i, dst + i, n - i);
+}
+#endif
+
+}  // namespace
+
+void FloatsToHalfBitsSaturated(const float* src, uint16_t* dst, int64_t n) {
+#if defined(__x86_64__)
+  static const bool f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  if (f16c) return SaturatedF16c(src, dst, n);
+#endif
+  SaturatedScalar(src, dst, n);
 }
 
 }  // namespace ir

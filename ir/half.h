@@ -11,6 +11,11 @@ namespace ir {
 float HalfBitsToFloat(uint16_t bits);
 uint16_t FloatToHalfBits(float value);  // round to nearest even
 
+// dst[i] = FloatToHalfBits(src[i]) for i < n, except that finite values beyond float16's range
+// saturate to +-65504 (infinities and NaNs convert as they are). Eight at a time with the CPU's
+// F16C conversion where it has one (the same bits: IEEE round to nearest even).
+void FloatsToHalfBitsSaturated(const float* src, uint16_t* dst, int64_t n);
+
 struct Half {
   uint16_t bits = 0;
   Half() = default;

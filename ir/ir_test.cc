@@ -1,7 +1,11 @@
 // Tests for ir: fp16 conversion (against IEEE 754 bit patterns), tensor size limits, string tensors,
 // graph validation.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ir/graph.h"
@@ -20,6 +24,47 @@ TEST(HalfTest, KnownBitPatterns) {
   EXPECT_EQ(FloatToHalfBits(1.0f + 1.0f / 4096), 0x3c00);  // ties to even
   EXPECT_EQ(HalfBitsToFloat(0x3555), 0.333251953125f);
   EXPECT_TRUE(std::isnan(HalfBitsToFloat(FloatToHalfBits(std::numeric_limits<float>::quiet_NaN()))));
+}
+
+// The bulk conversion (F16C where the CPU has it) gives FloatToHalfBits' bits with finite values
+// saturated: every float16 value, the midpoints between neighbours (ties to even), their float
+// neighbours, saturation edges, and a million random bit patterns (subnormals, infinities, NaNs:
+// a NaN need only stay a NaN), in a length that is not a multiple of 8.
+TEST(HalfTest, BulkSaturatedConversionMatchesScalar) {
+  std::vector<float> src;
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const float f = HalfBitsToFloat(static_cast<uint16_t>(bits));
+    const float next = HalfBitsToFloat(static_cast<uint16_t>(bits + 1));
+    src.push_back(f);
+    if (std::isfinite(f) && std::isfinite(next) && (bits & 0x7fff) != 0x7bff) {
+      const float mid = f + (next - f) / 2;
+      src.insert(src.end(), {mid, std::nextafter(mid, -INFINITY), std::nextafter(mid, INFINITY)});
+    }
+  }
+  for (float v : {65504.0f, 65519.0f, 65520.0f, 1e6f, std::numeric_limits<float>::max(), INFINITY, 0.0f}) {
+    src.insert(src.end(), {v, -v});
+  }
+  std::mt19937 gen(7);
+  for (int i = 0; i < 1000000; ++i) {
+    const uint32_t bits = gen();
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    src.push_back(f);
+  }
+  src.resize(src.size() / 8 * 8 + 5);
+  std::vector<uint16_t> got(src.size());
+  FloatsToHalfBitsSaturated(src.data(), got.data(), static_cast<int64_t>(src.size()));
+  int wrong = 0;
+  for (size_t i = 0; i < src.size(); ++i) {
+    const float v = src[i];
+    if (std::isnan(v)) {
+      if (!std::isnan(HalfBitsToFloat(got[i])) && ++wrong <= 5) ADD_FAILURE() << "NaN at " << i;
+      continue;
+    }
+    const uint16_t want = FloatToHalfBits(std::isfinite(v) ? std::clamp(v, -65504.0f, 65504.0f) : v);
+    if (got[i] != want && ++wrong <= 5) ADD_FAILURE() << v << ": got " << got[i] << ", want " << want;
+  }
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(HalfTest, RoundTripsEveryHalf) {

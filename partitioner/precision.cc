@@ -45,13 +45,12 @@ ir::Tensor ToHalf(const ir::Tensor& t, ir::DType half_dtype) {
   ir::Tensor half = *ir::Tensor::Create(half_dtype, t.shape());
   const float* src = t.data<float>();
   uint16_t* dst = half.data<uint16_t>();
-  uint16_t (*const to_bits)(float) =
-      half_dtype == ir::DType::kBFloat16 ? &ir::FloatToBFloat16Bits : &ir::FloatToHalfBits;
   const float max_finite = MaxFinite(half_dtype);
   auto convert = [&](int64_t begin, int64_t end) {
+    if (half_dtype == ir::DType::kFloat16) return ir::FloatsToHalfBitsSaturated(src + begin, dst + begin, end - begin);
     for (int64_t i = begin; i < end; ++i) {
       const float v = src[i];
-      dst[i] = to_bits(std::isfinite(v) ? std::clamp(v, -max_finite, max_finite) : v);
+      dst[i] = ir::FloatToBFloat16Bits(std::isfinite(v) ? std::clamp(v, -max_finite, max_finite) : v);
     }
   };
   const int64_t n = t.num_elements();
