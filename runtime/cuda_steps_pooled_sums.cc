@@ -113,6 +113,7 @@ bool CudaExecutor::HandSumsToSqueezeExcite(size_t index, const DeviceTensor& in)
   auto it = channel_sums_.find(node.inputs[0]);
   if (!sums_to_squeeze_excite_[index] || !views_on_ || it == channel_sums_.end()) return false;
   if (in.dims.size() != 4 || it->second.num_elements() != in.dims[0] * in.dims[1]) return false;
+  if (in.dims[1] != squeeze_excite_[*sums_to_squeeze_excite_[index]]->channels) return false;
   pooled_sums_[node.outputs[0]] = {std::move(it->second), in.dims[2] * in.dims[3], in.dtype, *sums_writer_[index]};
   channel_sums_.erase(it);
   notes_[index] = absl::StrCat("no work: step #", *sums_to_squeeze_excite_[index],
