@@ -6,6 +6,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -89,6 +90,18 @@ void SaturatedScalar(const float* src, uint16_t* dst, int64_t n) {
 }
 
 #if defined(__x86_64__)
+// CPUID leaf 1: AVX, F16C and OSXSAVE; XGETBV: the OS saves the XMM and YMM registers. (gcc's and
+// clang's __builtin_cpu_supports do not both know "f16c".)
+bool CpuHasF16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  constexpr unsigned kOsxsave = 1u << 27, kAvx = 1u << 28, kF16c = 1u << 29;
+  if ((ecx & (kOsxsave | kAvx | kF16c)) != (kOsxsave | kAvx | kF16c)) return false;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & 6u) == 6u;
+}
+
 // Clamps finite lanes to +-65504 (max/min return their second operand, the value, for a NaN lane;
 // infinities are put back), then VCVTPS2PH with round to nearest even.
 __attribute__((target("avx,f16c"))) void SaturatedF16c(const float* src, uint16_t* dst, int64_t n) {
@@ -110,7 +123,7 @@ __attribute__((target("avx,f16c"))) void SaturatedF16c(const float* src, uint16_
 
 void FloatsToHalfBitsSaturated(const float* src, uint16_t* dst, int64_t n) {
 #if defined(__x86_64__)
-  static const bool f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool f16c = CpuHasF16c();
   if (f16c) return SaturatedF16c(src, dst, n);
 #endif
   SaturatedScalar(src, dst, n);
