@@ -72,12 +72,9 @@ TEST_P(ChannelScaleGpuTest, MatchesCpu) {
   }
 }
 
-// x [n, 24, hw, hw] -> GlobalAveragePool -> Conv 24->6 -> SiLU -> Conv 6->24 -> Sigmoid -> Mul(x, gate):
-// EfficientNet's block tail (in fp16, channel padding widens the 6 to 8 inside the step).
-std::string SqueezeExciteMlpModel(int64_t n, int64_t hw) {
-  onnx::ModelProto model = testing_util::MakeModel(13);
-  auto* g = model.mutable_graph();
-  *g->add_input() = testing_util::TensorInfo("x", {n, 24, hw, hw});
+// Appends the squeeze-excite MLP on the pooled [n, 24, 1, 1] value "s": Conv 24->6 -> SiLU -> Conv 6->24
+// -> Sigmoid -> "gate" (weights w1, b1, w2, b2).
+void AddSqueezeExciteMlp(onnx::ModelProto& model) {
   auto weights = [](size_t count, int salt) {
     std::vector<float> w(count);
     for (size_t i = 0; i < count; ++i) w[i] = static_cast<float>(static_cast<int>((i * 37 + salt) % 23) - 11) / 23.0f;
@@ -87,12 +84,22 @@ std::string SqueezeExciteMlpModel(int64_t n, int64_t hw) {
   testing_util::AddFloatInitializer(model, "b1", {6}, weights(6, 2));
   testing_util::AddFloatInitializer(model, "w2", {24, 6, 1, 1}, weights(24 * 6, 3));
   testing_util::AddFloatInitializer(model, "b2", {24}, weights(24, 4));
-  *g->add_node() = testing_util::MakeNode("GlobalAveragePool", {"x"}, {"s"}, "gap");
+  auto* g = model.mutable_graph();
   *g->add_node() = testing_util::MakeNode("Conv", {"s", "w1", "b1"}, {"h"}, "fc1");
   *g->add_node() = testing_util::MakeNode("Sigmoid", {"h"}, {"hs"}, "silu_sigmoid");
   *g->add_node() = testing_util::MakeNode("Mul", {"h", "hs"}, {"a"}, "silu_mul");
   *g->add_node() = testing_util::MakeNode("Conv", {"a", "w2", "b2"}, {"z"}, "fc2");
   *g->add_node() = testing_util::MakeNode("Sigmoid", {"z"}, {"gate"}, "gate");
+}
+
+// x [n, 24, hw, hw] -> GlobalAveragePool -> Conv 24->6 -> SiLU -> Conv 6->24 -> Sigmoid -> Mul(x, gate):
+// EfficientNet's block tail (in fp16, channel padding widens the 6 to 8 inside the step).
+std::string SqueezeExciteMlpModel(int64_t n, int64_t hw) {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {n, 24, hw, hw});
+  *g->add_node() = testing_util::MakeNode("GlobalAveragePool", {"x"}, {"s"}, "gap");
+  AddSqueezeExciteMlp(model);
   *g->add_node() = testing_util::MakeNode("Mul", {"x", "gate"}, {"y"}, "scale");
   *g->add_output() = testing_util::TensorInfo("gate", {n, 24, 1, 1});
   *g->add_output() = testing_util::TensorInfo("y", {n, 24, hw, hw});
@@ -234,20 +241,7 @@ std::string DepthwiseThenSqueezeExciteModel(int64_t n, int64_t hw) {
   auto* g = model.mutable_graph();
   g->mutable_node()->RemoveLast();  // Mul(d, s)
   g->clear_output();
-  auto weights = [](size_t count, int salt) {
-    std::vector<float> w(count);
-    for (size_t i = 0; i < count; ++i) w[i] = static_cast<float>(static_cast<int>((i * 37 + salt) % 23) - 11) / 23.0f;
-    return w;
-  };
-  testing_util::AddFloatInitializer(model, "w1", {6, 24, 1, 1}, weights(6 * 24, 1));
-  testing_util::AddFloatInitializer(model, "b1", {6}, weights(6, 2));
-  testing_util::AddFloatInitializer(model, "w2", {24, 6, 1, 1}, weights(24 * 6, 3));
-  testing_util::AddFloatInitializer(model, "b2", {24}, weights(24, 4));
-  *g->add_node() = testing_util::MakeNode("Conv", {"s", "w1", "b1"}, {"h"}, "fc1");
-  *g->add_node() = testing_util::MakeNode("Sigmoid", {"h"}, {"hs"}, "fc1_sigmoid");
-  *g->add_node() = testing_util::MakeNode("Mul", {"h", "hs"}, {"a"}, "fc1_silu");
-  *g->add_node() = testing_util::MakeNode("Conv", {"a", "w2", "b2"}, {"z"}, "fc2");
-  *g->add_node() = testing_util::MakeNode("Sigmoid", {"z"}, {"gate"}, "gate");
+  AddSqueezeExciteMlp(model);
   *g->add_node() = testing_util::MakeNode("Mul", {"d", "gate"}, {"y"}, "scale");
   *g->add_output() = testing_util::TensorInfo("y", {n, 24, hw, hw});
   return model.SerializeAsString();
