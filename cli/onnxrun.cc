@@ -218,6 +218,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                   "GPU: take cuDNN heuristics' first engine config for matmul plans too\n"
                   "(default: time 4, keep the fastest; cached)",
                   &s.gpu.autotune_matmuls, false),
+      cli::Switch({"--exact-gelu"},
+                  "GPU, fp16/bf16: compute a matmul's erf GELU as the model says (default: cuBLASLt's\n"
+                  "GELU epilogue, the tanh form, at most 4.7e-4 apart, where it measures faster)",
+                  &s.gpu.fast_gelu, false),
       cli::Switch({"--no-measure"},
                   "GPU: do not time each conv/matmul step's cuDNN graph against its split form\n"
                   "(legacy conv + own kernels) at the first run; always use the graph",

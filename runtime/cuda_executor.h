@@ -80,6 +80,9 @@ struct ValueView {
   StridedView view;
 };
 
+// The step note of a matmul run as `lt` + the own epilogue kernel for what `form` has left.
+std::string MatmulEpilogueNote(const kernels::cublas::LtMatmulShape& lt, const MatmulEpilogueForm& form);
+
 class CudaExecutor {
  public:
   static absl::StatusOr<std::unique_ptr<CudaExecutor>> Create(const Plan& plan,

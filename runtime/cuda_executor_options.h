@@ -29,6 +29,11 @@ struct CudaExecutorOptions {
   // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
   // in the plan cache (runtime/cuda_measured_choice.cc).
   bool measure_choices = true;
+  // float16/bfloat16 plans: a matmul step's erf GELU may run as cuBLASLt's GELU epilogue, the tanh
+  // form (ONNX Runtime's FastGelu, TensorRT's GELU plugin): at most 4.7e-4 apart (at |x| = 2.7),
+  // under half a float16 ulp of the value there; one pass over the FFN's widest tensor fewer (BERT-base
+  // FFN-up on the H200: 50 -> ~37 us). False: erf as the model says, in the own epilogue kernel.
+  bool fast_gelu = true;
   // A GlobalAveragePool of an own depthwise kernel's output from channel sums that kernel adds up
   // (cuda_steps_pooled_sums.cc): timed against the separate pool at the first run for the dims
   // (kMeasured; without measure_choices: never), or always / never (tests). Float16 maps only.

@@ -148,9 +148,10 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
                              MatchMatmulEpilogue(plan_.graph, plan_.steps[index]).ok();
   if (!split_possible && !epilogue_form) return absl::OkStatus();
   const std::string graph_note = notes_[index];
-  // v6: the own kernel's TF32 and stem-window candidates (older decisions never timed them).
-  const std::string key =
-      absl::StrCat("onnxrun measured choice v6\n", gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
+  // v6: the own kernel's TF32 and stem-window candidates (older decisions never timed them); v7:
+  // cuBLASLt's activation epilogues (fast GELU on or off is another decision).
+  const std::string key = absl::StrCat("onnxrun measured choice v7", options_.fast_gelu ? "" : " exact-gelu", "\n",
+                                       gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;
   if (cached) {
@@ -231,9 +232,7 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
         absl::StrCat(own_kernel, " (kernels/cuda/pointwise_conv) (", Describe(*decision, from_cache, own_kernel), ")");
   } else if (decision->choice == Choice::kMatmulEpilogue) {
     ++measured_.matmul_epilogue;
-    entry.note = absl::StrCat("cuBLASLt matmul", entry.lt_matmul->shape().bias ? " with its bias epilogue" : "",
-                              ", then the own epilogue kernel where an activation or residual is left "
-                              "(kernels/cuda/matmul_epilogue) (",
+    entry.note = absl::StrCat(MatmulEpilogueNote(entry.lt_matmul->shape(), *entry.epilogue), " (",
                               Describe(*decision, from_cache, own_kernel), ")");
   } else {
     entry.note = absl::StrCat(graph_note, " (", Describe(*decision, from_cache, own_kernel), ")");

@@ -131,6 +131,52 @@ absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, s
   return absl::OkStatus();
 }
 
+namespace {
+
+using Activation = kernels::cuda::MatmulEpilogueParams::Activation;
+using LtActivation = kernels::cublas::LtMatmulShape::Activation;
+
+// What cuBLASLt's epilogue applies of a step's activation: ReLU and the tanh GELU exactly, the erf
+// GELU as the tanh form when `fast_gelu` (16-bit plans only reach here); else nothing.
+LtActivation LtActivationFor(Activation activation, bool fast_gelu) {
+  switch (activation) {
+    case Activation::kRelu: return LtActivation::kRelu;
+    case Activation::kGeluTanh: return LtActivation::kGeluTanh;
+    case Activation::kGelu: return fast_gelu ? LtActivation::kGeluTanh : LtActivation::kNone;
+    default: return LtActivation::kNone;
+  }
+}
+
+}  // namespace
+
+std::string MatmulEpilogueNote(const kernels::cublas::LtMatmulShape& lt, const MatmulEpilogueForm& form) {
+  std::string note = "cuBLASLt matmul";
+  const bool activation = lt.activation != LtActivation::kNone;
+  if (lt.bias != nullptr || activation) {
+    absl::StrAppend(&note, " with its ", lt.bias != nullptr ? "bias" : "",
+                    lt.bias != nullptr && activation ? " + " : "",
+                    lt.activation == LtActivation::kRelu       ? "ReLU"
+                    : lt.activation == LtActivation::kGeluTanh ? "GELU (tanh form)"
+                                                               : "",
+                    " epilogue");
+  }
+  if (activation && form.activation == Activation::kGelu) {
+    absl::StrAppend(&note,
+                    " in place of the model's erf GELU (fast GELU: at most 4.7e-4 apart, under half a float16 ulp "
+                    "of the value there; --exact-gelu keeps erf)");
+  }
+  const bool bias_left = form.bias != ir::kNoValue && lt.bias == nullptr;
+  const bool activation_left = form.activation != Activation::kNone && !activation;
+  const bool residual_left = form.residual != ir::kNoValue && !lt.residual;
+  if (bias_left || activation_left || residual_left) {
+    absl::StrAppend(&note, ", then the own epilogue kernel for the ",
+                    activation_left ? "activation" : (bias_left ? "bias" : "residual"),
+                    residual_left && (activation_left || bias_left) ? " and the residual" : "",
+                    " (kernels/cuda/matmul_epilogue)");
+  }
+  return note;
+}
+
 bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values) {
   if (entry.lt_matmul) return true;
   absl::StatusOr<MatmulEpilogueForm> form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]);
@@ -152,6 +198,10 @@ bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const 
     if (bias.ok() && bias->dtype == x.dtype) shape.bias = bias->data();  // else the own kernel adds it
   }
   shape.residual = form->residual != ir::kNoValue && form->activation == kernels::cuda::MatmulEpilogueParams::kNone;
+  // cuBLASLt applies the activation after its bias, so only when it adds the bias (or there is none).
+  if (shape.bias != nullptr || form->bias == ir::kNoValue) {
+    shape.activation = LtActivationFor(form->activation, options_.fast_gelu);
+  }
   absl::StatusOr<kernels::cublas::LtMatmul> lt = kernels::cublas::LtMatmul::Create(shape);
   if (!lt.ok()) return false;
   entry.epilogue = *std::move(form);
@@ -222,14 +272,14 @@ absl::Status CudaExecutor::RunMatmulEpilogue(size_t index, const FusedEntry& ent
   p.n = lt.shape().n;
   p.rows = lt.shape().m;
   p.type = ToFloatType(out.dtype);
-  p.activation = form.activation;
+  p.activation = lt.shape().activation == LtActivation::kNone ? form.activation : Activation::kNone;
   if (form.bias != ir::kNoValue && lt.shape().bias == nullptr) {
     CUDNN_ASSIGN_OR_RETURN(bias, Input(form.bias, values));
     p.bias = bias.data();
     p.bias_type = ToFloatType(bias.dtype);
   }
   if (!lt.shape().residual && residual.valid()) p.residual = residual.data();
-  if (p.bias != nullptr || p.residual != nullptr || p.activation != kernels::cuda::MatmulEpilogueParams::kNone) {
+  if (p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone) {
     ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::MatmulEpilogue(p, out.data(), stream_));
   }
   CUDNN_ASSIGN_OR_RETURN(values[step.outputs[0]], ToLayout(out, WantsNhwc(step.outputs[0]), stream_));

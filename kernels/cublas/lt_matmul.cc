@@ -107,6 +107,32 @@ cublasComputeType_t ComputeType(const LtMatmulShape& shape) {
   return shape.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 }
 
+// The epilogue for the bias and activation of `shape` (none: cuBLASLt's default).
+cublasLtEpilogue_t EpilogueOf(const LtMatmulShape& shape) {
+  const bool bias = shape.bias != nullptr;
+  switch (shape.activation) {
+    case LtMatmulShape::Activation::kRelu: return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case LtMatmulShape::Activation::kGeluTanh: return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    default: return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
+absl::Status SetEpilogue(const Api& api, const LtMatmulShape& shape, cublasLtMatmulDesc_t desc) {
+  const cublasLtEpilogue_t epilogue = EpilogueOf(shape);
+  if (epilogue == CUBLASLT_EPILOGUE_DEFAULT) return absl::OkStatus();
+  if (absl::Status s =
+          Check(api.desc_set(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)), "epilogue");
+      !s.ok() || shape.bias == nullptr) {
+    return s;
+  }
+  const int32_t bias_type = shape.type;
+  if (absl::Status s = Check(api.desc_set(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &shape.bias, sizeof(void*)), "bias");
+      !s.ok()) {
+    return s;
+  }
+  return Check(api.desc_set(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)), "bias type");
+}
+
 }  // namespace
 
 struct LtMatmul::State {
@@ -136,6 +162,9 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
       (shape.w_batch_stride != 0 && shape.w_batch_stride != shape.k * shape.n)) {
     return absl::InvalidArgumentError("cuBLASLt matmul: batch count or W's batch stride out of range");
   }
+  if (shape.residual && shape.activation != LtMatmulShape::Activation::kNone) {
+    return absl::InvalidArgumentError("cuBLASLt matmul: a residual is added before the activation, not after");
+  }
   absl::StatusOr<cublasLtHandle_t> handle = HandleForCurrentDevice(*api);
   if (!handle.ok()) return handle.status();
   auto state = std::make_shared<State>();
@@ -145,17 +174,7 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
   if (absl::Status s = Check(api->desc_create(&state->desc, ComputeType(shape), CUDA_R_32F), "descriptor"); !s.ok()) {
     return s;
   }
-  if (shape.bias != nullptr) {
-    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    const int32_t bias_type = shape.type;
-    for (absl::Status s :
-         {Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)), "epilogue"),
-          Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &shape.bias, sizeof(void*)), "bias"),
-          Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)),
-                "bias type")}) {
-      if (!s.ok()) return s;
-    }
-  }
+  if (absl::Status s = SetEpilogue(*api, shape, state->desc); !s.ok()) return s;
   const int64_t b = shape.batch;
   for (absl::Status s : {MakeLayout(*api, shape.type, shape.n, shape.k, b, shape.w_batch_stride, "layout W", &state->w),
                          MakeLayout(*api, shape.type, shape.k, shape.m, b, shape.m * shape.k, "layout X", &state->x),

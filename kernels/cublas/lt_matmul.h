@@ -29,13 +29,17 @@
 namespace kernels::cublas {
 
 struct LtMatmulShape {
+  // What cuBLASLt applies after the bias (before a residual is not possible: with an activation
+  // there is no residual). kGeluTanh is cuBLASLt's GELU, 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))).
+  enum class Activation { kNone, kRelu, kGeluTanh };
   int64_t m = 0, n = 0, k = 0;
   cudaDataType_t type = CUDA_R_16F;  // of X, W, D, the residual and the bias: CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F
   bool tf32 = false;                 // CUDA_R_32F only: multiply in TF32 (else in float32)
   const void* bias = nullptr;        // n elements in device memory, added to every row; or null
-  bool residual = false;             // Run adds a [m, n] tensor (beta = 1)
-  int64_t batch = 1;                 // matmuls: X, D and the residual dense [batch, m, k] / [batch, m, n]
-  int64_t w_batch_stride = 0;        // elements between batch entries of W: 0 (shared) or k * n
+  bool residual = false;             // Run adds a [m, n] tensor (beta = 1); not with an activation
+  Activation activation = Activation::kNone;
+  int64_t batch = 1;           // matmuls: X, D and the residual dense [batch, m, k] / [batch, m, n]
+  int64_t w_batch_stride = 0;  // elements between batch entries of W: 0 (shared) or k * n
 };
 
 class LtMatmul {

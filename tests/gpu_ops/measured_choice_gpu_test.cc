@@ -222,8 +222,15 @@ std::string FeedForwardModel() {
   return model.SerializeAsString();
 }
 
-TEST(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatchTheCpu) {
-  const runtime::SessionOptions options = FreshCacheOptions("fp16", testing::TempDir() + "/measured_choice_matmul");
+// Fast GELU on (the default: the erf GELU as cuBLASLt's tanh-form epilogue where the matmul form
+// wins) and off (erf in the own epilogue kernel): both match the CPU's erf within fp16 tolerance, and
+// each caches its own decisions.
+class MeasuredChoiceMatmulEpilogueTest : public testing::TestWithParam<bool> {};
+
+TEST_P(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatchTheCpu) {
+  const bool fast_gelu = GetParam();
+  runtime::SessionOptions options = FreshCacheOptions("fp16", testing::TempDir() + "/measured_choice_matmul");
+  options.gpu.fast_gelu = fast_gelu;
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({4, 128, 256})}};
   for (const bool warm : {false, true}) {
     auto session = runtime::Session::CreateFromBytes(FeedForwardModel(), options);
@@ -235,14 +242,24 @@ TEST(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatc
     // that range, so the absolute part of the tolerance is 1e-2.
     ExpectGpuRunsMatchCpu(**session, inputs, {1e-2, 1e-2});
     int timed = 0;
-    for (const std::string& note : (*session)->gpu_step_notes()) {
+    const std::vector<std::string> notes = (*session)->gpu_step_notes();
+    for (size_t i = 0; i < notes.size(); ++i) {
+      const std::string& note = notes[i];
       if (!absl::StrContains(note, "cuBLASLt matmul + own epilogue kernel")) continue;
       ++timed;
       std::printf("%s: %s\n", warm ? "warm" : "cold", note.c_str());
+      const bool gelu = absl::StrContains((*session)->plan().steps[i].pattern, "Gelu");
+      if (!gelu || !absl::StrContains(note, "-> matmul + epilogue kernel")) continue;
+      // The GELU step ran on cuBLASLt: its note says where the GELU was computed.
+      EXPECT_EQ(absl::StrContains(note, "GELU (tanh form) epilogue in place of the model's erf GELU"), fast_gelu)
+          << note;
+      EXPECT_EQ(absl::StrContains(note, "own epilogue kernel for the activation"), !fast_gelu) << note;
     }
     EXPECT_EQ(timed, 2) << "MatMul+Add+Gelu and MatMul+Add+Add";
     EXPECT_EQ((*session)->gpu()->measured_choices().from_cache, warm ? 2 : 0);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(FastGelu, MeasuredChoiceMatmulEpilogueTest, testing::Bool());
 
 }  // namespace
