@@ -1,10 +1,12 @@
-// LowerFusedStep on the CPU (no GPU needed): which cuDNN pointwise mode a Relu tail gets. A dense
+// LowerFusedStep on the CPU (no GPU needed): which cuDNN pointwise mode a Relu tail gets, and the
+// work (ConvFlops) that decides how widely a conv plan is autotuned. A dense
 // conv + bias + Relu writes RELU_FWD (cuDNN's precompiled conv+bias+activation engines); a Relu
 // after a residual Add keeps MAX(x, 0), which the runtime-compiled fusion engines serve.
 #include "runtime/fused_lowering.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/plan_builder.h"
 #include "tests/util/covered_plan.h"
 #include "tests/util/onnx_builder.h"
 
@@ -151,6 +153,22 @@ TEST(FusedLoweringTest, MatMulOfThreeDimInputFoldsLeadingDims) {
   for (const cudnn::TensorDesc& t : lowered->spec.extra) dims_of[t.uid] = t.dims;
   EXPECT_EQ(dims_of[lowered->spec.epilogue[0].in1], (std::vector<int64_t>{1, 1, 8}));
   EXPECT_EQ(dims_of[lowered->spec.epilogue[1].in1], (std::vector<int64_t>{1, 10, 8}));
+}
+
+TEST(FusedLoweringTest, ConvFlopsCountsTwoPerMultiplyAdd) {
+  // ConvRelu: 16 output channels of 8x8 from 16 input channels through 3x3 filters.
+  absl::StatusOr<LoweredStep> conv = LowerFirstStep(ConvRelu(/*residual=*/true));
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  EXPECT_DOUBLE_EQ(ConvFlops(conv->spec), 2.0 * (16 * 8 * 8) * (16 * 3 * 3));
+  EXPECT_LT(ConvFlops(conv->spec), kLargeConvFlops);
+  cudnn::FusedGraphSpec resnet_conv3;  // resnet50 layer1 conv3 at batch 32: 64 -> 256 channels, 56x56
+  resnet_conv3.w.dims = {256, 64, 1, 1};
+  resnet_conv3.y.dims = {32, 256, 56, 56};
+  EXPECT_GE(ConvFlops(resnet_conv3), kLargeConvFlops);
+  resnet_conv3.y.dims[0] = 1;
+  EXPECT_LT(ConvFlops(resnet_conv3), kLargeConvFlops) << "batch 1 keeps the precompiled-only autotuning";
+  resnet_conv3.anchor = cudnn::FusedGraphSpec::kMatMul;
+  EXPECT_EQ(ConvFlops(resnet_conv3), 0);
 }
 
 }  // namespace

@@ -84,6 +84,14 @@ std::optional<std::string> FusedDimsKey(const Plan& plan, const Step& step,
   return key;
 }
 
+double ConvFlops(const cudnn::FusedGraphSpec& spec) {
+  if (spec.anchor != cudnn::FusedGraphSpec::kConv || spec.w.dims.size() < 2) return 0;
+  double flops = 2;
+  for (int64_t d : spec.y.dims) flops *= static_cast<double>(d);
+  for (size_t i = 1; i < spec.w.dims.size(); ++i) flops *= static_cast<double>(spec.w.dims[i]);
+  return flops;
+}
+
 std::string SpecSignature(const cudnn::FusedGraphSpec& spec) {
   std::string s = spec.anchor == cudnn::FusedGraphSpec::kConv ? "conv;" : "matmul;";
   for (const cudnn::TensorDesc* t : {&spec.x, &spec.w, &spec.y}) AppendTensor(&s, *t);
@@ -304,9 +312,11 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     in_todo[i] = inserted;
   }
   for (size_t t : todo) {
-    results[t].plans_to_time = PlansToTime(plan, results[t].step, options);
+    const bool large = options.autotune_plans > 1 && options.autotune_large_convs &&
+                       !IsMatmulStep(plan, results[t].step) && ConvFlops(results[t].lowered.spec) >= kLargeConvFlops;
+    results[t].plans_to_time = std::max(PlansToTime(plan, results[t].step, options), large ? kLargeConvPlans : 1);
     results[t].precompiled_alternatives_only =
-        !options.autotune_runtime_compiled && !IsMatmulStep(plan, results[t].step);
+        !options.autotune_runtime_compiled && !IsMatmulStep(plan, results[t].step) && !large;
   }
   int threads =
       options.threads > 0 ? options.threads : std::min<int>(16, std::max(1u, std::thread::hardware_concurrency()));
