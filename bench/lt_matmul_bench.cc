@@ -1,48 +1,23 @@
 // lt_matmul_bench: times cuBLASLt on transformer matmul shapes (BERT-base and ViT-B/16 rows at batch
 // 32) in fp16 with the bias epilogue alone, with cuBLASLt's GELU epilogue (tanh form), and bias +
 // the own erf-GELU pass (kernels/cuda/matmul_epilogue): what fast GELU saves. (The weight stored
-// transposed, PyTorch's Linear layout, measured the same on the H200: not offered.) Each cell is the fastest of
-// cuBLASLt's heuristic algorithms, CUDA-event median of 30 runs. Usage: lt_matmul_bench. Exits 0
-// without a GPU.
+// transposed, PyTorch's Linear layout, measured the same on the H200: not offered.) Each cell is the
+// fastest of cuBLASLt's heuristic algorithms, the CUDA-event mean of 30 back-to-back runs. Usage: lt_matmul_bench.
+// Exits 0 without a GPU.
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <vector>
 
 #include "kernels/cublas/lt_matmul.h"
+#include "kernels/cuda/kernel_testing.h"
 #include "kernels/cuda/matmul_epilogue.h"
 
 namespace {
 
 using kernels::cublas::LtMatmul;
 using kernels::cublas::LtMatmulShape;
-
-// Median GPU microseconds of run() over 30 calls after 5 warm-up calls; -1 when a call fails.
-double TimeUs(const std::function<bool()>& run) {
-  for (int i = 0; i < 5; ++i) {
-    if (!run()) return -1;
-  }
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  std::vector<float> times;
-  for (int i = 0; i < 30; ++i) {
-    cudaEventRecord(start);
-    if (!run()) return -1;
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    times.push_back(ms * 1000);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 struct Buffers {
   void *x = nullptr, *w = nullptr, *bias = nullptr, *d = nullptr, *ws = nullptr;
@@ -56,16 +31,19 @@ double BestUs(const LtMatmulShape& shape, const Buffers& b, bool erf_pass) {
   for (int i = 0; i < lt->algorithm_count(); ++i) {
     const LtMatmul alg = lt->WithAlgorithm(i);
     if (alg.workspace_bytes() > (32u << 20)) continue;
-    const double us = TimeUs([&] {
-      if (!alg.Run(b.x, b.w, nullptr, b.d, b.ws, nullptr).ok()) return false;
-      if (!erf_pass) return true;
-      kernels::cuda::MatmulEpilogueParams p;
-      p.rows = shape.m;
-      p.n = shape.n;
-      p.activation = kernels::cuda::MatmulEpilogueParams::kGelu;
-      return kernels::cuda::MatmulEpilogue(p, b.d, nullptr) == cudaSuccess;
-    });
-    if (us > 0 && (best < 0 || us < best)) best = us;
+    bool ok = true;
+    const double us = 1000 * kernels::cuda::testing::MeanLaunchMs(
+                                 [&] {
+                                   ok = ok && alg.Run(b.x, b.w, nullptr, b.d, b.ws, nullptr).ok();
+                                   if (!erf_pass) return;
+                                   kernels::cuda::MatmulEpilogueParams p;
+                                   p.rows = shape.m;
+                                   p.n = shape.n;
+                                   p.activation = kernels::cuda::MatmulEpilogueParams::kGelu;
+                                   ok = ok && kernels::cuda::MatmulEpilogue(p, b.d, nullptr) == cudaSuccess;
+                                 },
+                                 30);
+    if (ok && us > 0 && (best < 0 || us < best)) best = us;
   }
   return best;
 }

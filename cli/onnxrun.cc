@@ -220,7 +220,7 @@ std::vector<cli::Flag> RunFlags(Options& o) {
       cli::Switch({"--autotune-large-convs"},
                   "GPU: convs of 2 GFLOP or more (resnet50 at batch 32 and up): time their first 16\n"
                   "engine configs, runtime-compiled ones included (resnet50 fp16 batch 256 6.60 -> 6.23 ms\n"
-                  "on the H200; cold starts ~4 s longer)",
+                  "on the H200; cold starts ~4 s longer; in tf32 only with --autotune)",
                   &s.gpu.autotune_large_convs),
       cli::Switch({"--no-matmul-autotune"},
                   "GPU: take cuDNN heuristics' first engine config for matmul plans too\n"
@@ -228,7 +228,7 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                   &s.gpu.autotune_matmuls, false),
       cli::Switch({"--exact-gelu"},
                   "GPU, fp16/bf16: compute a matmul's erf GELU as the model says (default: cuBLASLt's\n"
-                  "GELU epilogue, the tanh form, at most 4.7e-4 apart, where it measures faster)",
+                  "GELU epilogue, the tanh form, at most 4.73e-4 apart, where it measures faster)",
                   &s.gpu.fast_gelu, false),
       cli::Switch({"--no-measure"},
                   "GPU: do not time each conv/matmul step's cuDNN graph against its split form\n"

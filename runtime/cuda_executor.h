@@ -386,8 +386,9 @@ class CudaExecutor {
   // The fastest of cuBLASLt's algorithms for `lt`, timed on the step's real inputs.
   kernels::cublas::LtMatmul FastestAlgorithm(const kernels::cublas::LtMatmul& lt, const MatmulEpilogueForm& form,
                                              const std::vector<DeviceTensor>& values);
-  // Runs a step PrepareMatmulEpilogue accepted: the cuBLASLt matmul (with the bias, and the residual
-  // when there is no activation), then the own epilogue kernel in place for what is left.
+  // Runs a step PrepareMatmulEpilogue accepted: the cuBLASLt matmul (with the bias, then a ReLU or
+  // GELU epilogue, or the residual when there is no activation), then the own epilogue kernel in
+  // place for what is left.
   absl::Status RunMatmulEpilogue(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
   // Sets entry.choice: the cached decision, else the fastest of the graph, the split form, (for
   // a 1x1 conv it computes) the own pointwise-conv kernel and (for a MatMul + epilogue) the

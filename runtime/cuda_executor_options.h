@@ -27,22 +27,24 @@ struct CudaExecutorOptions {
   bool autotune_matmuls = true;            // matmul steps: time 4 engine configs (plan_builder.h)
   // Conv steps of >= 2 GFLOP (resnet50 at batch 32+): time up to 16 configs, runtime-compiled ones
   // included (plan_builder.h kLargeConvFlops). Off by default until its replays at those batches
-  // are checked against the CPU (see autotune_tf32).
+  // are checked against the CPU (see autotune_tf32); in tf32 only with autotune_tf32.
   bool autotune_large_convs = false;
   // tf32 plans: autotune conv plans too (autotune_plans). Off by default: with autotuned engines
-  // resnet50 tf32's CUDA graph replay differed from its step-by-step run in 5 of 8 fresh starts
-  // (0.4-1.4% of max|out|, varying run to run; H200, cuDNN 9.19), never with heuristics' first
+  // resnet50 tf32's CUDA graph replay differed from its step-by-step run in 6 of 13 fresh starts
+  // (0.13-1.4% of max|out|, varying run to run; H200, cuDNN 9.19), never with heuristics' first
   // engines (4 of 4) nor with graph memory nodes in place of the activation arena; the cause is
-  // not found yet. fp16 and fp32 replays matched in every run. --autotune sets it.
+  // not found yet (README "Known problems"). fp16 and fp32 replays matched in every run.
+  // --autotune sets it. Matmul plans keep their own autotuning (autotune_matmuls).
   bool autotune_tf32 = false;
   // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
   // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
   // in the plan cache (runtime/cuda_measured_choice.cc).
   bool measure_choices = true;
   // float16/bfloat16 plans: a matmul step's erf GELU may run as cuBLASLt's GELU epilogue, the tanh
-  // form (ONNX Runtime's FastGelu, TensorRT's GELU plugin): at most 4.7e-4 apart (at |x| = 2.7),
+  // form (ONNX Runtime's FastGelu, TensorRT's GELU plugin): at most 4.73e-4 apart (at |x| = 2.7),
   // under half a float16 ulp of the value there; one pass over the FFN's widest tensor fewer (BERT-base
-  // FFN-up on the H200: 50 -> ~37 us). False: erf as the model says, in the own epilogue kernel.
+  // FFN-up on the H200, bench/lt_matmul_bench: 56.3 -> 41.4 us). False: erf as the model says, in
+  // the own epilogue kernel.
   bool fast_gelu = true;
   // A GlobalAveragePool of an own depthwise kernel's output from channel sums that kernel adds up
   // (cuda_steps_pooled_sums.cc): timed against the separate pool at the first run for the dims

@@ -144,13 +144,16 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   const bool split_possible = SplitRunsOnDevice(index, values);
   // The cuBLASLt matmul is made (its algorithms timed) only when it is to be timed or was chosen.
   const ir::DType out_type = plan_.graph.value(plan_.steps[index].outputs[0]).type.dtype;
-  const bool epilogue_form = (out_type == ir::DType::kFloat16 || out_type == ir::DType::kBFloat16) &&
-                             MatchMatmulEpilogue(plan_.graph, plan_.steps[index]).ok();
+  const absl::StatusOr<MatmulEpilogueForm> matmul_form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]);
+  const bool epilogue_form = (out_type == ir::DType::kFloat16 || out_type == ir::DType::kBFloat16) && matmul_form.ok();
+  // Only an erf GELU's cuBLASLt form depends on fast GELU: its decision is cached per setting.
+  const bool exact_erf_gelu =
+      epilogue_form && !options_.fast_gelu && matmul_form->activation == kernels::cuda::MatmulEpilogueParams::kGelu;
   if (!split_possible && !epilogue_form) return absl::OkStatus();
   const std::string graph_note = notes_[index];
   // v6: the own kernel's TF32 and stem-window candidates (older decisions never timed them); v7:
-  // cuBLASLt's activation epilogues (fast GELU on or off is another decision).
-  const std::string key = absl::StrCat("onnxrun measured choice v7", options_.fast_gelu ? "" : " exact-gelu", "\n",
+  // cuBLASLt's activation epilogues (an erf GELU step with fast GELU off is another decision).
+  const std::string key = absl::StrCat("onnxrun measured choice v7", exact_erf_gelu ? " exact-gelu" : "", "\n",
                                        gpu_signature_, "\n", SpecSignature(entry.lowered.spec));
   const bool cached = cache_ && cache_->enabled();
   std::optional<Decision> decision;

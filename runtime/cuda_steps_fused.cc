@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "kernels/cuda/matmul_epilogue.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
@@ -150,28 +153,23 @@ LtActivation LtActivationFor(Activation activation, bool fast_gelu) {
 }  // namespace
 
 std::string MatmulEpilogueNote(const kernels::cublas::LtMatmulShape& lt, const MatmulEpilogueForm& form) {
-  std::string note = "cuBLASLt matmul";
   const bool activation = lt.activation != LtActivation::kNone;
-  if (lt.bias != nullptr || activation) {
-    absl::StrAppend(&note, " with its ", lt.bias != nullptr ? "bias" : "",
-                    lt.bias != nullptr && activation ? " + " : "",
-                    lt.activation == LtActivation::kRelu       ? "ReLU"
-                    : lt.activation == LtActivation::kGeluTanh ? "GELU (tanh form)"
-                                                               : "",
-                    " epilogue");
-  }
+  std::vector<std::string> in_lt, left;
+  if (lt.bias != nullptr) in_lt.push_back("bias");
+  if (activation) in_lt.push_back(lt.activation == LtActivation::kRelu ? "ReLU" : "GELU (tanh form)");
+  if (lt.residual) in_lt.push_back("residual (beta = 1)");
+  std::string note = "cuBLASLt matmul";
+  if (!in_lt.empty()) absl::StrAppend(&note, " with its ", absl::StrJoin(in_lt, " + "), " epilogue");
   if (activation && form.activation == Activation::kGelu) {
     absl::StrAppend(&note,
-                    " in place of the model's erf GELU (fast GELU: at most 4.7e-4 apart, under half a float16 ulp "
+                    " in place of the model's erf GELU (fast GELU: at most 4.73e-4 apart, under half a float16 ulp "
                     "of the value there; --exact-gelu keeps erf)");
   }
-  const bool bias_left = form.bias != ir::kNoValue && lt.bias == nullptr;
-  const bool activation_left = form.activation != Activation::kNone && !activation;
-  const bool residual_left = form.residual != ir::kNoValue && !lt.residual;
-  if (bias_left || activation_left || residual_left) {
-    absl::StrAppend(&note, ", then the own epilogue kernel for the ",
-                    activation_left ? "activation" : (bias_left ? "bias" : "residual"),
-                    residual_left && (activation_left || bias_left) ? " and the residual" : "",
+  if (form.bias != ir::kNoValue && lt.bias == nullptr) left.push_back("bias");
+  if (form.activation != Activation::kNone && !activation) left.push_back("activation");
+  if (form.residual != ir::kNoValue && !lt.residual) left.push_back("residual");
+  if (!left.empty()) {
+    absl::StrAppend(&note, ", then the own epilogue kernel for the ", absl::StrJoin(left, ", "),
                     " (kernels/cuda/matmul_epilogue)");
   }
   return note;

@@ -1,5 +1,6 @@
 // MatchMatmulEpilogue on small graphs (no GPU needed): which MatMul steps the own epilogue kernel
-// may finish (bias row, Relu / GELU, residual, in that order), and the reason for those it may not.
+// may finish (bias row, Relu / GELU, residual, in that order), and the reason for those it may not;
+// MatmulEpilogueNote: what the step note says cuBLASLt and the own kernel each apply.
 #include "runtime/matmul_epilogue_form.h"
 
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/cuda_executor.h"
 #include "tests/util/pass_test_util.h"
 
 namespace exec {
@@ -93,6 +95,39 @@ TEST(MatmulEpilogueFormTest, RejectsWhatTheKernelDoesNotDo) {
     ASSERT_FALSE(form.ok()) << why;
     EXPECT_THAT(std::string(form.status().message()), HasSubstr(why));
   }
+}
+
+TEST(MatmulEpilogueNoteTest, NamesWhatCublasLtAndTheOwnKernelApply) {
+  using LtActivation = kernels::cublas::LtMatmulShape::Activation;
+  int bias_storage = 0;
+  MatmulEpilogueForm form;
+  form.bias = 1;
+  form.activation = Params::kGelu;
+  form.residual = 2;
+  kernels::cublas::LtMatmulShape lt;
+  lt.bias = &bias_storage;
+  lt.activation = LtActivation::kGeluTanh;
+  EXPECT_EQ(MatmulEpilogueNote(lt, form),
+            "cuBLASLt matmul with its bias + GELU (tanh form) epilogue in place of the model's erf GELU (fast GELU: "
+            "at most 4.73e-4 apart, under half a float16 ulp of the value there; --exact-gelu keeps erf), then "
+            "the own epilogue kernel for the residual (kernels/cuda/matmul_epilogue)");
+  lt.activation = LtActivation::kNone;  // --exact-gelu
+  EXPECT_EQ(MatmulEpilogueNote(lt, form),
+            "cuBLASLt matmul with its bias epilogue, then the own epilogue kernel for the activation, residual "
+            "(kernels/cuda/matmul_epilogue)");
+  lt.bias = nullptr;  // a bias of another dtype: the own kernel adds it
+  EXPECT_EQ(MatmulEpilogueNote(lt, form),
+            "cuBLASLt matmul, then the own epilogue kernel for the bias, activation, residual "
+            "(kernels/cuda/matmul_epilogue)");
+  form.activation = Params::kNone;
+  lt.bias = &bias_storage;
+  lt.residual = true;
+  EXPECT_EQ(MatmulEpilogueNote(lt, form), "cuBLASLt matmul with its bias + residual (beta = 1) epilogue");
+  form.activation = Params::kRelu;
+  form.residual = ir::kNoValue;
+  lt.residual = false;
+  lt.activation = LtActivation::kRelu;
+  EXPECT_EQ(MatmulEpilogueNote(lt, form), "cuBLASLt matmul with its bias + ReLU epilogue");
 }
 
 }  // namespace

@@ -1,15 +1,16 @@
-// A row-major matmul D[M, N] = X[M, K] * W[K, N] (+ bias[N]) (+ residual[M, N]) on cuBLASLt, float16
+// A row-major matmul D[M, N] = act(X[M, K] * W[K, N] (+ bias[N]) (+ residual[M, N])) on cuBLASLt, float16
 // or bfloat16 with float accumulation (float32 in float32 or TF32): the same kernels PyTorch runs for
 // its Linear layers; optionally a batch of them over dense [batch, M, K] / [batch, M, N] tensors, W
 // shared or one per batch entry (the squeeze-excite 1x1 conv with per-sample weights). The
-// runtime times it (plus the own epilogue kernel for an activation) against the step's cuDNN
-// operation graph; on the H200, cuDNN's engines took 50 us for BERT-base's 4096x768 * 768x3072
-// matmul where cuBLAS takes 31 us. libcublasLt is loaded when first needed (dlopen), so a machine
-// without it only loses this candidate. Layering: CUDA, Abseil only.
+// runtime times it (with its ReLU / GELU epilogue, or the own epilogue kernel for what it cannot
+// apply) against the step's cuDNN operation graph; on the H200, cuDNN's engines took 50 us for
+// BERT-base's 4096x768 * 768x3072 matmul where cuBLAS takes 31 us. libcublasLt is loaded when first needed (dlopen), so
+// a machine without it only loses this candidate. Layering: CUDA, Abseil only.
 //
 // Usage:
 //   LtMatmulShape s{.m = 4096, .n = 3072, .k = 768, .type = CUDA_R_16F};
 //   s.bias = bias_ptr;  // constant for the plan's life; or nullptr
+//   s.activation = LtMatmulShape::Activation::kGeluTanh;  // after the bias; none with a residual
 //   absl::StatusOr<LtMatmul> mm = LtMatmul::Create(s);
 //   mm->Run(x, w, residual_or_null, d, workspace, stream);  // workspace: mm->workspace_bytes()
 //   (time mm->WithAlgorithm(i) for i < mm->algorithm_count() to pick another of cuBLASLt's algorithms)

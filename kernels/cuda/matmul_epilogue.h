@@ -1,6 +1,6 @@
 // Own CUDA kernel: a matmul's pointwise tail applied in place to its [rows, n] row-major output,
 // y = act(y + bias[column]) + residual, in one pass. The runtime times "cuBLASLt's matmul (which
-// adds the bias, and the residual when there is no activation) + this kernel" against the whole
+// adds the bias, then a ReLU / GELU epilogue or the residual) + this kernel for the rest" against the whole
 // cuDNN operation graph (the measured choice): cuDNN's engines took 51 us for BERT-base's 4096x768 *
 // 768x3072 matmul + bias + erf-GELU on the H200, cuBLAS 31 us for the matmul + bias; this pass is
 // bound by memory speed.

@@ -223,8 +223,10 @@ std::string FeedForwardModel() {
 }
 
 // Fast GELU on (the default: the erf GELU as cuBLASLt's tanh-form epilogue where the matmul form
-// wins) and off (erf in the own epilogue kernel): both match the CPU's erf within fp16 tolerance, and
-// each caches its own decisions.
+// wins) and off (erf in the own epilogue kernel): both match the CPU's erf within fp16 tolerance, the
+// warm start reads both decisions from the cache, and where the GELU step's matmul form won, its
+// note says where the GELU ran (the timing decides; the note's text is tested on the CPU in
+// runtime/matmul_epilogue_form_test).
 class MeasuredChoiceMatmulEpilogueTest : public testing::TestWithParam<bool> {};
 
 TEST_P(MeasuredChoiceMatmulEpilogueTest, BothMatmulStepsTimeTheEpilogueFormAndMatchTheCpu) {
