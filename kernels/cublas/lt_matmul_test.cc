@@ -1,8 +1,7 @@
 // LtMatmul on the GPU against a double-precision reference on the host, computed from the inputs as
-// stored (fp16 / bf16 rounded): with and without the bias, each
-// activation epilogue (ReLU; GELU against the tanh formula, and within the documented 4.73e-4 of the
-// erf GELU it stands in for under fast GELU), the residual, and a batch of per-entry weights. Skips
-// without a GPU.
+// stored (fp16 / bf16 rounded): with and without the bias, each activation epilogue (ReLU; GELU
+// against the tanh formula, and within the documented 4.73e-4 of the erf GELU it stands in for under
+// fast GELU), the residual, and a batch of per-entry weights. Skips without a GPU.
 #include "kernels/cublas/lt_matmul.h"
 
 #include <algorithm>
@@ -56,7 +55,6 @@ void Check(const Case& c) {
   const std::vector<float> w = Random(w_count, 2, 1.0f / std::sqrt(static_cast<float>(c.k)), c.type);
   const std::vector<float> bias = Random(c.n, 3, 1.0f, c.type);
   const std::vector<float> residual = Random(c.batch * c.m * c.n, 4, 1.0f, c.type);
-  std::vector<void*> device;
   std::vector<std::unique_ptr<DeviceBuffer>> owned;
   for (const std::vector<float>* v : {&x, &w, &bias, &residual}) {
     owned.push_back(std::make_unique<DeviceBuffer>(v->size() * 2));
@@ -111,8 +109,9 @@ void Check(const Case& c) {
     worst_erf = std::max(worst_erf, std::abs(want[i] - erf_form[i]));
   }
   EXPECT_EQ(bad, 0) << "of " << want.size();
-  if (c.activation == Activation::kGeluTanh)
+  if (c.activation == Activation::kGeluTanh) {
     EXPECT_LE(worst_erf, 4.74e-4) << "the bound fast GELU documents (host formulas)";
+  }
 }
 
 class LtMatmulGpuTest : public cuda::testing::GpuTest {};
