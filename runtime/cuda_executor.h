@@ -43,6 +43,7 @@
 #include "ops/infer_concrete.h"
 #include "partitioner/add_layer_norm.h"
 #include "partitioner/squeeze_excite.h"
+#include "runtime/capture_order.h"
 #include "runtime/cuda_executor_options.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
@@ -172,7 +173,8 @@ class CudaExecutor {
     cudaGraphExec_t exec = nullptr;
     std::vector<DeviceTensor> inputs, outputs;
     std::vector<std::shared_ptr<uint8_t[]>> staging_in, staging_out;  // page-locked, made on first need
-    DeviceTensor arena;  // the activations' planned memory (device_arena.h); empty: graph memory nodes
+    DeviceTensor arena;          // the activations' planned memory (device_arena.h); empty: graph memory nodes
+    std::string arena_fallback;  // why the capture is not on the arena (when it could have been)
     ~CapturedRun();
   };
   // What one run needs of its own (see the header comment); used by one caller at a time.
@@ -234,8 +236,9 @@ class CudaExecutor {
                                                      std::vector<DeviceTensor> inputs, const ValueObserver& observer,
                                                      std::vector<double>* step_ms);
   // Every step on stream_ from `values` (graph inputs set), freeing values after their last reader.
+  // While capturing, `capture_nodes` (if set) learns which step added which graph node.
   absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
-                        const std::vector<cudaEvent_t>* step_events);
+                        const std::vector<cudaEvent_t>* step_events, StepNodes* capture_nodes = nullptr);
   // Before a capture: the stream synchronized, the pool's unused memory returned, its high-water
   // marks noted in used_/reserved_before_capture_ and restarted (see peak_device_bytes).
   absl::Status ReleaseBeforeCapture();

@@ -36,7 +36,7 @@ CudaExecutor::CapturedRun::~CapturedRun() {
 }
 
 absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
-                                    const std::vector<cudaEvent_t>* step_events) {
+                                    const std::vector<cudaEvent_t>* step_events, StepNodes* capture_nodes) {
   const ir::Graph& g = plan_.graph;
   views_.clear();
   expanded_masks_.clear();
@@ -53,6 +53,9 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
                                                       ", node '", node.name, "'): ", status.message()));
     }
     if (step_events != nullptr) ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord((*step_events)[s + 1], stream_));
+    if (capture_nodes != nullptr) {
+      if (absl::Status marked = capture_nodes->MarkStep(stream_, static_cast<int>(s)); !marked.ok()) return marked;
+    }
     if (observer) {
       for (ir::ValueId out : step.outputs) {
         absl::StatusOr<ir::Tensor> t = Download(values[out], stream_);
@@ -163,15 +166,17 @@ absl::Status CudaExecutor::CaptureSteps(CapturedRun& run) {
   const ir::Graph& g = plan_.graph;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   CaptureScope scope{stream_};  // ends the capture however this function is left
+  StepNodes nodes;              // which step made which node: steps stay in stream order
   absl::Status status = [&]() -> absl::Status {
     std::vector<DeviceTensor> values(g.values().size());
     for (size_t i = 0; i < run.inputs.size(); ++i) values[g.inputs()[i]] = run.inputs[i];
-    absl::Status steps = RunSteps(values, nullptr, nullptr);
+    absl::Status steps = RunSteps(values, nullptr, nullptr, &nodes);
     if (!steps.ok()) return steps;
     return CopyToRunOutputs(values, run);
   }();
   const cudaError_t ended = scope.End();
   if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
+  if (status.ok()) status = nodes.SerializeSteps(scope.graph).status();
   if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run.exec, scope.graph, 0), "cudaGraphInstantiate");
   cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
   return status;
@@ -214,12 +219,16 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
       ScopedAllocationHook hook(&allocator);
       captured = CaptureSteps(*run);
     }
-    if (captured.ok() && allocator.complete()) {
+    const std::string mismatch = allocator.LifetimeMismatch();
+    if (captured.ok() && allocator.complete() && mismatch.empty()) {
       run->arena = *std::move(arena);
       return run;
     }
     if (run->exec != nullptr) cudaGraphExecDestroy(run->exec);
     run->exec = nullptr;
+    run->arena_fallback = !captured.ok()      ? std::string(captured.message())
+                          : !mismatch.empty() ? mismatch
+                                              : "the capture made fewer allocations than the recorded run";
   }
   absl::Status captured = CaptureSteps(*run);
   if (!captured.ok()) return captured;
@@ -278,6 +287,10 @@ CudaExecutor::CapturedRun* CudaExecutor::CaptureOrStepByStep(Context& context, c
     return nullptr;
   }
   graph_status_ = "CUDA graph replay";
+  if (!(*run)->arena_fallback.empty()) {
+    absl::StrAppend(&graph_status_, " (activations in graph memory nodes, not the arena: ", (*run)->arena_fallback,
+                    ")");
+  }
   auto [it, inserted] = context.captured.emplace(key, *std::move(run));
   return it->second.get();
 }

@@ -23,6 +23,7 @@ ArenaLayout PackBlocks(const std::vector<ArenaBlock>& blocks, size_t alignment) 
   ArenaLayout layout;
   layout.offsets.assign(blocks.size(), 0);
   for (const ArenaBlock& b : blocks) layout.sizes.push_back(b.bytes);
+  layout.blocks = blocks;
   std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
@@ -71,13 +72,43 @@ absl::StatusOr<std::shared_ptr<void>> AllocationRecorder::Allocate(size_t bytes,
 
 std::vector<ArenaBlock> AllocationRecorder::blocks() const { return state_->blocks; }
 
+struct ArenaAllocator::State {
+  ArenaLayout layout;
+  std::vector<ArenaBlock> replayed;  // the replay's lifetimes, clocked as the recorder does
+  int64_t clock = 0;
+};
+
+ArenaAllocator::ArenaAllocator(std::shared_ptr<void> arena, ArenaLayout layout)
+    : arena_(std::move(arena)), state_(std::make_shared<State>()) {
+  state_->layout = std::move(layout);
+}
+
+bool ArenaAllocator::complete() const { return state_->replayed.size() == state_->layout.offsets.size(); }
+
 absl::StatusOr<std::shared_ptr<void>> ArenaAllocator::Allocate(size_t bytes, cudaStream_t) {
-  if (next_ >= layout_.offsets.size() || layout_.sizes[next_] != bytes) {
+  const size_t index = state_->replayed.size();
+  const ArenaLayout& layout = state_->layout;
+  if (index >= layout.offsets.size() || layout.sizes[index] != bytes) {
     return absl::FailedPreconditionError(
-        absl::StrCat("allocation ", next_, " of ", bytes, " bytes differs from the recorded run's"));
+        absl::StrCat("allocation ", index, " of ", bytes, " bytes differs from the recorded run's"));
   }
-  void* ptr = static_cast<char*>(arena_.get()) + layout_.offsets[next_++];
-  return std::shared_ptr<void>(arena_, ptr);  // aliasing: keeps the arena, frees nothing itself
+  state_->replayed.push_back({bytes, state_->clock++, -1});
+  void* ptr = static_cast<char*>(arena_.get()) + layout.offsets[index];
+  // Keeps the arena alive and clocks the death; frees nothing itself.
+  return std::shared_ptr<void>(
+      ptr, [arena = arena_, state = state_, index](void*) { state->replayed[index].died = state->clock++; });
+}
+
+std::string ArenaAllocator::LifetimeMismatch() const {
+  const std::vector<ArenaBlock>& recorded = state_->layout.blocks;
+  for (size_t i = 0; i < state_->replayed.size() && i < recorded.size(); ++i) {
+    const ArenaBlock& r = state_->replayed[i];
+    if (r.born != recorded[i].born || r.died != recorded[i].died) {
+      return absl::StrCat("buffer ", i, " (", r.bytes, " bytes) lived from event ", r.born, " to ", r.died,
+                          ", the recorded run's from ", recorded[i].born, " to ", recorded[i].died);
+    }
+  }
+  return "";
 }
 
 }  // namespace exec

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,9 +26,10 @@ struct ArenaBlock {
 };
 
 struct ArenaLayout {
-  size_t bytes = 0;             // the arena's size
-  std::vector<size_t> offsets;  // per block, in allocation order
-  std::vector<size_t> sizes;    // per block: the size the replay must ask for
+  size_t bytes = 0;                // the arena's size
+  std::vector<size_t> offsets;     // per block, in allocation order
+  std::vector<size_t> sizes;       // per block: the size the replay must ask for
+  std::vector<ArenaBlock> blocks;  // the recorded run's, which the replay's lifetimes must match
 };
 
 // Offsets (multiples of `alignment`) for `blocks` such that blocks alive at the same time do not
@@ -50,19 +52,23 @@ class AllocationRecorder : public AllocationHook {
 // Serves the allocations of a replayed run from `arena` in the recorded order: the i-th request
 // gets layout.offsets[i]; a request beyond the recorded ones or of another size is an error (the
 // run took another path: the caller falls back to graph memory nodes). Buffers are not freed
-// one by one: the arena is, when its last user goes.
+// one by one: the arena is, when its last user goes. It also clocks when each buffer dies: a
+// buffer kept longer than in the recorded run may share bytes with a later one, which
+// LifetimeMismatch() reports (the caller then falls back too).
 class ArenaAllocator : public AllocationHook {
  public:
-  ArenaAllocator(std::shared_ptr<void> arena, ArenaLayout layout)
-      : arena_(std::move(arena)), layout_(std::move(layout)) {}
+  ArenaAllocator(std::shared_ptr<void> arena, ArenaLayout layout);
   absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t stream) override;
   // Whether every recorded allocation was asked for.
-  bool complete() const { return next_ == layout_.offsets.size(); }
+  bool complete() const;
+  // "" when every buffer so far was born and died at the recorded events (call once the replay's
+  // buffers are gone); else which buffer lived otherwise.
+  std::string LifetimeMismatch() const;
 
  private:
+  struct State;
   std::shared_ptr<void> arena_;
-  ArenaLayout layout_;
-  size_t next_ = 0;
+  std::shared_ptr<State> state_;  // shared with the buffers' deleters
 };
 
 }  // namespace exec
