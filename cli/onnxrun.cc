@@ -69,7 +69,6 @@ absl::Status UsageError(const std::string& message) {
 cli::Flag AlsoTimingRuntimeCompiled(cli::Flag flag, runtime::SessionOptions& s) {
   flag.apply = [apply = std::move(flag.apply), &s](const std::string& value) {
     s.gpu.autotune_runtime_compiled = true;
-    s.gpu.autotune_tf32 = true;
     return apply(value);
   };
   return flag;
@@ -198,12 +197,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        "",
        "GPU: time the first 4 engine configs of every cuDNN plan on the real shapes\n"
        "and keep the fastest, runtime-compiled ones too (each adds an NVRTC compile to a\n"
-       "cold start; default: the same without runtime-compiled alternatives, except tf32 plans,\n"
-       "not autotuned: their CUDA graph replays differed from step-by-step runs; kept in the plan cache)",
+       "cold start; default: the same without runtime-compiled alternatives; kept in the plan cache)",
        [&s](const std::string&) {
          s.gpu.autotune_plans = 4;
          s.gpu.autotune_runtime_compiled = true;
-         s.gpu.autotune_tf32 = true;
          return absl::OkStatus();
        }},
       AlsoTimingRuntimeCompiled(
@@ -217,11 +214,11 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        "",
        "GPU: take cuDNN heuristics' first engine config for every conv plan (matmul plans: see below)",
        [&s](const std::string&) { return (s.gpu.autotune_plans = 1, absl::OkStatus()); }},
-      cli::Switch({"--autotune-large-convs"},
-                  "GPU: convs of 2 GFLOP or more (resnet50 at batch 32 and up): time their first 16\n"
-                  "engine configs, runtime-compiled ones included (resnet50 fp16 batch 256 6.60 -> 6.23 ms\n"
-                  "on the H200; cold starts ~4 s longer; in tf32 only with --autotune)",
-                  &s.gpu.autotune_large_convs),
+      cli::Switch({"--no-autotune-large-convs"},
+                  "GPU: do not give convs of 2 GFLOP or more (resnet50 at batch 32 and up) their own\n"
+                  "autotuning (default: time their first 16 engine configs, runtime-compiled ones included;\n"
+                  "resnet50 fp16 batch 256 6.60 -> 6.23 ms on the H200; cold starts ~4 s longer)",
+                  &s.gpu.autotune_large_convs, false),
       cli::Switch({"--no-matmul-autotune"},
                   "GPU: take cuDNN heuristics' first engine config for matmul plans too\n"
                   "(default: time 4, keep the fastest; cached)",

@@ -229,7 +229,7 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.cache = cache_ ? &*cache_ : nullptr;
   build.progress = options_.progress;
   build.share_identical = options_.share_plans;
-  build.autotune_plans = plan_.precision == "tf32" && !options_.autotune_tf32 ? 1 : options_.autotune_plans;
+  build.autotune_plans = options_.autotune_plans;
   build.autotune_runtime_compiled = options_.autotune_runtime_compiled;
   build.matmul_autotune_plans = options_.autotune_matmuls ? kMatmulAutotunePlans : 1;
   build.autotune_large_convs = options_.autotune_large_convs;

@@ -26,16 +26,8 @@ struct CudaExecutorOptions {
   bool autotune_runtime_compiled = false;  // also time runtime-compiled configs beyond the first
   bool autotune_matmuls = true;            // matmul steps: time 4 engine configs (plan_builder.h)
   // Conv steps of >= 2 GFLOP (resnet50 at batch 32+): time up to 16 configs, runtime-compiled ones
-  // included (plan_builder.h kLargeConvFlops). Off by default until its replays at those batches
-  // are checked against the CPU (see autotune_tf32); in tf32 only with autotune_tf32.
-  bool autotune_large_convs = false;
-  // tf32 plans: autotune conv plans too (autotune_plans). Off by default: with autotuned engines
-  // resnet50 tf32's CUDA graph replay differed from its step-by-step run in 6 of 13 fresh starts
-  // (0.13-1.4% of max|out|, varying run to run; H200, cuDNN 9.19), never with heuristics' first
-  // engines (4 of 4) nor with graph memory nodes in place of the activation arena; the cause is
-  // not found yet (README "Known problems"). fp16 and fp32 replays matched in every run.
-  // --autotune sets it. Matmul plans keep their own autotuning (autotune_matmuls).
-  bool autotune_tf32 = false;
+  // included (plan_builder.h kLargeConvFlops).
+  bool autotune_large_convs = true;
   // Time each conv/matmul step's cuDNN graph against its split form (the conv on legacy cuDNN, the
   // epilogue on own kernels) at the first run for its dims and keep the faster; decisions are kept
   // in the plan cache (runtime/cuda_measured_choice.cc).

@@ -61,7 +61,7 @@ struct PlanBuildOptions {
   int matmul_autotune_plans = 4;
   // With autotune_plans > 1: conv steps of at least kLargeConvFlops also time runtime-compiled
   // configs, up to kLargeConvPlans (see below).
-  bool autotune_large_convs = false;
+  bool autotune_large_convs = true;
 };
 
 // A conv step this large (2 * output elements * C/group * R * S: resnet50's at batch 32 and more) is
@@ -70,7 +70,7 @@ struct PlanBuildOptions {
 // timed none there. resnet50 on the H200, GPU compute: fp16 batch 256 6.60 -> 6.23 ms, batch 32
 // 1.077 -> 1.041; tf32 batch 256 11.88 -> 11.60, batch 32 1.953 -> 1.876. A cold start at those
 // batches takes ~4 s longer (NVRTC compiles); warm starts read the tuned plans from the cache.
-// Opt-in (--autotune-large-convs) until its replays at those batches are checked against the CPU.
+// --no-autotune-large-convs turns it off.
 inline constexpr double kLargeConvFlops = 2e9;
 inline constexpr int kLargeConvPlans = 16;
 
