@@ -1,4 +1,5 @@
-// Keeps the steps of a captured run in stream order (see capture_order.h).
+// Keeps a captured run's kernels from overlapping where the arena reuses memory (see
+// capture_order.h).
 #include "runtime/capture_order.h"
 
 #include <vector>
@@ -19,30 +20,34 @@ bool Programmatic(const cudaGraphEdgeData& edge) {
 
 }  // namespace
 
-absl::Status StepNodes::MarkStep(cudaStream_t stream, int step) {
+void CaptureSegments::Cut(cudaStream_t stream) {
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   cudaGraph_t graph = nullptr;
-  absl::Status info = CudaOk(cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph, nullptr, nullptr, nullptr),
-                             "cudaStreamGetCaptureInfo");
-  if (!info.ok()) return info;
-  if (capturing != cudaStreamCaptureStatusActive || graph == nullptr) {
-    return absl::FailedPreconditionError("StepNodes::MarkStep: the stream is not capturing");
+  if (cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph, nullptr, nullptr, nullptr) != cudaSuccess ||
+      capturing != cudaStreamCaptureStatusActive || graph == nullptr) {
+    cudaGetLastError();  // an invalidated capture fails at cudaStreamEndCapture; nothing to cut
+    return;
   }
   size_t count = 0;
-  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"); !s.ok()) return s;
-  if (count == step_of_.size()) return absl::OkStatus();
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes"); !s.ok()) return s;
-  for (cudaGraphNode_t node : nodes) step_of_.emplace(node, step);  // keeps an earlier step's mark
-  return absl::OkStatus();
+  std::vector<cudaGraphNode_t> nodes;
+  if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == nodes_seen_) return;
+  nodes.resize(count);
+  if (cudaGraphGetNodes(graph, nodes.data(), &count) != cudaSuccess) {
+    cudaGetLastError();
+    lost_track_ = true;  // every programmatic edge is made full then
+    return;
+  }
+  for (cudaGraphNode_t node : nodes) segment_of_.emplace(node, segments_);  // keeps earlier segments
+  nodes_seen_ = count;
+  ++segments_;
 }
 
-int StepNodes::StepOf(cudaGraphNode_t node) const {
-  auto it = step_of_.find(node);
-  return it == step_of_.end() ? -1 : it->second;
+int CaptureSegments::SegmentOf(cudaGraphNode_t node) const {
+  auto it = segment_of_.find(node);
+  return it == segment_of_.end() ? segments_ : it->second;
 }
 
-absl::StatusOr<int> StepNodes::SerializeSteps(cudaGraph_t graph) const {
+absl::StatusOr<int> CaptureSegments::SerializeAcrossSegments(cudaGraph_t graph) const {
   size_t count = 0;
   if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
       !s.ok()) {
@@ -57,7 +62,7 @@ absl::StatusOr<int> StepNodes::SerializeSteps(cudaGraph_t graph) const {
   }
   int changed = 0;
   for (size_t i = 0; i < count; ++i) {
-    if (!Programmatic(edges[i]) || StepOf(from[i]) == StepOf(to[i])) continue;
+    if (!Programmatic(edges[i]) || (!lost_track_ && SegmentOf(from[i]) == SegmentOf(to[i]))) continue;
     absl::Status removed =
         CudaOk(cudaGraphRemoveDependencies(graph, &from[i], &to[i], &edges[i], 1), "cudaGraphRemoveDependencies");
     if (!removed.ok()) return removed;

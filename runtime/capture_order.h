@@ -1,16 +1,23 @@
-// runtime/capture_order.h: keeps the steps of a captured run in stream order.
+// runtime/capture_order.h: keeps a captured run's kernels from overlapping where the activation
+// arena reuses memory.
 //
 // cuDNN launches some of its kernels with programmatic dependent launch (PDL): in a captured CUDA
-// graph, the edge into such a kernel is "programmatic", and the kernel may start (and do work ahead
-// of its griddepcontrol.wait) before the kernel before it has finished. Within one cuDNN plan that
-// is cuDNN's business. Between two steps it is not safe here: the activation arena
-// (device_arena.h) gives a buffer that died in one step to an allocation of the next, assuming the
-// next step starts after the previous one ended. Measured on the H200: resnet50 in tf32 with
-// autotuned engines replayed 0.2-3% away from its step-by-step run with those edges (19 of 66), and
-// matched the CPU once they were full dependencies; fp16 b1/b32 lose ~2% of replay speed to that.
+// graph the edge into such a kernel is "programmatic", and the kernel may start (and do work ahead
+// of its griddepcontrol.wait) before the kernel before it has finished — and so may a chain of
+// such kernels. The activation arena (device_arena.h) gives memory that one buffer freed to a
+// later allocation, assuming stream order: work launched after the free starts after work launched
+// before it ended. So the capture is cut into segments at every arena allocation and free, and a
+// programmatic edge between two segments becomes a full dependency before the graph is
+// instantiated; within a segment (no buffer born or freed between the two launches, as within one
+// cuDNN plan) it stays. Measured on the H200: resnet50 in tf32 with autotuned engines replayed
+// 0.2-3% away from its step-by-step run with all such edges kept (19 of 66), and matched the CPU
+// with the edges between steps made full; fp16 batch 1 replays 0.328 -> 0.330 ms.
 //
-// Use: StepNodes nodes; begin capture; after each step nodes.MarkStep(stream, s); end capture;
-//      absl::StatusOr<int> made = nodes.SerializeSteps(graph);  // before cudaGraphInstantiate
+// Graphs with memory alloc/free nodes (the capture without the arena) cannot lose edges (CUDA);
+// the driver orders their memory reuse itself.
+//
+// Use: CaptureSegments segments; begin capture; segments.Cut(stream) at every allocation and free
+//      (ArenaAllocator's listener); end capture; segments.SerializeAcrossSegments(graph).
 #ifndef ONNXRUN_RUNTIME_CAPTURE_ORDER_H_
 #define ONNXRUN_RUNTIME_CAPTURE_ORDER_H_
 
@@ -22,17 +29,21 @@
 
 namespace exec {
 
-class StepNodes {
+class CaptureSegments {
  public:
-  // While `stream` captures: the nodes added to its graph since the previous call belong to `step`.
-  absl::Status MarkStep(cudaStream_t stream, int step);
-  // Makes every programmatic edge of `graph` whose two nodes belong to different steps (nodes never
-  // marked count as one more step) a full dependency; returns how many it changed.
-  absl::StatusOr<int> SerializeSteps(cudaGraph_t graph) const;
+  // While `stream` captures: the nodes added since the previous cut form one segment. A no-op when
+  // the stream is not capturing (a buffer freed after the capture ended).
+  void Cut(cudaStream_t stream);
+  // Makes every programmatic edge of `graph` whose two nodes lie in different segments (nodes
+  // added after the last cut count as one more) a full dependency; returns how many it changed.
+  absl::StatusOr<int> SerializeAcrossSegments(cudaGraph_t graph) const;
 
  private:
-  int StepOf(cudaGraphNode_t node) const;
-  std::unordered_map<cudaGraphNode_t, int> step_of_;
+  int SegmentOf(cudaGraphNode_t node) const;
+  std::unordered_map<cudaGraphNode_t, int> segment_of_;
+  int segments_ = 0;
+  size_t nodes_seen_ = 0;
+  bool lost_track_ = false;  // a cut could not list the nodes: no edge is trusted
 };
 
 }  // namespace exec

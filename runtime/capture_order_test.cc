@@ -1,7 +1,7 @@
-// StepNodes on a real capture: kernels launched with programmatic dependent launch get
-// programmatic edges; those between steps become full dependencies, those within a step stay, and
-// the replay computes what the stream would. Skips without a GPU (or where the driver makes no
-// programmatic edges).
+// CaptureSegments on real captures: kernels launched with programmatic dependent launch get
+// programmatic edges; those across a cut become full dependencies, those within a segment stay;
+// a kernel that reads ahead of its griddepcontrol.wait then sees what the kernel before it wrote.
+// Skips without a GPU (or where the driver makes no programmatic edges).
 #include "runtime/capture_order.h"
 
 #include <vector>
@@ -33,54 +33,74 @@ class CaptureOrderTest : public ::testing::Test {
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
     ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&x_), kCount * sizeof(float)), cudaSuccess);
     ASSERT_EQ(cudaMemset(x_, 0, kCount * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(int)), cudaSuccess);
   }
   void TearDown() override {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
     if (graph_ != nullptr) cudaGraphDestroy(graph_);
     if (x_ != nullptr) cudaFree(x_);
+    if (flags_ != nullptr) cudaFree(flags_);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
-  // Step 0: one plain launch; step 1: two programmatic launches.
-  void CaptureTwoSteps(StepNodes& nodes) {
-    ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-    EXPECT_EQ(capture_testing::LaunchAddOne(x_, kCount, false, stream_), cudaSuccess);
-    EXPECT_TRUE(nodes.MarkStep(stream_, 0).ok());
-    EXPECT_EQ(capture_testing::LaunchAddOne(x_, kCount, true, stream_), cudaSuccess);
-    EXPECT_EQ(capture_testing::LaunchAddOne(x_, kCount, true, stream_), cudaSuccess);
-    EXPECT_TRUE(nodes.MarkStep(stream_, 1).ok());
-    ASSERT_EQ(cudaStreamEndCapture(stream_, &graph_), cudaSuccess);
+  void Replay(int times) {
+    ASSERT_EQ(cudaGraphInstantiate(&exec_, graph_, 0), cudaSuccess);
+    for (int i = 0; i < times; ++i) ASSERT_EQ(cudaGraphLaunch(exec_, stream_), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
   }
 
   cudaStream_t stream_ = nullptr;
   float* x_ = nullptr;
+  int* flags_ = nullptr;  // [0]: written by the slow kernel, [1]: what the early reader saw
   cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
 };
 
-TEST_F(CaptureOrderTest, EdgesBetweenStepsBecomeFullAndTheReplayMatchesTheStream) {
-  StepNodes nodes;
-  CaptureTwoSteps(nodes);
+TEST_F(CaptureOrderTest, EdgesAcrossACutBecomeFullAndTheReplayMatchesTheStream) {
+  CaptureSegments segments;
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  EXPECT_EQ(capture_testing::LaunchAddOne(x_, kCount, false, stream_), cudaSuccess);
+  segments.Cut(stream_);
+  EXPECT_EQ(capture_testing::LaunchAddOne(x_, kCount, true, stream_), cudaSuccess);
+  EXPECT_EQ(capture_testing::LaunchAddOne(x_, kCount, true, stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph_), cudaSuccess);
+  segments.Cut(stream_);  // not capturing any more: nothing to do
+
   const int before = CountProgrammaticEdges(graph_);
   if (before == 0) GTEST_SKIP() << "this driver/GPU captured no programmatic edges";
   ASSERT_EQ(before, 2);
-  absl::StatusOr<int> changed = nodes.SerializeSteps(graph_);
+  absl::StatusOr<int> changed = segments.SerializeAcrossSegments(graph_);
   ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_EQ(*changed, 1);                        // step 0 -> step 1
-  EXPECT_EQ(CountProgrammaticEdges(graph_), 1);  // within step 1: kept
-  EXPECT_EQ(*nodes.SerializeSteps(graph_), 0);   // nothing left to change
+  EXPECT_EQ(*changed, 1);                        // first launch -> second: across the cut
+  EXPECT_EQ(CountProgrammaticEdges(graph_), 1);  // second -> third: one segment, kept
+  absl::StatusOr<int> again = segments.SerializeAcrossSegments(graph_);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, 0);
 
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph_, 0), cudaSuccess);
-  for (int replay = 0; replay < 2; ++replay) ASSERT_EQ(cudaGraphLaunch(exec, stream_), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
-  cudaGraphExecDestroy(exec);
+  ASSERT_NO_FATAL_FAILURE(Replay(2));
   std::vector<float> x(kCount);
   ASSERT_EQ(cudaMemcpy(x.data(), x_, kCount * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   for (int i = 0; i < kCount; ++i) ASSERT_EQ(x[i], 6.0f) << "element " << i;  // 2 replays x 3 adds
 }
 
-TEST_F(CaptureOrderTest, MarkStepOutsideACaptureIsAnError) {
-  StepNodes nodes;
-  absl::Status marked = nodes.MarkStep(stream_, 0);
-  EXPECT_EQ(marked.code(), absl::StatusCode::kFailedPrecondition) << marked;
+TEST_F(CaptureOrderTest, AKernelReadingAheadOfItsWaitSeesTheWriteBeforeTheCut) {
+  CaptureSegments segments;
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  EXPECT_EQ(cudaMemsetAsync(flags_, 0, 2 * sizeof(int), stream_), cudaSuccess);
+  segments.Cut(stream_);
+  EXPECT_EQ(capture_testing::LaunchSlowWriter(&flags_[0], stream_), cudaSuccess);
+  segments.Cut(stream_);  // as the arena does when a buffer is born or dies between two launches
+  EXPECT_EQ(capture_testing::LaunchEarlyReader(&flags_[0], &flags_[1], stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph_), cudaSuccess);
+  if (CountProgrammaticEdges(graph_) == 0) GTEST_SKIP() << "this driver/GPU captured no programmatic edges";
+
+  absl::StatusOr<int> changed = segments.SerializeAcrossSegments(graph_);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(*changed, 1);
+  EXPECT_EQ(CountProgrammaticEdges(graph_), 0);
+  ASSERT_NO_FATAL_FAILURE(Replay(3));
+  int seen = 0;
+  ASSERT_EQ(cudaMemcpy(&seen, &flags_[1], sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(seen, 1) << "the early reader ran before the slow writer had finished";
 }
 
 }  // namespace

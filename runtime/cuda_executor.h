@@ -236,9 +236,8 @@ class CudaExecutor {
                                                      std::vector<DeviceTensor> inputs, const ValueObserver& observer,
                                                      std::vector<double>* step_ms);
   // Every step on stream_ from `values` (graph inputs set), freeing values after their last reader.
-  // While capturing, `capture_nodes` (if set) learns which step added which graph node.
   absl::Status RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
-                        const std::vector<cudaEvent_t>* step_events, StepNodes* capture_nodes = nullptr);
+                        const std::vector<cudaEvent_t>* step_events);
   // Before a capture: the stream synchronized, the pool's unused memory returned, its high-water
   // marks noted in used_/reserved_before_capture_ and restarted (see peak_device_bytes).
   absl::Status ReleaseBeforeCapture();
@@ -246,8 +245,9 @@ class CudaExecutor {
   // layout of its activations.
   absl::StatusOr<ArenaLayout> RecordActivations(CapturedRun& run);
   absl::Status CopyToRunOutputs(const std::vector<DeviceTensor>& values, CapturedRun& run);
-  // Captures the steps into run.exec (allocations from the installed hook, if any).
-  absl::Status CaptureSteps(CapturedRun& run);
+  // Captures the steps into run.exec (allocations from the installed hook, if any); with
+  // `segments` (cut by the arena), programmatic edges across segments become full (capture_order.h).
+  absl::Status CaptureSteps(CapturedRun& run, const CaptureSegments* segments);
   absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
                                                        const std::vector<DeviceTensor>& inputs);
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;

@@ -36,7 +36,7 @@ CudaExecutor::CapturedRun::~CapturedRun() {
 }
 
 absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const ValueObserver& observer,
-                                    const std::vector<cudaEvent_t>* step_events, StepNodes* capture_nodes) {
+                                    const std::vector<cudaEvent_t>* step_events) {
   const ir::Graph& g = plan_.graph;
   views_.clear();
   expanded_masks_.clear();
@@ -53,9 +53,6 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
                                                       ", node '", node.name, "'): ", status.message()));
     }
     if (step_events != nullptr) ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord((*step_events)[s + 1], stream_));
-    if (capture_nodes != nullptr) {
-      if (absl::Status marked = capture_nodes->MarkStep(stream_, static_cast<int>(s)); !marked.ok()) return marked;
-    }
     if (observer) {
       for (ir::ValueId out : step.outputs) {
         absl::StatusOr<ir::Tensor> t = Download(values[out], stream_);
@@ -162,21 +159,20 @@ absl::StatusOr<ArenaLayout> CudaExecutor::RecordActivations(CapturedRun& run) {
   return PackBlocks(recorder.blocks());
 }
 
-absl::Status CudaExecutor::CaptureSteps(CapturedRun& run) {
+absl::Status CudaExecutor::CaptureSteps(CapturedRun& run, const CaptureSegments* segments) {
   const ir::Graph& g = plan_.graph;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   CaptureScope scope{stream_};  // ends the capture however this function is left
-  StepNodes nodes;              // which step made which node: steps stay in stream order
   absl::Status status = [&]() -> absl::Status {
     std::vector<DeviceTensor> values(g.values().size());
     for (size_t i = 0; i < run.inputs.size(); ++i) values[g.inputs()[i]] = run.inputs[i];
-    absl::Status steps = RunSteps(values, nullptr, nullptr, &nodes);
+    absl::Status steps = RunSteps(values, nullptr, nullptr);
     if (!steps.ok()) return steps;
     return CopyToRunOutputs(values, run);
   }();
   const cudaError_t ended = scope.End();
   if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
-  if (status.ok()) status = nodes.SerializeSteps(scope.graph).status();
+  if (status.ok() && segments != nullptr) status = segments->SerializeAcrossSegments(scope.graph).status();
   if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run.exec, scope.graph, 0), "cudaGraphInstantiate");
   cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
   return status;
@@ -214,11 +210,14 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
     if (!arena.ok()) return arena.status();
     ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
     ArenaAllocator allocator(arena->buffer, *std::move(layout));
+    CaptureSegments segments;  // cut at every allocation and free: see capture_order.h
+    allocator.set_listener([&segments](cudaStream_t stream) { segments.Cut(stream); });
     absl::Status captured;
     {
       ScopedAllocationHook hook(&allocator);
-      captured = CaptureSteps(*run);
+      captured = CaptureSteps(*run, &segments);
     }
+    allocator.set_listener(nullptr);
     const std::string mismatch = allocator.LifetimeMismatch();
     if (captured.ok() && allocator.complete() && mismatch.empty()) {
       run->arena = *std::move(arena);
@@ -230,7 +229,8 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
                           : !mismatch.empty() ? mismatch
                                               : "the capture made fewer allocations than the recorded run";
   }
-  absl::Status captured = CaptureSteps(*run);
+  // Graph memory nodes: CUDA orders their reuse (and lets no edge of such a graph be removed).
+  absl::Status captured = CaptureSteps(*run, nullptr);
   if (!captured.ok()) return captured;
   return run;
 }

@@ -76,6 +76,7 @@ struct ArenaAllocator::State {
   ArenaLayout layout;
   std::vector<ArenaBlock> replayed;  // the replay's lifetimes, clocked as the recorder does
   int64_t clock = 0;
+  std::function<void(cudaStream_t)> listener;
 };
 
 ArenaAllocator::ArenaAllocator(std::shared_ptr<void> arena, ArenaLayout layout)
@@ -85,18 +86,25 @@ ArenaAllocator::ArenaAllocator(std::shared_ptr<void> arena, ArenaLayout layout)
 
 bool ArenaAllocator::complete() const { return state_->replayed.size() == state_->layout.offsets.size(); }
 
-absl::StatusOr<std::shared_ptr<void>> ArenaAllocator::Allocate(size_t bytes, cudaStream_t) {
+void ArenaAllocator::set_listener(std::function<void(cudaStream_t)> listener) {
+  state_->listener = std::move(listener);
+}
+
+absl::StatusOr<std::shared_ptr<void>> ArenaAllocator::Allocate(size_t bytes, cudaStream_t stream) {
   const size_t index = state_->replayed.size();
   const ArenaLayout& layout = state_->layout;
   if (index >= layout.offsets.size() || layout.sizes[index] != bytes) {
     return absl::FailedPreconditionError(
         absl::StrCat("allocation ", index, " of ", bytes, " bytes differs from the recorded run's"));
   }
+  if (state_->listener) state_->listener(stream);
   state_->replayed.push_back({bytes, state_->clock++, -1});
   void* ptr = static_cast<char*>(arena_.get()) + layout.offsets[index];
   // Keeps the arena alive and clocks the death; frees nothing itself.
-  return std::shared_ptr<void>(
-      ptr, [arena = arena_, state = state_, index](void*) { state->replayed[index].died = state->clock++; });
+  return std::shared_ptr<void>(ptr, [arena = arena_, state = state_, index, stream](void*) {
+    state->replayed[index].died = state->clock++;
+    if (state->listener) state->listener(stream);
+  });
 }
 
 std::string ArenaAllocator::LifetimeMismatch() const {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ class ArenaAllocator : public AllocationHook {
   // "" when every buffer so far was born and died at the recorded events (call once the replay's
   // buffers are gone); else which buffer lived otherwise.
   std::string LifetimeMismatch() const;
+  // While set: called with the allocation's stream before each allocation is served and when each
+  // buffer dies (the capture cuts its segments there, capture_order.h). Clear it before whatever
+  // it refers to goes: buffers may die later.
+  void set_listener(std::function<void(cudaStream_t)> listener);
 
  private:
   struct State;

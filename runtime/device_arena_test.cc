@@ -91,11 +91,37 @@ TEST_F(ArenaAllocatorTest, ABufferKeptLongerIsReported) {
             "buffer 0 (1024 bytes) lived from event 0 to 3, the recorded run's from 0 to 2");
 }
 
+TEST_F(ArenaAllocatorTest, TheListenerHearsEveryAllocationAndDeathUntilCleared) {
+  ArenaAllocator allocator(arena_, PackBlocks(blocks_));
+  int heard = 0;
+  cudaStream_t heard_stream = nullptr;
+  const cudaStream_t stream = reinterpret_cast<cudaStream_t>(0x10);  // only passed through
+  allocator.set_listener([&](cudaStream_t s) {
+    ++heard;
+    heard_stream = s;
+  });
+  absl::StatusOr<std::shared_ptr<void>> x = allocator.Allocate(1024, stream);
+  ASSERT_TRUE(x.ok());
+  EXPECT_EQ(heard, 1);
+  EXPECT_EQ(heard_stream, stream);
+  absl::StatusOr<std::shared_ptr<void>> a = allocator.Allocate(1024, stream);
+  ASSERT_TRUE(a.ok());
+  x->reset();
+  EXPECT_EQ(heard, 3);
+  allocator.set_listener(nullptr);
+  a->reset();
+  EXPECT_EQ(heard, 3);
+}
+
 TEST_F(ArenaAllocatorTest, AnotherSizeOrOneMoreRequestIsRefused) {
   ArenaAllocator allocator(arena_, PackBlocks(blocks_));
   EXPECT_EQ(allocator.Allocate(512, nullptr).status().code(), absl::StatusCode::kFailedPrecondition);
   std::vector<std::shared_ptr<void>> kept;
-  for (int i = 0; i < 4; ++i) kept.push_back(*allocator.Allocate(1024, nullptr));
+  for (int i = 0; i < 4; ++i) {
+    absl::StatusOr<std::shared_ptr<void>> served = allocator.Allocate(1024, nullptr);
+    ASSERT_TRUE(served.ok()) << served.status();
+    kept.push_back(*std::move(served));
+  }
   EXPECT_TRUE(allocator.complete());
   EXPECT_EQ(allocator.Allocate(1024, nullptr).status().code(), absl::StatusCode::kFailedPrecondition);
 }
