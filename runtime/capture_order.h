@@ -11,7 +11,7 @@
 // instantiated; within a segment (no buffer born or freed between the two launches, as within one
 // cuDNN plan) it stays. Measured on the H200: resnet50 in tf32 with autotuned engines replayed
 // 0.2-3% away from its step-by-step run with all such edges kept (19 of 66), and matched the CPU
-// with the edges between steps made full; fp16 batch 1 replays 0.328 -> 0.330 ms.
+// with the edges between steps made full; fp16 batch 1 replays 0.328 -> 0.330-0.332 ms.
 //
 // Graphs with memory alloc/free nodes (the capture without the arena) cannot lose edges (CUDA);
 // the driver orders their memory reuse itself.

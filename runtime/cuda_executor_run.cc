@@ -231,6 +231,10 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
   }
   // Graph memory nodes: CUDA orders their reuse (and lets no edge of such a graph be removed).
   absl::Status captured = CaptureSteps(*run, nullptr);
+  if (!captured.ok() && !run->arena_fallback.empty()) {
+    return absl::Status(captured.code(),
+                        absl::StrCat(captured.message(), " (on the arena before that: ", run->arena_fallback, ")"));
+  }
   if (!captured.ok()) return captured;
   return run;
 }
