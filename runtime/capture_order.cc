@@ -4,15 +4,10 @@
 
 #include <vector>
 
-#include "absl/strings/str_cat.h"
+#include "runtime/cuda_run_util.h"
 
 namespace exec {
 namespace {
-
-absl::Status CudaOk(cudaError_t error, const char* what) {
-  if (error == cudaSuccess) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(what, ": ", cudaGetErrorString(error)));
-}
 
 bool Programmatic(const cudaGraphEdgeData& edge) {
   return edge.type != cudaGraphDependencyTypeDefault || edge.from_port != cudaGraphKernelNodePortDefault;

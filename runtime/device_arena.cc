@@ -22,7 +22,6 @@ bool LiveTogether(const ArenaBlock& a, const ArenaBlock& b) { return a.born < En
 ArenaLayout PackBlocks(const std::vector<ArenaBlock>& blocks, size_t alignment) {
   ArenaLayout layout;
   layout.offsets.assign(blocks.size(), 0);
-  for (const ArenaBlock& b : blocks) layout.sizes.push_back(b.bytes);
   layout.blocks = blocks;
   std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), 0);
@@ -93,7 +92,7 @@ void ArenaAllocator::set_listener(std::function<void(cudaStream_t)> listener) {
 absl::StatusOr<std::shared_ptr<void>> ArenaAllocator::Allocate(size_t bytes, cudaStream_t stream) {
   const size_t index = state_->replayed.size();
   const ArenaLayout& layout = state_->layout;
-  if (index >= layout.offsets.size() || layout.sizes[index] != bytes) {
+  if (index >= layout.offsets.size() || layout.blocks[index].bytes != bytes) {
     return absl::FailedPreconditionError(
         absl::StrCat("allocation ", index, " of ", bytes, " bytes differs from the recorded run's"));
   }

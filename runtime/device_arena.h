@@ -29,8 +29,7 @@ struct ArenaBlock {
 struct ArenaLayout {
   size_t bytes = 0;                // the arena's size
   std::vector<size_t> offsets;     // per block, in allocation order
-  std::vector<size_t> sizes;       // per block: the size the replay must ask for
-  std::vector<ArenaBlock> blocks;  // the recorded run's, which the replay's lifetimes must match
+  std::vector<ArenaBlock> blocks;  // the recorded run's: the sizes and lifetimes a replay must match
 };
 
 // Offsets (multiples of `alignment`) for `blocks` such that blocks alive at the same time do not

@@ -44,7 +44,9 @@ TEST(PackBlocksTest, BuffersAliveTogetherGetDisjointAlignedRanges) {
   const ArenaLayout layout = PackBlocks(blocks, 256);
   EXPECT_TRUE(Disjoint(blocks, layout));
   for (size_t offset : layout.offsets) EXPECT_EQ(offset % 256, 0u);
-  EXPECT_EQ(layout.sizes, (std::vector<size_t>{100, 300, 5000, 16, 7000}));
+  std::vector<size_t> sizes;
+  for (const ArenaBlock& b : layout.blocks) sizes.push_back(b.bytes);
+  EXPECT_EQ(sizes, (std::vector<size_t>{100, 300, 5000, 16, 7000}));
   // At event 6 blocks 0, 1 and 4 are alive: 256 + 512 + 7168 bytes after rounding.
   EXPECT_EQ(layout.bytes, 7936u);
 }
