@@ -136,6 +136,8 @@ absl::Status Benchmark(const runtime::Session& session, const std::vector<runtim
         "gpu compute: p50 %.3f ms, p90 %.3f ms (%.1f items/s; inputs and outputs already on the device); "
         "runs: %s\n",
         compute_p50, Percentile(compute_ms, 0.9), batch * 1000.0 / compute_p50, session.gpu()->graph_status().c_str());
+    const std::string graph = session.gpu()->graph_description();
+    if (!graph.empty()) std::printf("captured graph: %s\n", graph.c_str());
   }
   if (streams > 1) {
     absl::Status in_flight = RunInFlight(session, *inputs, runs, warmup, batch, streams, compute_p50);

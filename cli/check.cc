@@ -84,7 +84,11 @@ std::vector<std::string> DescribeLargestGrowth(const exec::Plan& plan, std::vect
 double ToleranceFor(const std::string& precision) {
   if (precision == "fp16") return 1e-2;
   if (precision == "bf16") return 8e-2;  // fp16's x 8, the ratio of their unit roundoffs
-  if (precision == "tf32") return 1e-3;
+  // fp16's: TF32 rounds every conv/matmul operand to fp16's 10-bit mantissa (the same unit roundoff,
+  // 2^-11). Over a deep network that is fp16's order of error: PyTorch's own TF32 runs of the zoo's
+  // mobilenet_v2 / efficientnet_b0 are 4.0e-3 / 2.9e-3 of max|output| from float64, over the 1e-3
+  // this was before.
+  if (precision == "tf32") return 1e-2;
   return 1e-4;
 }
 

@@ -29,8 +29,8 @@ struct Tolerance {
   double scaled_atol = 0;
 };
 
-// fp32: rtol 1e-3, atol 1e-7 (ONNX's rule), scaled_atol 1e-4; tf32: 1e-3, 1e-6, 1e-3; fp16: 1e-2,
-// 1e-5, 1e-2 (the scaled_atol are --check's tolerances).
+// fp32: rtol 1e-3, atol 1e-7 (ONNX's rule), scaled_atol 1e-4; tf32: 1e-3, 1e-6, 1e-2; fp16: 1e-2,
+// 1e-5, 1e-2 (the scaled_atol are --check's tolerances, ToleranceFor).
 Tolerance DefaultTolerance(const std::string& precision);
 
 // Reads a tolerance.json ({"rtol": X, "atol": Y, "scaled_atol": Z}, every key optional) into

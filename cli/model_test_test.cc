@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 
+#include "cli/check.h"
 #include "cli/test_report.h"
 #include "gtest/gtest.h"
 
@@ -98,6 +99,10 @@ TEST(ToleranceTest, DefaultsAndFile) {
   EXPECT_EQ(DefaultTolerance("fp32").rtol, 1e-3);
   EXPECT_EQ(DefaultTolerance("fp32").atol, 1e-7);
   EXPECT_GT(DefaultTolerance("fp16").rtol, DefaultTolerance("tf32").rtol);
+  // TF32 operands have fp16's mantissa: over a network, fp16's scaled tolerance (--check's too).
+  EXPECT_EQ(DefaultTolerance("tf32").scaled_atol, DefaultTolerance("fp16").scaled_atol);
+  EXPECT_EQ(ToleranceFor("tf32"), ToleranceFor("fp16"));
+  EXPECT_LT(ToleranceFor("fp32"), ToleranceFor("tf32"));
   const fs::path dir = fs::path(testing::TempDir()) / "tolerance";
   fs::create_directories(dir);
   Tolerance t = DefaultTolerance("fp32");

@@ -2,8 +2,12 @@
 // capture_order.h).
 #include "runtime/capture_order.h"
 
+#include <map>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "runtime/cuda_run_util.h"
 
 namespace exec {
@@ -13,7 +17,48 @@ bool Programmatic(const cudaGraphEdgeData& edge) {
   return edge.type != cudaGraphDependencyTypeDefault || edge.from_port != cudaGraphKernelNodePortDefault;
 }
 
+// The name of a node type, singular and plural.
+std::pair<const char*, const char*> NodeTypeName(cudaGraphNodeType type) {
+  switch (type) {
+    case cudaGraphNodeTypeKernel: return {"kernel", "kernels"};
+    case cudaGraphNodeTypeMemcpy: return {"copy", "copies"};
+    case cudaGraphNodeTypeMemset: return {"memset", "memsets"};
+    case cudaGraphNodeTypeMemAlloc: return {"allocation", "allocations"};
+    case cudaGraphNodeTypeMemFree: return {"free", "frees"};
+    case cudaGraphNodeTypeEmpty: return {"empty node", "empty nodes"};
+    case cudaGraphNodeTypeEventRecord: return {"event record", "event records"};
+    case cudaGraphNodeTypeWaitEvent: return {"event wait", "event waits"};
+    default: return {"other node", "other nodes"};
+  }
+}
+
 }  // namespace
+
+std::string DescribeGraph(cudaGraph_t graph) {
+  size_t count = 0;
+  if (cudaGraphGetNodes(graph, nullptr, &count) != cudaSuccess) return "";
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (cudaGraphGetNodes(graph, nodes.data(), &count) != cudaSuccess) return "";
+  std::map<cudaGraphNodeType, int> by_type;  // in the enum's order: kernels first
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    if (cudaGraphNodeGetType(node, &type) == cudaSuccess) ++by_type[type];
+  }
+  std::vector<std::string> parts;
+  for (const auto& [type, n] : by_type) {
+    const auto [singular, plural] = NodeTypeName(type);
+    parts.push_back(absl::StrCat(n, " ", n == 1 ? singular : plural));
+  }
+  std::string text = absl::StrCat(count, " nodes (", absl::StrJoin(parts, ", "), ")");
+  size_t edge_count = 0;
+  if (cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edge_count) != cudaSuccess) return text;
+  std::vector<cudaGraphNode_t> from(edge_count), to(edge_count);
+  std::vector<cudaGraphEdgeData> edges(edge_count);
+  if (cudaGraphGetEdges(graph, from.data(), to.data(), edges.data(), &edge_count) != cudaSuccess) return text;
+  int programmatic = 0;
+  for (const cudaGraphEdgeData& edge : edges) programmatic += Programmatic(edge) ? 1 : 0;
+  return absl::StrCat(text, ", ", edge_count, " edges (", programmatic, " programmatic)");
+}
 
 void CaptureSegments::Cut(cudaStream_t stream) {
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;

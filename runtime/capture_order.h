@@ -23,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
 #include <unordered_map>
 
 #include "absl/status/statusor.h"
@@ -45,6 +46,10 @@ class CaptureSegments {
   size_t nodes_seen_ = 0;
   bool lost_track_ = false;  // a cut could not list the nodes: no edge is trusted
 };
+
+// What `graph` holds, for the benchmark's line: "61 nodes (59 kernels, 1 copy, 1 memset), 60 edges (0
+// programmatic)". Empty, or without the edges, where CUDA cannot list them.
+std::string DescribeGraph(cudaGraph_t graph);
 
 }  // namespace exec
 

@@ -72,6 +72,7 @@ TEST_F(CaptureOrderTest, EdgesAcrossACutBecomeFullAndTheReplayMatchesTheStream) 
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_EQ(*changed, 1);                        // first launch -> second: across the cut
   EXPECT_EQ(CountProgrammaticEdges(graph_), 1);  // second -> third: one segment, kept
+  EXPECT_EQ(DescribeGraph(graph_), "3 nodes (3 kernels), 2 edges (1 programmatic)");
   absl::StatusOr<int> again = segments.SerializeAcrossSegments(graph_);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(*again, 0);
@@ -97,6 +98,7 @@ TEST_F(CaptureOrderTest, AKernelReadingAheadOfItsWaitSeesTheWriteBeforeTheCut) {
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_EQ(*changed, 1);
   EXPECT_EQ(CountProgrammaticEdges(graph_), 0);
+  EXPECT_EQ(DescribeGraph(graph_), "3 nodes (2 kernels, 1 memset), 2 edges (0 programmatic)");
   ASSERT_NO_FATAL_FAILURE(Replay(3));
   int seen = 0;
   ASSERT_EQ(cudaMemcpy(&seen, &flags_[1], sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -135,6 +135,12 @@ class CudaExecutor {
     std::lock_guard<std::mutex> lock(mu_);
     return graph_status_;
   }
+  // The last captured graph's nodes and edges ("61 nodes (59 kernels, 1 copy, 1 memset), ..."); empty
+  // before a capture.
+  std::string graph_description() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return graph_description_;
+  }
   // One line per step: how it runs on the GPU.
   std::vector<std::string> step_notes() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -175,6 +181,7 @@ class CudaExecutor {
     std::vector<std::shared_ptr<uint8_t[]>> staging_in, staging_out;  // page-locked, made on first need
     DeviceTensor arena;          // the activations' planned memory (device_arena.h); empty: graph memory nodes
     std::string arena_fallback;  // why the capture is not on the arena (when it could have been)
+    std::string description;     // its nodes and edges (capture_order.h DescribeGraph)
     ~CapturedRun();
   };
   // What one run needs of its own (see the header comment); used by one caller at a time.
@@ -458,6 +465,7 @@ class CudaExecutor {
   bool ran_on_host_ = false;       // set by RunOnHost during a run
   std::atomic<double> last_compute_ms_{0};
   std::string graph_status_ = "not run yet";
+  std::string graph_description_;
   std::map<std::string, EagerRecord> eager_runs_;  // by input-dims key
   // The pool of execution contexts (contexts_[0] is made at Init and holds the constants' stream).
   mutable std::mutex pool_mu_;

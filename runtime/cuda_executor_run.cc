@@ -174,6 +174,7 @@ absl::Status CudaExecutor::CaptureSteps(CapturedRun& run, const CaptureSegments*
   if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
   if (status.ok() && segments != nullptr) status = segments->SerializeAcrossSegments(scope.graph).status();
   if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run.exec, scope.graph, 0), "cudaGraphInstantiate");
+  if (status.ok()) run.description = DescribeGraph(scope.graph);
   cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
   return status;
 }
@@ -291,6 +292,7 @@ CudaExecutor::CapturedRun* CudaExecutor::CaptureOrStepByStep(Context& context, c
     return nullptr;
   }
   graph_status_ = "CUDA graph replay";
+  graph_description_ = (*run)->description;
   if (!(*run)->arena_fallback.empty()) {
     absl::StrAppend(&graph_status_, " (activations in graph memory nodes, not the arena: ", (*run)->arena_fallback,
                     ")");

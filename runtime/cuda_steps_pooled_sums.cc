@@ -5,7 +5,7 @@
 // again. That saves the pool's pass and launches where the map is small (batch 1), but the sums'
 // atomics cost more than the pass on large maps, so the depthwise step times both ways at its
 // first run for the input dims and keeps the faster (its note says what was timed). Float16 maps
-// only: float atomics make the sums' last bits vary between runs. The pairs are
+// and tf32 plans only: float atomics make the sums' last bits vary between runs. The pairs are
 // found at construction; a run holds the sums from one step to the other like the squeeze-excite
 // gates (cuda_steps_scaled_conv.cc). Where the depthwise step runs another way (cuDNN, the generic
 // kernel) or the pool step does not run on the own kernel, each step runs as before.
@@ -154,10 +154,12 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
     decided = true;
   }
   const kernels::cuda::DepthwiseConvParams& p = *e.depthwise;
-  // 16-bit maps only: the sums' atomics add in a varying order, and a float32 plan keeps its pools
-  // reproducible run to run (an ill-conditioned export amplifies the last bits: the zoo's
-  // efficientnet_b0 fp32 --check replay moved 8.9e-5 -> 2.2e-4 with them).
-  const bool can_sum = sums_reader_[index] && p.fp16 && kernels::cuda::DepthwiseConvSumsChannels(p);
+  // 16-bit maps and tf32 plans only: the sums' atomics add in a varying order, and a strict float32
+  // plan keeps its pools reproducible run to run (an ill-conditioned export amplifies the last bits:
+  // the zoo's efficientnet_b0 fp32 --check replay moved 8.9e-5 -> 2.2e-4 with them); in tf32 the
+  // convs round their operands to 10 bits, far coarser than the sums' last bits.
+  const bool can_sum =
+      sums_reader_[index] && (p.fp16 || plan_.precision == "tf32") && kernels::cuda::DepthwiseConvSumsChannels(p);
   if (can_sum && e.sums == LegacyEntry::Sums::kUndecided && !Capturing()) {
     using PoolSums = CudaExecutorOptions::PoolSums;
     const PoolSums how = options_.measure_choices ? options_.pool_sums : PoolSums::kNever;

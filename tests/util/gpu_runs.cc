@@ -20,7 +20,9 @@ std::unique_ptr<runtime::Session> ExpectGpuRunsMatchCpu(const std::string& model
   if (!session.ok()) return nullptr;
   auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
   EXPECT_TRUE(cpu.ok()) << cpu.status();
-  if (!tol) tol = precision == "fp16" ? Tolerance{1e-2, 1e-3} : Tolerance{1e-5, 1e-6};
+  if (!tol && precision == "fp16") tol = Tolerance{1e-2, 1e-3};
+  if (!tol && precision == "tf32") tol = Tolerance{1e-3, 1e-4};
+  if (!tol) tol = Tolerance{1e-5, 1e-6};
   for (int run = 0; run < 3 && cpu.ok(); ++run) {
     auto gpu = (*session)->Run(inputs);
     EXPECT_TRUE(gpu.ok()) << gpu.status();

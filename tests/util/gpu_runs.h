@@ -16,9 +16,9 @@
 namespace testing_util {
 
 // A GPU session of `model` in `precision` (no plan cache), whose three runs were checked against
-// the CPU run of its plan within `tol` (default: 1e-2 / 1e-3 in fp16, else 1e-5 / 1e-6); null when
-// no GPU is usable (the caller skips) or the session failed (a test failure then). `gpu` adjusts
-// the GPU options (plan cache off already) when given.
+// the CPU run of its plan within `tol` (default rtol / atol: 1e-2 / 1e-3 in fp16, 1e-3 / 1e-4 in
+// tf32, else 1e-5 / 1e-6); null when no GPU is usable (the caller skips) or the session failed (a
+// test failure then). `gpu` adjusts the GPU options (plan cache off already) when given.
 std::unique_ptr<runtime::Session> ExpectGpuRunsMatchCpu(
     const std::string& model, const std::string& precision, const std::vector<runtime::NamedTensor>& inputs,
     const std::string& context, std::optional<Tolerance> tol = std::nullopt,
