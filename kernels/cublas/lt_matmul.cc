@@ -1,6 +1,7 @@
 // LtMatmul (lt_matmul.h). Row-major buffers read as column-major are the transposes, so cuBLASLt
 // computes D^T[N, M] = W^T[N, K] * X^T[K, M] with no transposition: "A" is W (N x K, ld N), "B" is
 // X (K x M, ld K), C and D are N x M with ld N, and the bias runs along D^T's rows, the N columns.
+// A W stored [N, K] (w_transposed) reads as column-major K x N, which cuBLASLt transposes as A.
 #include "kernels/cublas/lt_matmul.h"
 
 #include <dlfcn.h>
@@ -175,8 +176,17 @@ absl::StatusOr<LtMatmul> LtMatmul::Create(const LtMatmulShape& shape) {
     return s;
   }
   if (absl::Status s = SetEpilogue(*api, shape, state->desc); !s.ok()) return s;
+  if (shape.w_transposed) {  // W^T's column-major view is W itself: A is read transposed
+    const cublasOperation_t transpose = CUBLAS_OP_T;
+    if (absl::Status s =
+            Check(api->desc_set(state->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof(transpose)), "transpose");
+        !s.ok()) {
+      return s;
+    }
+  }
   const int64_t b = shape.batch;
-  for (absl::Status s : {MakeLayout(*api, shape.type, shape.n, shape.k, b, shape.w_batch_stride, "layout W", &state->w),
+  const int64_t w_rows = shape.w_transposed ? shape.k : shape.n, w_cols = shape.w_transposed ? shape.n : shape.k;
+  for (absl::Status s : {MakeLayout(*api, shape.type, w_rows, w_cols, b, shape.w_batch_stride, "layout W", &state->w),
                          MakeLayout(*api, shape.type, shape.k, shape.m, b, shape.m * shape.k, "layout X", &state->x),
                          MakeLayout(*api, shape.type, shape.n, shape.m, b, shape.m * shape.n, "layout D", &state->d)}) {
     if (!s.ok()) return s;

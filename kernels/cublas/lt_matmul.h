@@ -41,6 +41,7 @@ struct LtMatmulShape {
   Activation activation = Activation::kNone;
   int64_t batch = 1;           // matmuls: X, D and the residual dense [batch, m, k] / [batch, m, n]
   int64_t w_batch_stride = 0;  // elements between batch entries of W: 0 (shared) or k * n
+  bool w_transposed = false;   // W stored [n, k] row-major (a 1x1 conv's KRSC weight, a Linear's), not [k, n]
 };
 
 class LtMatmul {

@@ -1,7 +1,7 @@
 // LtMatmul on the GPU against a double-precision reference on the host, computed from the inputs as
 // stored (fp16 / bf16 rounded): with and without the bias, each activation epilogue (ReLU; GELU
 // against the tanh formula, and within the documented 4.73e-4 of the erf GELU it stands in for under
-// fast GELU), the residual, and a batch of per-entry weights. Skips without a GPU.
+// fast GELU), the residual, a batch of per-entry weights, and W stored transposed. Skips without a GPU.
 #include "kernels/cublas/lt_matmul.h"
 
 #include <algorithm>
@@ -37,13 +37,26 @@ struct Case {
   FloatType type = FloatType::kFloat16;
   int64_t m = 96, k = 192, n = 136, batch = 1;
   bool bias = true, residual = false, per_entry_weights = false;
+  bool w_transposed = false;  // W uploaded [n, k] (a conv's layout) instead of [k, n]
   Activation activation = Activation::kNone;
 };
 
 std::string Name(const Case& c) {
   return std::string(c.type == FloatType::kFloat16 ? "fp16" : "bf16") + (c.bias ? " bias" : "") +
-         (c.residual ? " residual" : "") + " activation " + std::to_string(static_cast<int>(c.activation)) + " batch " +
-         std::to_string(c.batch);
+         (c.residual ? " residual" : "") + (c.w_transposed ? " W transposed" : "") + " activation " +
+         std::to_string(static_cast<int>(c.activation)) + " batch " + std::to_string(c.batch);
+}
+
+// W as uploaded for `c`: each batch entry's [k, n], or with w_transposed its transpose [n, k].
+std::vector<float> Stored(const std::vector<float>& w, const Case& c) {
+  if (!c.w_transposed) return w;
+  std::vector<float> stored(w.size());
+  for (size_t e = 0; e < w.size() / (c.k * c.n); ++e) {
+    for (int64_t l = 0; l < c.k; ++l) {
+      for (int64_t j = 0; j < c.n; ++j) stored[e * c.k * c.n + j * c.k + l] = w[e * c.k * c.n + l * c.n + j];
+    }
+  }
+  return stored;
 }
 
 // Runs `c` and checks every output element against the reference (|got - want| <= 1e-2 * max|want|
@@ -55,8 +68,9 @@ void Check(const Case& c) {
   const std::vector<float> w = Random(w_count, 2, 1.0f / std::sqrt(static_cast<float>(c.k)), c.type);
   const std::vector<float> bias = Random(c.n, 3, 1.0f, c.type);
   const std::vector<float> residual = Random(c.batch * c.m * c.n, 4, 1.0f, c.type);
+  const std::vector<float> w_stored = Stored(w, c);
   std::vector<std::unique_ptr<DeviceBuffer>> owned;
-  for (const std::vector<float>* v : {&x, &w, &bias, &residual}) {
+  for (const std::vector<float>* v : {&x, &w_stored, &bias, &residual}) {
     owned.push_back(std::make_unique<DeviceBuffer>(v->size() * 2));
     ASSERT_NE(owned.back()->get(), nullptr);
     const std::vector<uint8_t> bytes = cuda::testing::Encode(c.type, *v);
@@ -70,6 +84,7 @@ void Check(const Case& c) {
   shape.residual = c.residual;
   shape.activation = c.activation;
   shape.w_batch_stride = c.per_entry_weights ? c.k * c.n : 0;
+  shape.w_transposed = c.w_transposed;
   absl::StatusOr<LtMatmul> lt = LtMatmul::Create(shape);
   if (!lt.ok() && lt.status().code() == absl::StatusCode::kUnavailable) GTEST_SKIP() << lt.status();
   ASSERT_TRUE(lt.ok()) << lt.status();
@@ -134,6 +149,19 @@ TEST_F(LtMatmulGpuTest, ResidualAndBatchedPerEntryWeights) {
   Check(residual);
   Case batched;
   batched.batch = 3, batched.per_entry_weights = true, batched.m = 40;
+  Check(batched);
+}
+
+// W stored [n, k] as a 1x1 conv keeps its weight: the same products (m, k, n all different, so a
+// mixed-up layout cannot match).
+TEST_F(LtMatmulGpuTest, TransposedWeights) {
+  for (Activation a : {Activation::kNone, Activation::kRelu}) {
+    Case c;
+    c.w_transposed = true, c.activation = a;
+    Check(c);
+  }
+  Case batched;
+  batched.batch = 3, batched.per_entry_weights = true, batched.m = 40, batched.w_transposed = true;
   Check(batched);
 }
 
