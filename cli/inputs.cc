@@ -1,13 +1,27 @@
-// Generated model inputs (see inputs.h).
+// Model inputs from files and generated ones (see inputs.h).
 #include "cli/inputs.h"
 
+#include <filesystem>
 #include <random>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/npy.h"
+#include "importer/tensor_proto.h"
+#include "importer/value_proto.h"
 #include "ir/half.h"
 
 namespace cli {
+namespace {
+
+absl::StatusOr<ir::Tensor> ReadTensorFile(const std::string& path) {
+  if (absl::EndsWith(path, ".npy")) return ReadNpy(path);
+  return importer::ReadTensorProtoFile(path);
+}
+
+}  // namespace
 
 absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed,
                                          const std::map<std::string, int64_t>& named_dims) {
@@ -47,6 +61,45 @@ absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_
     }
   }
   return t;
+}
+
+absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const InputSources& sources,
+                                                                const std::vector<runtime::TensorInfo>& infos,
+                                                                std::vector<std::string>* generated) {
+  std::vector<runtime::NamedTensor> inputs;
+  auto given = [&](const std::string& name) {
+    for (const auto& in : inputs)
+      if (in.name == name) return true;
+    return false;
+  };
+  for (const auto& [name, path] : sources.files) {
+    absl::StatusOr<ir::Tensor> t = ReadTensorFile(path);
+    if (!t.ok()) return t.status();
+    inputs.push_back({name, *std::move(t)});
+  }
+  if (!sources.dir.empty()) {
+    if (!std::filesystem::is_directory(sources.dir)) {
+      return absl::NotFoundError(absl::StrCat("--input-dir '", sources.dir, "' is not a folder"));
+    }
+    for (size_t i = 0; i < infos.size(); ++i) {
+      std::string path = absl::StrCat(sources.dir, "/input_", i, ".pb");
+      if (!std::filesystem::exists(path) || given(infos[i].name)) continue;
+      absl::StatusOr<ir::Tensor> t = importer::ReadValueFile(path, infos[i].type);
+      if (!t.ok()) return t.status();
+      inputs.push_back({infos[i].name, *std::move(t)});
+    }
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (given(infos[i].name)) continue;
+    absl::StatusOr<ir::Tensor> t = GenerateInput(infos[i], sources.batch, sources.seed + i, sources.named_dims);
+    if (!t.ok()) return t.status();
+    if (generated != nullptr) {
+      generated->push_back(absl::StrFormat("input  '%s': generated %s%s", infos[i].name, ir::DTypeName(t->dtype()),
+                                           ir::ShapeToString(t->shape())));
+    }
+    inputs.push_back({infos[i].name, *std::move(t)});
+  }
+  return inputs;
 }
 
 }  // namespace cli

@@ -258,50 +258,13 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   return options;
 }
 
-absl::StatusOr<ir::Tensor> ReadTensorFile(const std::string& path) {
-  if (absl::EndsWith(path, ".npy")) return cli::ReadNpy(path);
-  return importer::ReadTensorProtoFile(path);
-}
-
-// The inputs to run: files given, then generated ones; `generated` (optional) gets a line per
-// generated input.
+// The inputs to run (cli::CollectInputs over the --input, --input-dir, --batch, --seed and --dim flags).
 absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options,
                                                                 const std::vector<runtime::TensorInfo>& infos,
                                                                 std::vector<std::string>* generated = nullptr) {
-  std::vector<runtime::NamedTensor> inputs;
-  auto given = [&](const std::string& name) {
-    for (const auto& in : inputs)
-      if (in.name == name) return true;
-    return false;
-  };
-  for (const auto& [name, path] : options.input_files) {
-    absl::StatusOr<ir::Tensor> t = ReadTensorFile(path);
-    if (!t.ok()) return t.status();
-    inputs.push_back({name, *std::move(t)});
-  }
-  if (!options.input_dir.empty()) {
-    if (!std::filesystem::is_directory(options.input_dir)) {
-      return absl::NotFoundError(absl::StrCat("--input-dir '", options.input_dir, "' is not a folder"));
-    }
-    for (size_t i = 0; i < infos.size(); ++i) {
-      std::string path = absl::StrCat(options.input_dir, "/input_", i, ".pb");
-      if (!std::filesystem::exists(path) || given(infos[i].name)) continue;
-      absl::StatusOr<ir::Tensor> t = importer::ReadValueFile(path, infos[i].type);
-      if (!t.ok()) return t.status();
-      inputs.push_back({infos[i].name, *std::move(t)});
-    }
-  }
-  for (size_t i = 0; i < infos.size(); ++i) {
-    if (given(infos[i].name)) continue;
-    absl::StatusOr<ir::Tensor> t = cli::GenerateInput(infos[i], options.batch, options.seed + i, options.named_dims);
-    if (!t.ok()) return t.status();
-    if (generated != nullptr) {
-      generated->push_back(absl::StrFormat("input  '%s': generated %s%s", infos[i].name, ir::DTypeName(t->dtype()),
-                                           ir::ShapeToString(t->shape())));
-    }
-    inputs.push_back({infos[i].name, *std::move(t)});
-  }
-  return inputs;
+  const cli::InputSources sources{options.input_files, options.input_dir, options.batch, options.seed,
+                                  options.named_dims};
+  return cli::CollectInputs(sources, infos, generated);
 }
 
 void PrintSummary(const runtime::NamedTensor& out) {

@@ -31,7 +31,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -45,6 +44,7 @@
 #include "partitioner/squeeze_excite.h"
 #include "runtime/capture_order.h"
 #include "runtime/cuda_executor_options.h"
+#include "runtime/cuda_executor_types.h"
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_arena.h"
@@ -57,32 +57,6 @@
 #include "runtime/strided_view.h"
 
 namespace exec {
-
-// "" when a CUDA device is usable, else why not (no driver, no device, ...).
-std::string CudaUnavailableReason();
-
-// Whether Kernel steps of this op type have an own CUDA kernel for some of its forms (pointwise ops,
-// Concat/Pad, the device runners); other forms and other ops run their host reference kernel.
-bool HasOwnCudaKernel(std::string_view op_type);
-
-// A dense, row-major tensor in device memory: the caller's (data only; onnxrun never frees it), or
-// one onnxrun allocated (owner set; freed when the last copy of owner goes).
-struct DeviceBuffer {
-  ir::DType dtype = ir::DType::kUndefined;
-  std::vector<int64_t> dims;
-  void* data = nullptr;
-  std::shared_ptr<void> owner;
-  size_t bytes() const;
-};
-
-// A value read in place from another's buffer (runtime/cuda_views.cc): `base` is dense, in logical order.
-struct ValueView {
-  DeviceTensor base;
-  StridedView view;
-};
-
-// The step note of a matmul run as `lt` + the own epilogue kernel for what `form` has left.
-std::string MatmulEpilogueNote(const kernels::cublas::LtMatmulShape& lt, const MatmulEpilogueForm& form);
 
 class CudaExecutor {
  public:

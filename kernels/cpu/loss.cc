@@ -17,6 +17,7 @@ namespace {
 
 // LogSoftmax over C of [N, C, D] values, in place.
 void LogSoftmaxOverClasses(const ops::LossExtents& e, std::vector<double>& values) {
+  if (values.empty()) return;  // an empty dim (C = 0 included): nothing to normalise
   for (int64_t n = 0; n < e.batch; ++n) {
     for (int64_t d = 0; d < e.spatial; ++d) {
       double* base = values.data() + n * e.classes * e.spatial + d;
