@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -22,7 +23,10 @@ TEST(HoldNanosecondsTest, TwiceTheHostTimeOfAllCallsWithinBounds) {
 }
 
 // Each call spends 300 us on the host and queues 20 us of GPU work: the measured time is the GPU's
-// (before the hold it was the host's 300 us, as cuDNN's launch overhead was for small kernels).
+// (before the hold it was the host's 300 us, as cuDNN's launch overhead was for small kernels). The
+// hold is sized from one call's host time, so a host descheduled during the timed calls (another
+// process busy on every core: 0.21 and 0.48 ms were measured so on the H200 machine) outruns it;
+// the best of three attempts must be the GPU's.
 TEST(TimeGpuMsTest, MeasuresGpuWorkNotHostLaunchTime) {
   if (!GpuUsable()) GTEST_SKIP() << "no usable GPU";
   cudaStream_t stream = nullptr;
@@ -33,12 +37,17 @@ TEST(TimeGpuMsTest, MeasuresGpuWorkNotHostLaunchTime) {
     std::this_thread::sleep_for(std::chrono::microseconds(300));
     return CudaOk(kernels::cuda::HoldStream(20'000, stream), "HoldStream");
   };
-  absl::StatusOr<double> ms = TimeGpuMs(run, stream, 5);
+  double best = -1;
+  for (int attempt = 0; attempt < 3 && !(best >= 0 && best < 0.1); ++attempt) {
+    calls = 0;
+    absl::StatusOr<double> ms = TimeGpuMs(run, stream, 5);
+    ASSERT_TRUE(ms.ok()) << ms.status();
+    EXPECT_EQ(calls, 7);  // two untimed, five timed
+    EXPECT_GE(*ms, 0.019);
+    best = best < 0 ? *ms : std::min(best, *ms);
+  }
   cudaStreamDestroy(stream);
-  ASSERT_TRUE(ms.ok()) << ms.status();
-  EXPECT_EQ(calls, 7);  // two untimed, five timed
-  EXPECT_GE(*ms, 0.019);
-  EXPECT_LT(*ms, 0.1);
+  EXPECT_LT(best, 0.1);
 }
 
 TEST(TimeGpuMsTest, ReturnsTheFirstFailure) {
