@@ -51,8 +51,6 @@ double BestUs(const LtMatmulShape& shape, const Buffers& b, bool erf_pass) {
   return best;
 }
 
-}  // namespace
-
 // `lt_matmul_bench resnet`: resnet50's 1x1 convs at batch 1 in NHWC as matmuls (m = H x W), the weight
 // stored [n, k] as a conv keeps it, with the bias + ReLU epilogue: what cuBLASLt would take for them.
 int ResnetOneByOnes(Buffers& b) {
@@ -89,6 +87,8 @@ int ResnetOneByOnes(Buffers& b) {
   }
   return 0;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   int devices = 0;

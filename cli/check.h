@@ -10,8 +10,8 @@
 
 namespace cli {
 
-// Tolerance of a precision: relative to the output's largest magnitude (fp32 1e-4, tf32 1e-3,
-// fp16 1e-2).
+// Tolerance of a precision: relative to the output's largest magnitude (fp32 1e-4, tf32 and fp16
+// 1e-2, bf16 8e-2).
 double ToleranceFor(const std::string& precision);
 
 // Per output of a GPU-vs-CPU comparison: max |gpu - cpu|, that relative to max|cpu|, and whether

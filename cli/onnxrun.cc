@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -19,10 +18,8 @@
 #include "cli/check.h"
 #include "cli/flags.h"
 #include "cli/inputs.h"
-#include "cli/npy.h"
 #include "cli/startup.h"
 #include "cli/test_command.h"
-#include "importer/tensor_proto.h"
 #include "importer/value_proto.h"
 #include "ops/control_flow.h"
 #include "ops/op_def.h"

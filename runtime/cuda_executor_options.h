@@ -40,7 +40,8 @@ struct CudaExecutorOptions {
   bool fast_gelu = true;
   // A GlobalAveragePool of an own depthwise kernel's output from channel sums that kernel adds up
   // (cuda_steps_pooled_sums.cc): timed against the separate pool at the first run for the dims
-  // (kMeasured; without measure_choices: never), or always / never (tests). Float16 maps only.
+  // (kMeasured; without measure_choices: never), or always / never (tests). Float16 maps and tf32
+  // plans only (strict fp32 never: reproducible pools).
   enum class PoolSums { kMeasured, kAlways, kNever };
   PoolSums pool_sums = PoolSums::kMeasured;
   int device_id = 0;     // which CUDA device (cudaSetDevice numbering)

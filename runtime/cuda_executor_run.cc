@@ -266,7 +266,10 @@ absl::StatusOr<CudaExecutor::CapturedRun*> CudaExecutor::RunLocked(Context& cont
   absl::Status prepared = PrepareForInputs(inputs);
   if (!prepared.ok()) return prepared;
   auto eager = [&](const char* why) -> absl::StatusOr<CapturedRun*> {
-    if (why != nullptr) graph_status_ = why;
+    if (why != nullptr) {
+      graph_status_ = why;
+      graph_description_.clear();
+    }
     absl::StatusOr<std::vector<DeviceTensor>> outputs = RunEager(context, key, inputs, observer, nullptr);
     if (!outputs.ok()) return outputs.status();
     eager_outputs = *std::move(outputs);
@@ -288,6 +291,7 @@ CudaExecutor::CapturedRun* CudaExecutor::CaptureOrStepByStep(Context& context, c
   absl::StatusOr<std::unique_ptr<CapturedRun>> run = Capture(record, inputs);
   if (!run.ok()) {
     graph_status_ = absl::StrCat("step by step (CUDA graph capture failed: ", run.status().message(), ")");
+    graph_description_.clear();
     record.device_only = false;  // do not try again for these dims
     return nullptr;
   }

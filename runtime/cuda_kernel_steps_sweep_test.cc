@@ -2,8 +2,6 @@
 // and layouts, softmax axes and opsets, random slices, every resize mode, shapes beyond one grid), each against the
 // host reference (exec::RunNodeOnCpu) on every output element as in cuda_kernel_steps_test.cc; and steps captured into
 // a CUDA graph (no host synchronisation). Skips when no GPU is usable.
-#include <cuda_runtime_api.h>
-
 #include <random>
 #include <string>
 #include <vector>
@@ -17,9 +15,7 @@ namespace exec {
 namespace {
 
 using ir::DType;
-using ir::Tensor;
 using kernel_testing::Case;
-using kernel_testing::ExpectMatches;
 using kernel_testing::Floats;
 using kernel_testing::Ints;
 using kernel_testing::Random;

@@ -41,7 +41,10 @@ TEST(TimeGpuMsTest, MeasuresGpuWorkNotHostLaunchTime) {
   for (int attempt = 0; attempt < 3 && !(best >= 0 && best < 0.1); ++attempt) {
     calls = 0;
     absl::StatusOr<double> ms = TimeGpuMs(run, stream, 5);
-    ASSERT_TRUE(ms.ok()) << ms.status();
+    if (!ms.ok()) {
+      ADD_FAILURE() << ms.status();
+      break;
+    }
     EXPECT_EQ(calls, 7);  // two untimed, five timed
     EXPECT_GE(*ms, 0.019);
     best = best < 0 ? *ms : std::min(best, *ms);

@@ -157,7 +157,8 @@ absl::Status CudaExecutor::RunOwnDepthwise(size_t index, LegacyEntry& e, const D
   // 16-bit maps and tf32 plans only: the sums' atomics add in a varying order, and a strict float32
   // plan keeps its pools reproducible run to run (an ill-conditioned export amplifies the last bits:
   // the zoo's efficientnet_b0 fp32 --check replay moved 8.9e-5 -> 2.2e-4 with them); in tf32 the
-  // convs round their operands to 10 bits, far coarser than the sums' last bits.
+  // network's dense convs round their operands to 10 bits, far coarser than the sums' last bits
+  // (the depthwise conv itself computes in float32).
   const bool can_sum =
       sums_reader_[index] && (p.fp16 || plan_.precision == "tf32") && kernels::cuda::DepthwiseConvSumsChannels(p);
   if (can_sum && e.sums == LegacyEntry::Sums::kUndecided && !Capturing()) {

@@ -8,7 +8,8 @@
 // the ratio of their unit roundoffs).
 //
 // On the GPU machine: ONNXRUN_TEST_DEVICE=cuda runs the same models on the GPU (partitioned fp32,
-// tf32 with limit 1e-3, fp16) from ONNXRUN_ZOO_DIR (default models/zoo), skipping when no GPU.
+// tf32 with fp16's limit 1e-2 as --check has it, fp16) from ONNXRUN_ZOO_DIR (default models/zoo),
+// skipping when no GPU.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "cli/check.h"
 #include "cli/model_test.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
@@ -35,7 +37,7 @@ const Variant kVariants[] = {{"fp32", "fp32", true, 1e-4},
                              {"fp32_unfused", "fp32", false, 1e-4},
                              {"fp16", "fp16", true, 1e-2},
                              {"bf16", "bf16", true, 8e-2},
-                             {"tf32", "tf32", true, 1e-3}};
+                             {"tf32", "tf32", true, cli::ToleranceFor("tf32")}};
 
 bool OnGpu() {
   const char* device = std::getenv("ONNXRUN_TEST_DEVICE");
