@@ -239,10 +239,11 @@ CaseResult RunCase(CaseResult result, const runtime::Session& session, const std
 }  // namespace
 
 Tolerance DefaultTolerance(const std::string& precision) {
-  if (precision == "fp16") return {1e-2, 1e-5, 1e-2};
-  if (precision == "bf16") return {8e-2, 1e-4, 8e-2};                  // fp16's x 8, the ratio of their unit roundoffs
-  if (precision == "tf32") return {1e-3, 1e-6, ToleranceFor("tf32")};  // scaled as --check: fp16's
-  return {1e-3, 1e-7, 1e-4};
+  const double scaled = ToleranceFor(precision);  // --check's, relative to the output's largest value
+  if (precision == "fp16") return {1e-2, 1e-5, scaled};
+  if (precision == "bf16") return {8e-2, 1e-4, scaled};  // fp16's x 8, the ratio of their unit roundoffs
+  if (precision == "tf32") return {1e-3, 1e-6, scaled};
+  return {1e-3, 1e-7, scaled};
 }
 
 absl::Status ReadToleranceFile(const std::string& path, Tolerance* tolerance) {

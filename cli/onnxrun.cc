@@ -41,11 +41,8 @@ options:
 struct Options {
   std::string model;
   runtime::SessionOptions session;  // device, precision, fuse, GPU options (session.gpu)
-  std::vector<std::pair<std::string, std::string>> input_files;
-  std::string input_dir, output_dir;
-  int64_t batch = 1;
-  std::map<std::string, int64_t> named_dims;  // --dim NAME=N
-  uint64_t seed = 0;
+  cli::InputSources inputs;         // --input, --input-dir, --batch, --seed, --dim
+  std::string output_dir;
   bool print_graph = false;
   bool dynamic_plan = false;  // plan for the model's symbolic dims, not the inputs' dims
   std::string explain;        // "", "text", "json", "dot"
@@ -98,21 +95,21 @@ std::vector<cli::Flag> RunFlags(Options& o) {
        [&o](const std::string& v) {
          const size_t sep = v.find('=');
          if (sep == std::string::npos || sep == 0) return absl::InvalidArgumentError("--input needs NAME=FILE");
-         o.input_files.emplace_back(v.substr(0, sep), v.substr(sep + 1));
+         o.inputs.files.emplace_back(v.substr(0, sep), v.substr(sep + 1));
          return absl::OkStatus();
        }},
       {{"--input-dir"},
        FlagArity::kValue,
        "DIR",
        "inputs from DIR/input_<i>.pb, in graph-input order (ONNX test layout)",
-       [&o](const std::string& v) { return (o.input_dir = v, absl::OkStatus()); }},
+       [&o](const std::string& v) { return (o.inputs.dir = v, absl::OkStatus()); }},
       {{"--output-dir"},
        FlagArity::kValue,
        "DIR",
        "write outputs as DIR/output_<i>.pb (TensorProto), in graph-output order",
        [&o](const std::string& v) { return (o.output_dir = v, absl::OkStatus()); }},
-      cli::IntFlag<int64_t>("--batch", "N", "size of symbolic batch dims of generated inputs (default 1)", &o.batch, 1,
-                            std::numeric_limits<int64_t>::max(), "--batch needs N >= 1"),
+      cli::IntFlag<int64_t>("--batch", "N", "size of symbolic batch dims of generated inputs (default 1)",
+                            &o.inputs.batch, 1, std::numeric_limits<int64_t>::max(), "--batch needs N >= 1"),
       {{"--dim"},
        FlagArity::kValue,
        "NAME=N",
@@ -123,14 +120,14 @@ std::vector<cli::Flag> RunFlags(Options& o) {
          if (sep == std::string::npos || sep == 0 || !absl::SimpleAtoi(v.substr(sep + 1), &n) || n < 1) {
            return absl::InvalidArgumentError(absl::StrCat("--dim needs NAME=N with N >= 1, not '", v, "'"));
          }
-         o.named_dims[v.substr(0, sep)] = n;
+         o.inputs.named_dims[v.substr(0, sep)] = n;
          return absl::OkStatus();
        }},
       cli::Switch({"--dynamic-plan"},
                   "plan for the model's symbolic input dims, as a library session without\n"
                   "fixed input shapes does (default: the plan is made for the dims of the inputs run)",
                   &o.dynamic_plan, true),
-      cli::IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.seed, 0,
+      cli::IntFlag<uint64_t>("--seed", "N", "seed of generated inputs (default 0)", &o.inputs.seed, 0,
                              std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
       cli::ChoiceFlag("--precision", {"fp32", "tf32", "fp16", "bf16"},
                       "compute precision (default fp32; fp16 / bf16: 16-bit tensors, fp32 accumulation)", &s.precision),
@@ -255,15 +252,6 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   return options;
 }
 
-// The inputs to run (cli::CollectInputs over the --input, --input-dir, --batch, --seed and --dim flags).
-absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const Options& options,
-                                                                const std::vector<runtime::TensorInfo>& infos,
-                                                                std::vector<std::string>* generated = nullptr) {
-  const cli::InputSources sources{options.input_files, options.input_dir, options.batch, options.seed,
-                                  options.named_dims};
-  return cli::CollectInputs(sources, infos, generated);
-}
-
 void PrintSummary(const runtime::NamedTensor& out) {
   const ir::Tensor& t = out.tensor;
   if (!t.is_dense()) {
@@ -327,12 +315,12 @@ absl::Status Explain(const Options& options, const runtime::Session& session) {
   }
   std::printf("%s", partitioner::ExplainText(plan).c_str());
   if (session.device() != runtime::Device::kCuda) return absl::OkStatus();
-  auto inputs = CollectInputs(options, session.inputs());
+  auto inputs = cli::CollectInputs(options.inputs, session.inputs());
   if (!inputs.ok()) return inputs.status();
   auto outputs = session.Run(*inputs);
   if (!outputs.ok()) return outputs.status();
   std::printf("on the GPU (%s; engines chosen for batch %lld):\n", session.device_reason().c_str(),
-              static_cast<long long>(options.batch));
+              static_cast<long long>(options.inputs.batch));
   const std::vector<std::string> notes = session.gpu_step_notes();
   for (size_t i = 0; i < notes.size(); ++i) std::printf("#%zu %s\n", i, notes[i].c_str());
   return absl::OkStatus();
@@ -383,7 +371,7 @@ bool FitsDeclared(const std::vector<runtime::TensorInfo>& infos, const runtime::
 void FixDimsToInputs(const Options& options, CollectedInputs& collected, runtime::SessionOptions& session_options) {
   session_options.input_shapes_for =
       [&options, &collected](const std::vector<runtime::TensorInfo>& infos) -> absl::StatusOr<runtime::InputShapes> {
-    auto inputs = CollectInputs(options, infos, &collected.generated);
+    auto inputs = cli::CollectInputs(options.inputs, infos, &collected.generated);
     if (!inputs.ok()) return inputs.status();
     runtime::InputShapes shapes;
     for (const runtime::NamedTensor& in : *inputs) {
@@ -416,12 +404,13 @@ absl::Status Main(const Options& options) {
   std::printf("device: %s (%s)\n", runtime::DeviceName((*session)->device()), (*session)->device_reason().c_str());
   if (options.print_graph) std::printf("%s", exec::PrintPlan((*session)->plan()).c_str());
   absl::StatusOr<std::vector<runtime::NamedTensor>> inputs = std::move(collected.tensors);
-  if (!collected.done) inputs = CollectInputs(options, (*session)->inputs(), &collected.generated);
+  if (!collected.done) inputs = cli::CollectInputs(options.inputs, (*session)->inputs(), &collected.generated);
   if (!inputs.ok()) return inputs.status();
   for (const std::string& line : collected.generated) std::printf("%s\n", line.c_str());
   if (options.check) return cli::CheckGpuAgainstCpu(**session, options.session.precision, *inputs);
   if (options.benchmark_runs > 0) {
-    absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.batch, options.streams);
+    absl::Status timed =
+        cli::Benchmark(**session, *inputs, options.benchmark_runs, options.inputs.batch, options.streams);
     if (!timed.ok() || !options.profile) return timed;
     return cli::ProfileSteps(**session, *inputs);
   }

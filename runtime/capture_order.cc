@@ -17,6 +17,40 @@ bool Programmatic(const cudaGraphEdgeData& edge) {
   return edge.type != cudaGraphDependencyTypeDefault || edge.from_port != cudaGraphKernelNodePortDefault;
 }
 
+// The graph's nodes, as cudaGraphGetNodes lists them.
+absl::StatusOr<std::vector<cudaGraphNode_t>> ListNodes(cudaGraph_t graph) {
+  size_t count = 0;
+  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"); !s.ok()) return s;
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes"); !s.ok()) {
+    return s;
+  }
+  nodes.resize(count);
+  return nodes;
+}
+
+// The graph's edges, as cudaGraphGetEdges lists them: from[i] -> to[i] of kind data[i].
+struct EdgeList {
+  std::vector<cudaGraphNode_t> from, to;
+  std::vector<cudaGraphEdgeData> data;
+};
+absl::StatusOr<EdgeList> ListEdges(cudaGraph_t graph) {
+  size_t count = 0;
+  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
+      !s.ok()) {
+    return s;
+  }
+  EdgeList edges{std::vector<cudaGraphNode_t>(count), std::vector<cudaGraphNode_t>(count),
+                 std::vector<cudaGraphEdgeData>(count)};
+  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, edges.from.data(), edges.to.data(), edges.data.data(), &count),
+                              "cudaGraphGetEdges");
+      !s.ok()) {
+    return s;
+  }
+  edges.from.resize(count), edges.to.resize(count), edges.data.resize(count);
+  return edges;
+}
+
 // The name of a node type, singular and plural.
 std::pair<const char*, const char*> NodeTypeName(cudaGraphNodeType type) {
   switch (type) {
@@ -35,12 +69,10 @@ std::pair<const char*, const char*> NodeTypeName(cudaGraphNodeType type) {
 }  // namespace
 
 std::string DescribeGraph(cudaGraph_t graph) {
-  size_t count = 0;
-  if (cudaGraphGetNodes(graph, nullptr, &count) != cudaSuccess) return "";
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (cudaGraphGetNodes(graph, nodes.data(), &count) != cudaSuccess) return "";
+  absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);
+  if (!nodes.ok()) return "";
   std::map<cudaGraphNodeType, int> by_type;  // in the enum's order: kernels first
-  for (cudaGraphNode_t node : nodes) {
+  for (cudaGraphNode_t node : *nodes) {
     cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
     if (cudaGraphNodeGetType(node, &type) == cudaSuccess) ++by_type[type];
   }
@@ -49,15 +81,12 @@ std::string DescribeGraph(cudaGraph_t graph) {
     const auto [singular, plural] = NodeTypeName(type);
     parts.push_back(absl::StrCat(n, " ", n == 1 ? singular : plural));
   }
-  std::string text = absl::StrCat(count, " nodes (", absl::StrJoin(parts, ", "), ")");
-  size_t edge_count = 0;
-  if (cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edge_count) != cudaSuccess) return text;
-  std::vector<cudaGraphNode_t> from(edge_count), to(edge_count);
-  std::vector<cudaGraphEdgeData> edges(edge_count);
-  if (cudaGraphGetEdges(graph, from.data(), to.data(), edges.data(), &edge_count) != cudaSuccess) return text;
+  std::string text = absl::StrCat(nodes->size(), " nodes (", absl::StrJoin(parts, ", "), ")");
+  absl::StatusOr<EdgeList> edges = ListEdges(graph);
+  if (!edges.ok()) return text;
   int programmatic = 0;
-  for (const cudaGraphEdgeData& edge : edges) programmatic += Programmatic(edge) ? 1 : 0;
-  return absl::StrCat(text, ", ", edge_count, " edges (", programmatic, " programmatic)");
+  for (const cudaGraphEdgeData& edge : edges->data) programmatic += Programmatic(edge) ? 1 : 0;
+  return absl::StrCat(text, ", ", edges->data.size(), " edges (", programmatic, " programmatic)");
 }
 
 void CaptureSegments::Cut(cudaStream_t stream) {
@@ -69,16 +98,15 @@ void CaptureSegments::Cut(cudaStream_t stream) {
     return;
   }
   size_t count = 0;
-  std::vector<cudaGraphNode_t> nodes;
   if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == nodes_seen_) return;
-  nodes.resize(count);
-  if (cudaGraphGetNodes(graph, nodes.data(), &count) != cudaSuccess) {
+  absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);
+  if (!nodes.ok()) {
     cudaGetLastError();
     lost_track_ = true;  // every programmatic edge is made full then
     return;
   }
-  for (cudaGraphNode_t node : nodes) segment_of_.emplace(node, segments_);  // keeps earlier segments
-  nodes_seen_ = count;
+  for (cudaGraphNode_t node : *nodes) segment_of_.emplace(node, segments_);  // keeps earlier segments
+  nodes_seen_ = nodes->size();
   ++segments_;
 }
 
@@ -88,20 +116,13 @@ int CaptureSegments::SegmentOf(cudaGraphNode_t node) const {
 }
 
 absl::StatusOr<int> CaptureSegments::SerializeAcrossSegments(cudaGraph_t graph) const {
-  size_t count = 0;
-  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
-      !s.ok()) {
-    return s;
-  }
-  std::vector<cudaGraphNode_t> from(count), to(count);
-  std::vector<cudaGraphEdgeData> edges(count);
-  if (absl::Status s =
-          CudaOk(cudaGraphGetEdges(graph, from.data(), to.data(), edges.data(), &count), "cudaGraphGetEdges");
-      !s.ok()) {
-    return s;
-  }
+  absl::StatusOr<EdgeList> listed = ListEdges(graph);
+  if (!listed.ok()) return listed.status();
+  std::vector<cudaGraphNode_t>& from = listed->from;
+  std::vector<cudaGraphNode_t>& to = listed->to;
+  std::vector<cudaGraphEdgeData>& edges = listed->data;
   int changed = 0;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < edges.size(); ++i) {
     if (!Programmatic(edges[i]) || (!lost_track_ && SegmentOf(from[i]) == SegmentOf(to[i]))) continue;
     absl::Status removed =
         CudaOk(cudaGraphRemoveDependencies(graph, &from[i], &to[i], &edges[i], 1), "cudaGraphRemoveDependencies");
