@@ -156,7 +156,8 @@ absl::Status CudaExecutor::Init() {
       squeeze_excite_[s] = partitioner::MatchSqueezeExciteStep(g, plan_.steps[s].nodes);
     }
   }
-  PlanPooledSums();  // after squeeze_excite_: a pool may hand its sums to such a step
+  PlanPooledSums();   // after squeeze_excite_: a pool may hand its sums to such a step
+  PlanJoinedGates();  // likewise: an MLP step may leave its gate to the Mul reading it
   float_constants_.resize(g.values().size());
   for (const Step& step : plan_.steps) {
     for (ir::ValueId in : step.inputs) {
@@ -284,6 +285,10 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
     }
   }
   if (!views_.empty()) CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values, ViewReadInputs(step)));
+  if (joined_gates_.mlp_of[index]) {
+    CUDNN_ASSIGN_OR_RETURN(bool joined, RunJoinedGate(index, values));
+    if (joined) return absl::OkStatus();
+  }
   if (gate_reader_[index]) {
     CUDNN_ASSIGN_OR_RETURN(bool held, HoldGate(index, values));
     if (held) return absl::OkStatus();  // the conv step that reads the product computes it

@@ -396,11 +396,6 @@ class CudaExecutor {
     ir::DType dtype;     // the pool output's
     size_t writer_step;  // the depthwise step that wrote the sums
   };
-  struct ScaledConvEntry {
-    bool decided = false;
-    std::string note;
-    std::shared_ptr<const kernels::cublas::LtMatmul> lt;  // set when the folded form won
-  };
   void PlanScaledConvs();
   absl::StatusOr<bool> HoldGate(size_t index, const std::vector<DeviceTensor>& values);
   absl::Status RunScaledConv(size_t index, const HeldGate& held, std::vector<DeviceTensor>& values);
@@ -432,6 +427,12 @@ class CudaExecutor {
   // held sums of its input `x` (tensor `in`) on to that step instead of pooling; false when none are
   // held or an observer reads every step's output.
   bool HandSumsToSqueezeExcite(size_t index, const DeviceTensor& in);
+  // Squeeze-excite gates joined to the Mul reading them (cuda_steps_joined_gate.cc): DeferGate leaves
+  // the MLP step's gate for that Mul (false where it cannot), RunJoinedGate runs such a Mul step.
+  void PlanJoinedGates();
+  bool DeferGate(size_t index, const kernels::cuda::SqueezeExciteParams& p, const DeviceTensor& input, const void* x,
+                 DeviceTensor gate);
+  absl::StatusOr<bool> RunJoinedGate(size_t index, std::vector<DeviceTensor>& values);
 
   const Plan& plan_;
   const CudaExecutorOptions options_;
@@ -450,11 +451,6 @@ class CudaExecutor {
   std::atomic<int64_t> used_before_capture_{0}, reserved_before_capture_{0};  // (a) of peak_device_bytes
   std::optional<PlanCache> cache_;
   std::set<std::vector<std::vector<int64_t>>> prepared_;  // input dims whose plans were built
-  // Per input dims: the shape computations folded for them (shape_folding.h), host and device.
-  struct FoldedValues {
-    std::map<ir::ValueId, ir::Tensor> host;
-    std::map<ir::ValueId, DeviceTensor> device;
-  };
   std::map<std::vector<std::vector<int64_t>>, FoldedValues> folded_;
   const FoldedValues* current_folded_ = nullptr;  // the running input dims' entry
   PlanBuildSummary last_build_;
@@ -485,6 +481,7 @@ class CudaExecutor {
   std::map<ir::ValueId, DeviceTensor> channel_sums_;           // this run's held sums, by pooled value (mu_ held)
   std::vector<std::optional<size_t>> sums_to_squeeze_excite_;  // per pool step: the MLP step, its output's sole reader
   std::map<ir::ValueId, HeldSums> pooled_sums_;                // this run's sums in place of pools, by pool output
+  JoinedGates joined_gates_;
   std::map<std::pair<size_t, std::string>, ScaledConvEntry> scaled_entries_;  // by conv step and input dims
   std::map<ir::ValueId, ValueView> views_;                                    // the running run's views (mu_ held)
   bool views_on_ = false;                               // off while an observer reads every step's output

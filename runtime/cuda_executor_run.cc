@@ -43,6 +43,7 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   held_gates_.clear();
   channel_sums_.clear();
   pooled_sums_.clear();
+  joined_gates_.deferred.clear();
   views_on_ = !observer;  // an observer reads every step's output as a dense tensor
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
@@ -70,6 +71,7 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   held_gates_.clear();
   channel_sums_.clear();
   pooled_sums_.clear();
+  joined_gates_.deferred.clear();
   return absl::OkStatus();
 }
 

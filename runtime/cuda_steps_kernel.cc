@@ -212,8 +212,9 @@ absl::Status CudaExecutor::RunAddLayerNorm(const Step& step, std::vector<DeviceT
 absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTensor>& values) {
   const partitioner::SqueezeExciteForm& form = *squeeze_excite_[index];
   kernels::cuda::SqueezeExciteParams p;
-  DeviceTensor x;
+  DeviceTensor x, sums;  // sums: the channel sums p points into, held by a deferred gate
   if (auto held = pooled_sums_.find(form.input); held != pooled_sums_.end()) {
+    sums = held->second.sums;
     // The pool step left its output unwritten (HandSumsToSqueezeExcite): its mean from the sums.
     x.dtype = held->second.dtype;
     x.dims = {held->second.sums.num_elements() / form.channels, form.channels, 1, 1};
@@ -248,6 +249,13 @@ absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTens
   }
   if (!same_types && p.channel_sums != nullptr) return absl::InternalError("squeeze-excite weights of another type");
   if (!same_types) return RunOnHost(plan_.steps[index], values);
+  DeviceTensor gate;  // what the gate would be: its dtype, dims and layout
+  gate.dtype = x.dtype, gate.dims = x.dims, gate.nhwc = WantsNhwc(form.output);
+  const bool from_sums = p.channel_sums != nullptr;
+  if (DeferGate(index, p, from_sums ? sums : x, from_sums ? nullptr : x.data(), gate)) {
+    pooled_sums_.erase(form.input);
+    return absl::OkStatus();  // the Mul reading the gate computes it (cuda_steps_joined_gate.cc)
+  }
   CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, x.dims, WantsNhwc(form.output), stream_));
   ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::SqueezeExcite(p, x.data(), out.data(), stream_));
   pooled_sums_.erase(form.input);

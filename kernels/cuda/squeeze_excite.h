@@ -6,6 +6,9 @@
 // cuDNN graph, a Pad, a legacy conv and a Sigmoid per block (partitioner/squeeze_excite.h).
 // With channel_sums set, x is not read: x[n, c] = channel_sums[n * C + c] * sums_scale (the
 // depthwise conv's float channel sums times 1 / HW: the global average pool joined to the MLP).
+// With scale_map set, the gate is not written: y = scale_map * gate over an NHWC map [N, HW, C] (the
+// Mul the gate feeds joined to the MLP: one kernel fewer per block at small batches; each block
+// multiplies its channels over a chunk of the pixels, recomputing the hidden units for them).
 // Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
 //
 // Usage:
@@ -38,10 +41,14 @@ struct SqueezeExciteParams {
   float alpha = 0.2f, beta = 0.5f;      // HardSigmoid
   const float* channel_sums = nullptr;  // [N, C] in place of x, or null
   float sums_scale = 1.f;               // what channel_sums are multiplied by
+  const void* scale_map = nullptr;      // [N, map_pixels, C] to multiply by the gate, or null
+  int64_t map_pixels = 0;               // H * W of scale_map
 };
 
-// Shared memory needs (C + R) floats: cudaErrorInvalidValue past 48 KiB, for R' < R or empty weights.
-// x may be null when params.channel_sums is set.
+// Shared memory needs (C + R) floats (with scale_map up to 2C + R): cudaErrorInvalidValue past 48
+// KiB, for R' < R, empty weights, or a scale_map with map_pixels < 1. x may be null when
+// params.channel_sums is set. y is [N, C] (the gate), or with scale_map [N, map_pixels, C] (the
+// product; it must not overlap scale_map).
 cudaError_t SqueezeExcite(const SqueezeExciteParams& params, const void* x, void* y, cudaStream_t stream);
 
 }  // namespace kernels::cuda

@@ -1,7 +1,7 @@
 // The squeeze-excite kernel against a double reference, every element: EfficientNet's (SiLU,
 // Sigmoid) and MobileNetV3's (Relu, HardSigmoid) MLPs at their real widths, a W2 widened by
-// channel padding, float16 / bfloat16 / float32, batches that give 1, 2 and 8 samples per block;
-// parameters it cannot take are refused.
+// channel padding, float16 / bfloat16 / float32, batches that give 1, 2 and 8 samples per block,
+// the gate applied to the map it feeds (scale_map); parameters it cannot take are refused.
 #include "kernels/cuda/squeeze_excite.h"
 
 #include <algorithm>
@@ -45,7 +45,9 @@ std::vector<double> Reference(const Params& p, const std::vector<float>& x, cons
 }
 
 // With from_sums the kernel reads x as float channel sums over a 7x7 map (x * 49) and the scale 1/49.
-void ExpectMatchesReference(Params p, bool from_sums = false) {
+// With map_pixels > 0 it multiplies a random [N, map_pixels, C] map by the gates (scale_map), which
+// is checked instead of the gates: every element against map * the reference gate.
+void ExpectMatchesReference(Params p, bool from_sums = false, int64_t map_pixels = 0) {
   std::mt19937 gen(static_cast<uint32_t>(p.channels * 13 + p.reduced));
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   auto random = [&](int64_t count, float scale) {
@@ -66,26 +68,41 @@ void ExpectMatchesReference(Params p, bool from_sums = false) {
   p.channel_sums = d_sums;
   p.sums_scale = 1.f / 49.f;
   void* dx = from_sums ? nullptr : ToDevice(Encode(p.type, x));
-  void* dy = ToDevice(Encode(p.type, std::vector<float>(x.size(), 0.f)));
+  const std::vector<float> map = random(p.batch * map_pixels * p.channels, 3.f);
+  void* dmap = map_pixels > 0 ? ToDevice(Encode(p.type, map)) : nullptr;
+  p.scale_map = dmap;
+  p.map_pixels = map_pixels;
+  const size_t y_count = map_pixels > 0 ? map.size() : x.size();
+  void* dy = ToDevice(Encode(p.type, std::vector<float>(y_count, 0.f)));
   p.w1 = ToDevice(Encode(p.type, w1));
   p.b1 = ToDevice(Encode(p.type, b1));
   p.w2 = ToDevice(Encode(p.type, w2));
   p.b2 = ToDevice(Encode(p.type, b2));
   ASSERT_EQ(SqueezeExcite(p, dx, dy, nullptr), cudaSuccess);
-  std::vector<uint8_t> got(x.size() * StorageBytes(p.type));
+  std::vector<uint8_t> got(y_count * StorageBytes(p.type));
   ASSERT_EQ(cudaMemcpy(got.data(), dy, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  const std::vector<double> want = Reference(p, x, w1, b1, w2, b2);
+  std::vector<double> want = Reference(p, x, w1, b1, w2, b2);
+  if (map_pixels > 0) {  // the product: map[n, q, c] * gate[n, c]
+    const std::vector<double> gates = std::move(want);
+    want.resize(map.size());
+    for (size_t i = 0; i < map.size(); ++i) {
+      const size_t n = i / (map_pixels * p.channels), c = i % p.channels;
+      want[i] = map[i] * gates[n * p.channels + c];
+    }
+  }
+  // Gates lie in [0, 1]; a product is held to the same bound relative to the map's magnitude.
   const double tolerance = p.type == FloatType::kFloat32 ? 1e-5 : p.type == FloatType::kFloat16 ? 2e-3 : 1.6e-2;
   int bad = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     const double value = Decode(p.type, &got[i * StorageBytes(p.type)]);
-    if (!(std::fabs(value - want[i]) <= tolerance) && ++bad <= 5) {
+    const double limit = tolerance * (map_pixels > 0 ? std::max(1.0, static_cast<double>(std::fabs(map[i]))) : 1.0);
+    if (!(std::fabs(value - want[i]) <= limit) && ++bad <= 5) {
       ADD_FAILURE() << "element " << i << ": got " << value << ", want " << want[i];
     }
   }
   EXPECT_EQ(bad, 0) << "N " << p.batch << " C " << p.channels << " R " << p.reduced << " R' " << p.w2_row;
   for (const void* d : {static_cast<const void*>(dx), static_cast<const void*>(dy), p.w1, p.b1, p.w2, p.b2,
-                        static_cast<const void*>(d_sums)}) {
+                        static_cast<const void*>(d_sums), static_cast<const void*>(dmap)}) {
     cudaFree(const_cast<void*>(d));
   }
 }
@@ -137,6 +154,33 @@ TEST_F(SqueezeExciteGpuTest, ChannelSumsInPlaceOfPooledInputMatchReference) {
   }
 }
 
+// The gate applied to the map it feeds (scale_map: the Mul joined to the MLP): EfficientNet-B0's
+// blocks at batch 1 and 2 (from the channel sums, as the runtime runs them, and from pooled
+// inputs), channel counts without 16-byte vectors, and a map of one pixel; every type.
+TEST_F(SqueezeExciteGpuTest, GateTimesMapMatchesReference) {
+  struct Shape {
+    int64_t c, r, r_row, pixels;
+  };
+  const Shape shapes[] = {
+      {32, 8, 8, 112 * 112}, {144, 6, 8, 56 * 56}, {672, 28, 28, 14 * 14},
+      {1152, 48, 48, 7 * 7}, {100, 25, 25, 9 * 9},  // no 16-byte vectors along C
+      {240, 10, 12, 1},
+  };
+  for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
+    for (const Shape& s : shapes) {
+      for (int64_t batch : {1, 2}) {
+        Params p;
+        p.batch = batch;
+        p.channels = s.c;
+        p.reduced = s.r;
+        p.w2_row = s.r_row;
+        p.type = type;
+        ExpectMatchesReference(p, /*from_sums=*/batch == 1, s.pixels);
+      }
+    }
+  }
+}
+
 // The widest blocks of MobileNetV3-Large (C 960, R 240) and EfficientNet-B0 (1152, 48) in fp16 at
 // batch 1 and 16, on zero weights: prints the time per launch; asserts only that launches succeed.
 TEST_F(SqueezeExciteGpuTest, PrintsTimeOfTheWidestBlocks) {
@@ -175,6 +219,13 @@ TEST_F(SqueezeExciteGpuTest, RefusesWhatItCannotRun) {
   EXPECT_EQ(SqueezeExcite(p, &dummy, &dummy, nullptr), cudaErrorInvalidValue);
   p.w2_row = 4;
   p.channels = 20000;  // (C + R) floats past 48 KiB of shared memory
+  EXPECT_EQ(SqueezeExcite(p, &dummy, &dummy, nullptr), cudaErrorInvalidValue);
+  p.channels = 8000;  // fits without a map; 2C + R floats with one do not
+  p.scale_map = &dummy;
+  p.map_pixels = 49;
+  EXPECT_EQ(SqueezeExcite(p, &dummy, &dummy, nullptr), cudaErrorInvalidValue);
+  p.channels = 16;
+  p.map_pixels = 0;  // a map without pixels
   EXPECT_EQ(SqueezeExcite(p, &dummy, &dummy, nullptr), cudaErrorInvalidValue);
 }
 

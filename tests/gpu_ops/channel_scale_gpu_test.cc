@@ -253,7 +253,8 @@ std::string DepthwiseThenSqueezeExciteModel(int64_t n, int64_t hw) {
 // Where the depthwise kernel sums its channels and the pool's only reader is the squeeze-excite
 // MLP step, the pool step does nothing and the MLP takes the mean from the sums itself: the output
 // matches the CPU through the step-by-step run and the CUDA-graph replay, and in fp16 and tf32 the
-// notes say so; with the sums switched off the pool runs and the MLP reads it.
+// notes say so; with the sums switched off the pool runs and the MLP reads it. In fp16 (batches 1
+// and 5) the Mul reading the gate computes it: one kernel for the MLP and the Mul.
 TEST_P(ChannelScaleGpuTest, SqueezeExciteReadsDepthwiseChannelSums) {
   using PoolSums = exec::CudaExecutorOptions::PoolSums;
   for (const PoolSums how : {PoolSums::kAlways, PoolSums::kNever}) {
@@ -265,12 +266,16 @@ TEST_P(ChannelScaleGpuTest, SqueezeExciteReadsDepthwiseChannelSums) {
           ExpectGpuRunsMatchCpu(DepthwiseThenSqueezeExciteModel(shape.n, shape.hw), GetParam(), inputs, context,
                                 std::nullopt, [how](exec::CudaExecutorOptions& gpu) { gpu.pool_sums = how; });
       if (!session) GTEST_SKIP() << "no usable GPU";
-      int pool_skipped = 0, mlp_from_sums = 0, mlp = 0;
+      int pool_skipped = 0, mlp_from_sums = 0, mlp = 0, joined = 0;
       for (const std::string& note : session->gpu_step_notes()) {
         pool_skipped += note.find("squeeze-excite kernel reads the channel sums") != std::string::npos;
         mlp_from_sums += note.find("its mean taken from the channel sums") != std::string::npos;
-        mlp += note.find("squeeze-excite MLP") != std::string::npos;
+        mlp += note.find("own CUDA kernel: the squeeze-excite MLP") != std::string::npos;
+        joined += note.find("squeeze-excite MLP and this Mul in one pass") != std::string::npos;
       }
+      // 16-bit plans at batches up to 8: the Mul step computes the gate in its own kernel
+      // (runtime/cuda_steps_joined_gate.cc), through the step-by-step run and the replay alike.
+      EXPECT_EQ(joined, GetParam() == "fp16" ? 1 : 0) << context;
       if (GetParam() == "fp32") continue;  // strict float32 plans never sum
       EXPECT_EQ(mlp, 1) << context;
       const int want = how == PoolSums::kAlways ? 1 : 0;
