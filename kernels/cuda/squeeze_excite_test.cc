@@ -22,6 +22,17 @@ using Params = SqueezeExciteParams;
 
 class SqueezeExciteGpuTest : public GpuTest {};
 
+// An MLP of C channels and R hidden units (W2 rows of r_row >= R) in `type`, SiLU and Sigmoid.
+Params MlpParams(int64_t batch, int64_t c, int64_t r, int64_t r_row, FloatType type) {
+  Params p;
+  p.batch = batch;
+  p.channels = c;
+  p.reduced = r;
+  p.w2_row = r_row;
+  p.type = type;
+  return p;
+}
+
 // y[n, c] for the float-valued (already rounded) operands, in double.
 std::vector<double> Reference(const Params& p, const std::vector<float>& x, const std::vector<float>& w1,
                               const std::vector<float>& b1, const std::vector<float>& w2,
@@ -123,12 +134,7 @@ TEST_F(SqueezeExciteGpuTest, EfficientNetAndMobileNetMlpsMatchReference) {
   for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
     for (const Shape& s : shapes) {
       for (int64_t batch : {1, 19, 70}) {  // one sample per block, 2 (a partial last block), 8
-        Params p;
-        p.batch = batch;
-        p.channels = s.c;
-        p.reduced = s.r;
-        p.w2_row = s.r_row;
-        p.type = type;
+        Params p = MlpParams(batch, s.c, s.r, s.r_row, type);
         p.activation = s.act;
         p.gate = s.gate;
         p.alpha = 1.f / 6;
@@ -143,13 +149,7 @@ TEST_F(SqueezeExciteGpuTest, EfficientNetAndMobileNetMlpsMatchReference) {
 TEST_F(SqueezeExciteGpuTest, ChannelSumsInPlaceOfPooledInputMatchReference) {
   for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
     for (int64_t batch : {1, 19}) {
-      Params p;
-      p.batch = batch;
-      p.channels = 240;
-      p.reduced = 10;
-      p.w2_row = 12;
-      p.type = type;
-      ExpectMatchesReference(p, /*from_sums=*/true);
+      ExpectMatchesReference(MlpParams(batch, 240, 10, 12, type), /*from_sums=*/true);
     }
   }
 }
@@ -169,13 +169,7 @@ TEST_F(SqueezeExciteGpuTest, GateTimesMapMatchesReference) {
   for (FloatType type : {FloatType::kFloat16, FloatType::kBFloat16, FloatType::kFloat32}) {
     for (const Shape& s : shapes) {
       for (int64_t batch : {1, 2}) {
-        Params p;
-        p.batch = batch;
-        p.channels = s.c;
-        p.reduced = s.r;
-        p.w2_row = s.r_row;
-        p.type = type;
-        ExpectMatchesReference(p, /*from_sums=*/batch == 1, s.pixels);
+        ExpectMatchesReference(MlpParams(batch, s.c, s.r, s.r_row, type), /*from_sums=*/batch == 1, s.pixels);
       }
     }
   }
