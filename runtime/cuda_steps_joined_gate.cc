@@ -43,8 +43,11 @@ void CudaExecutor::PlanJoinedGates() {
     if (by.size() != 1 || g.IsGraphOutput(gate)) continue;
     const Step& mul_step = plan_.steps[by[0]];
     const ir::Node& mul = g.node(mul_step.nodes[0]);
+    // x * gate, x no gate itself (gate * gate has no map to scale).
+    const bool two_inputs = mul.inputs.size() == 2;
+    const bool both_gates = two_inputs && readers.count(mul.inputs[0]) && readers.count(mul.inputs[1]);
     const bool map_times_gate = mul_step.kind == StepKind::kKernel && mul_step.nodes.size() == 1 &&
-                                mul.op_type == "Mul" && mul.inputs.size() == 2 && mul.inputs[0] != mul.inputs[1] &&
+                                mul.op_type == "Mul" && two_inputs && !both_gates &&
                                 g.value(mul.outputs[0]).type.rank() == 4;
     if (!map_times_gate) continue;
     joined_gates_.mul_of[s] = by[0];
@@ -56,6 +59,9 @@ bool CudaExecutor::DeferGate(size_t index, const kernels::cuda::SqueezeExcitePar
                              const void* x, DeviceTensor gate) {
   if (!joined_gates_.mul_of[index] || !views_on_ || p.batch < 1 || p.batch > kMaxJoinedBatch) return false;
   if (p.type == kernels::cuda::FloatType::kFloat32) return false;  // tf32 / fp32 plans: measured slower
+  kernels::cuda::SqueezeExciteParams scaled = p;
+  scaled.scale_map = &p;  // any non-null pointer: the kernel's shared memory with a map
+  if (!kernels::cuda::SqueezeExciteFits(scaled)) return false;  // the Mul could not run it joined
   const ir::ValueId gate_id = squeeze_excite_[index]->output;
   joined_gates_.deferred[gate_id] = JoinedGates::Deferred{p, input, x, std::move(gate), index};
   const std::string note = absl::StrCat(", in 16-bit plans at batches up to ", kMaxJoinedBatch, " computed by step #",
@@ -73,10 +79,12 @@ absl::StatusOr<bool> CudaExecutor::RunJoinedGate(size_t index, std::vector<Devic
   JoinedGates::Deferred gate = std::move(it->second);
   joined_gates_.deferred.erase(it);
   kernels::cuda::SqueezeExciteParams p = gate.params;
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor map, Input(map_id, values));
-  const bool fits = map.host_value == nullptr && map.nhwc && map.dims.size() == 4 && map.dtype == gate.gate.dtype &&
-                    map.dims[0] == p.batch && map.dims[1] == p.channels && map.num_elements() > 0 &&
-                    WantsNhwc(mul.outputs[0]);
+  // The map as a dense tensor of this run (not a view, a constant or missing), else the gate first.
+  const bool dense = !views_.count(map_id) && values[map_id].valid();
+  const DeviceTensor map = dense ? values[map_id] : DeviceTensor();
+  const bool fits = dense && map.host_value == nullptr && map.nhwc && map.dims.size() == 4 &&
+                    map.dtype == gate.gate.dtype && map.dims[0] == p.batch && map.dims[1] == p.channels &&
+                    map.num_elements() > 0 && WantsNhwc(mul.outputs[0]);
   if (!fits) {  // the gate as the MLP step would have written it; the Mul then runs as usual
     CUDNN_ASSIGN_OR_RETURN(DeviceTensor out,
                            DeviceTensor::Allocate(gate.gate.dtype, gate.gate.dims, gate.gate.nhwc, stream_));

@@ -45,8 +45,13 @@ struct SqueezeExciteParams {
   int64_t map_pixels = 0;               // H * W of scale_map
 };
 
-// Shared memory needs (C + R) floats (with scale_map up to 2C + R): cudaErrorInvalidValue past 48
-// KiB, for R' < R, empty weights, or a scale_map with map_pixels < 1. x may be null when
+// Shared memory needs (C + R) floats (with scale_map 2C + R): SqueezeExciteFits says whether they
+// fit the kernel's 48 KiB (a block's channel counts as such; the scale_map pointer's presence too).
+size_t SqueezeExciteSharedBytes(const SqueezeExciteParams& params);
+bool SqueezeExciteFits(const SqueezeExciteParams& params);
+
+// cudaErrorInvalidValue when !SqueezeExciteFits, for R' < R, empty weights, or a scale_map with
+// map_pixels < 1. x may be null when
 // params.channel_sums is set. y is [N, C] (the gate), or with scale_map [N, map_pixels, C] (the
 // product; it must not overlap scale_map).
 cudaError_t SqueezeExcite(const SqueezeExciteParams& params, const void* x, void* y, cudaStream_t stream);

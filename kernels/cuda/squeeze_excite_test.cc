@@ -202,6 +202,19 @@ TEST_F(SqueezeExciteGpuTest, PrintsTimeOfTheWidestBlocks) {
   }
 }
 
+// Host only: what fits the kernel's 48 KiB of shared memory, with and without a map to scale.
+TEST(SqueezeExciteFitsTest, SharedMemoryOfTheGateAndOfTheScaledMap) {
+  Params p = MlpParams(1, 6144, 8, 8, FloatType::kFloat16);
+  EXPECT_EQ(SqueezeExciteSharedBytes(p), (6144 + 8) * sizeof(float));
+  EXPECT_TRUE(SqueezeExciteFits(p));  // 24.6 KB
+  int dummy = 0;
+  p.scale_map = &dummy;
+  EXPECT_EQ(SqueezeExciteSharedBytes(p), (2 * 6144 + 8) * sizeof(float));
+  EXPECT_FALSE(SqueezeExciteFits(p));  // 49.2 KB
+  p.channels = 1152;
+  EXPECT_TRUE(SqueezeExciteFits(p));
+}
+
 TEST_F(SqueezeExciteGpuTest, RefusesWhatItCannotRun) {
   Params p;
   p.batch = 1;
