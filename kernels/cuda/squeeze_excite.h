@@ -51,9 +51,8 @@ size_t SqueezeExciteSharedBytes(const SqueezeExciteParams& params);
 bool SqueezeExciteFits(const SqueezeExciteParams& params);
 
 // cudaErrorInvalidValue when !SqueezeExciteFits, for R' < R, empty weights, or a scale_map with
-// map_pixels < 1. x may be null when
-// params.channel_sums is set. y is [N, C] (the gate), or with scale_map [N, map_pixels, C] (the
-// product; it must not overlap scale_map).
+// map_pixels < 1. x may be null when params.channel_sums is set. y is [N, C] (the gate), or with
+// scale_map [N, map_pixels, C] (the product; it must not overlap scale_map).
 cudaError_t SqueezeExcite(const SqueezeExciteParams& params, const void* x, void* y, cudaStream_t stream);
 
 }  // namespace kernels::cuda
