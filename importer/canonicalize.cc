@@ -31,20 +31,27 @@ void IntsAttrToInput(Graph& graph, Node& node, const std::string& attr, size_t i
   node.attrs.Erase(attr);
 }
 
-// A scalar constant of the given dtype (for Clip bounds and Pad values).
-absl::StatusOr<Tensor> ScalarOfType(ir::DType dtype, double value) {
-  absl::StatusOr<Tensor> t = Tensor::Create(dtype, {});
+// A constant of the given dtype and shape holding `values` (for Clip bounds, Pad values and the
+// experimental ops' attributes).
+absl::StatusOr<Tensor> ValuesOfType(ir::DType dtype, const std::vector<float>& values, std::vector<int64_t> shape) {
+  absl::StatusOr<Tensor> t = Tensor::Create(dtype, std::move(shape));
   if (!t.ok()) return t.status();
-  switch (dtype) {
-    case ir::DType::kFloat32: t->data<float>()[0] = static_cast<float>(value); break;
-    case ir::DType::kFloat64: t->data<double>()[0] = value; break;
-    case ir::DType::kFloat16: t->data<ir::Half>()[0] = ir::Half(value); break;
-    case ir::DType::kBFloat16: t->data<ir::BFloat16>()[0] = ir::BFloat16(value); break;
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat("attribute scalar of dtype ", ir::DTypeName(dtype), " not supported"));
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (dtype) {
+      case ir::DType::kFloat32: t->data<float>()[i] = values[i]; break;
+      case ir::DType::kFloat64: t->data<double>()[i] = values[i]; break;
+      case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(values[i]); break;
+      case ir::DType::kBFloat16: t->data<ir::BFloat16>()[i] = ir::BFloat16(values[i]); break;
+      default:
+        return absl::UnimplementedError(
+            absl::StrCat("attribute scalar of dtype ", ir::DTypeName(dtype), " not supported"));
+    }
   }
   return t;
+}
+
+absl::StatusOr<Tensor> ScalarOfType(ir::DType dtype, double value) {
+  return ValuesOfType(dtype, {static_cast<float>(value)}, {});
 }
 
 ir::DType InputDType(const Graph& graph, const Node& node, size_t i) {
@@ -125,6 +132,13 @@ absl::Status UpsampleToResize(Graph& graph, Node& node, std::vector<Node>&) {
   if (scales != ir::kNoValue) {
     node.inputs.push_back(ir::kNoValue);
     node.inputs.push_back(scales);
+  } else if (node.attrs.Has("height_scale") || node.attrs.Has("width_scale")) {  // Upsample-1
+    SetConstantInput(graph, node, 2, "scales",
+                     Tensor::FromFloats({1.0f, 1.0f, node.attrs.GetFloat("height_scale", 1.0f),
+                                         node.attrs.GetFloat("width_scale", 1.0f)},
+                                        {4}));
+    node.attrs.Erase("height_scale");
+    node.attrs.Erase("width_scale");
   } else if (node.attrs.Has("scales")) {
     std::vector<float> values = node.attrs.GetFloats("scales");
     const int64_t n = static_cast<int64_t>(values.size());
@@ -199,6 +213,18 @@ absl::Status RoiAlignCoordinates(Graph&, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
+// Concat before opset 4 concatenates on axis 1 when no axis is given (later opsets require one).
+absl::Status ConcatDefaultAxis(Graph&, Node& node, std::vector<Node>&) {
+  if (node.opset < 4 && !node.attrs.Has("axis")) node.attrs.Set("axis", int64_t{1});
+  return absl::OkStatus();
+}
+
+// Reshape before opset 5 takes the new shape as an attribute.
+absl::Status ReshapeAttrToInput(Graph& graph, Node& node, std::vector<Node>&) {
+  if (node.opset < 5) IntsAttrToInput(graph, node, "shape", 1);
+  return absl::OkStatus();
+}
+
 // CastLike(input, target_type) is Cast(input) to target_type's dtype.
 absl::Status CastLikeToCast(Graph& graph, Node& node, std::vector<Node>&) {
   if (node.inputs.size() != 2 || node.inputs[1] == ir::kNoValue) {
@@ -215,6 +241,135 @@ absl::Status CastLikeToCast(Graph& graph, Node& node, std::vector<Node>&) {
 // Opset < 7 recurrent ops may carry output_sequence (Y is produced when it is an output anyway).
 absl::Status DropOutputSequence(Graph&, Node& node, std::vector<Node>&) {
   node.attrs.Erase("output_sequence");
+  return absl::OkStatus();
+}
+
+// The ops ONNX dropped from its experimental set (ONNX Runtime still runs them; real exports such
+// as the model zoo's tiny-yolov2 carry them) become standard ops: a scalar or [C,1,1] constant of
+// the input's dtype, and Prepend for the nodes before `node`, which then computes the result.
+absl::StatusOr<ir::ValueId> ConstantLike(Graph& graph, const Node& node, const std::string& what,
+                                         const std::vector<float>& values, std::vector<int64_t> shape) {
+  absl::StatusOr<Tensor> t = ValuesOfType(InputDType(graph, node, 0), values, std::move(shape));
+  if (!t.ok()) return t.status();
+  return graph.AddConstant(absl::StrCat(node.name, "__", what), *std::move(t));
+}
+
+ir::ValueId Prepend(Graph& graph, const Node& node, std::vector<Node>& prefix, const std::string& op_type,
+                    std::vector<ir::ValueId> inputs) {
+  Node added;
+  added.name = absl::StrCat(node.name, "__", prefix.size(), "_", op_type);
+  added.op_type = op_type;
+  added.opset = node.opset;
+  added.inputs = std::move(inputs);
+  added.outputs = {graph.AddValue(absl::StrCat(added.name, "_out"))};
+  prefix.push_back(std::move(added));
+  return prefix.back().outputs[0];
+}
+
+// `node` becomes op_type(inputs), its attributes dropped.
+void Become(Node& node, const std::string& op_type, std::vector<ir::ValueId> inputs) {
+  node.op_type = op_type;
+  node.inputs = std::move(inputs);
+  node.attrs = ir::Attributes();
+}
+
+// Scale: scale * x. Affine: alpha * x + beta.
+absl::Status ScaleOrAffineToMul(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const bool affine = node.op_type == "Affine";
+  absl::StatusOr<ir::ValueId> scale =
+      ConstantLike(graph, node, "scale", {node.attrs.GetFloat(affine ? "alpha" : "scale", 1.0f)}, {});
+  if (!scale.ok()) return scale.status();
+  if (!affine) {
+    Become(node, "Mul", {node.input(0), *scale});
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ir::ValueId> beta = ConstantLike(graph, node, "beta", {node.attrs.GetFloat("beta", 0.0f)}, {});
+  if (!beta.ok()) return beta.status();
+  Become(node, "Add", {Prepend(graph, node, prefix, "Mul", {node.input(0), *scale}), *beta});
+  return absl::OkStatus();
+}
+
+// ScaledTanh: alpha * tanh(beta * x). ParametricSoftplus: alpha * softplus(beta * x).
+absl::Status ScaledUnaryToMuls(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const std::string unary = node.op_type == "ScaledTanh" ? "Tanh" : "Softplus";
+  absl::StatusOr<ir::ValueId> alpha = ConstantLike(graph, node, "alpha", {node.attrs.GetFloat("alpha", 1.0f)}, {});
+  absl::StatusOr<ir::ValueId> beta = ConstantLike(graph, node, "beta", {node.attrs.GetFloat("beta", 1.0f)}, {});
+  if (!alpha.ok()) return alpha.status();
+  if (!beta.ok()) return beta.status();
+  const ir::ValueId scaled = Prepend(graph, node, prefix, "Mul", {node.input(0), *beta});
+  Become(node, "Mul", {Prepend(graph, node, prefix, unary, {scaled}), *alpha});
+  return absl::OkStatus();
+}
+
+// ImageScaler: scale * x + bias[c] over an NCHW image.
+absl::Status ImageScalerToMulAdd(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const std::vector<float> bias = node.attrs.GetFloats("bias");
+  const ir::TensorType& x = graph.value(node.input(0)).type;
+  if (x.rank() >= 0 && x.rank() != 4) return absl::InvalidArgumentError("ImageScaler needs an NCHW input");
+  if (x.rank() == 4 && (*x.shape)[1].known() && static_cast<int64_t>(bias.size()) != (*x.shape)[1].value) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ImageScaler has ", bias.size(), " bias values for ", (*x.shape)[1].value, " channels"));
+  }
+  absl::StatusOr<ir::ValueId> scale = ConstantLike(graph, node, "scale", {node.attrs.GetFloat("scale", 1.0f)}, {});
+  if (!scale.ok()) return scale.status();
+  absl::StatusOr<ir::ValueId> shift =
+      ConstantLike(graph, node, "bias", bias, {static_cast<int64_t>(bias.size()), 1, 1});
+  if (!shift.ok()) return shift.status();
+  Become(node, "Add", {Prepend(graph, node, prefix, "Mul", {node.input(0), *scale}), *shift});
+  return absl::OkStatus();
+}
+
+// Crop (NCHW): border = [left, top, right, bottom]; with scale = [height, width] the window starts
+// at (top, left) and has that size, otherwise it ends `bottom` / `right` before the edges.
+absl::Status CropToSlice(Graph& graph, Node& node, std::vector<Node>&) {
+  const std::vector<int64_t> border = node.attrs.GetInts("border");
+  const std::vector<int64_t> scale = node.attrs.GetInts("scale");
+  if (border.size() != 4 || (!scale.empty() && scale.size() != 2)) {
+    return absl::InvalidArgumentError("Crop needs border = [left, top, right, bottom] and scale = [height, width]");
+  }
+  for (int64_t v : border) {
+    if (v < 0) return absl::InvalidArgumentError("Crop's border values must not be negative");
+  }
+  constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> ends = {border[3] > 0 ? -border[3] : kToEnd, border[2] > 0 ? -border[2] : kToEnd};
+  if (!scale.empty()) ends = {border[1] + scale[0], border[0] + scale[1]};
+  const ir::ValueId x = node.input(0);
+  Become(node, "Slice", {x});
+  SetConstantInput(graph, node, 1, "starts", Tensor::FromInt64s({border[1], border[0]}));
+  SetConstantInput(graph, node, 2, "ends", Tensor::FromInt64s(std::move(ends)));
+  SetConstantInput(graph, node, 3, "axes", Tensor::FromInt64s({2, 3}));
+  return absl::OkStatus();
+}
+
+// DynamicSlice(data, starts, ends, axes) is Slice-10 without steps.
+absl::Status DynamicSliceToSlice(Graph&, Node& node, std::vector<Node>&) {
+  node.op_type = "Slice";
+  return absl::OkStatus();
+}
+
+// MeanVarianceNormalization before opset 9 (NCHW): statistics per channel over the batch and the
+// pixels (opset 9's default axes), or over everything with across_channels, as ONNX Runtime
+// computes it; normalize_variance = 0 only subtracts the mean.
+absl::Status MvnAttrsToAxes(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  if (node.opset >= 9) return absl::OkStatus();
+  const bool across_channels = node.attrs.GetInt("across_channels", 0) != 0;
+  const bool normalize_variance = node.attrs.GetInt("normalize_variance", 1) != 0;
+  const std::vector<int64_t> axes = across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{0, 2, 3};
+  if (normalize_variance) {
+    node.attrs = ir::Attributes();
+    node.attrs.Set("axes", axes);
+    return absl::OkStatus();
+  }
+  const ir::ValueId x = node.input(0);
+  Node mean;
+  mean.name = absl::StrCat(node.name, "__mean");
+  mean.op_type = "ReduceMean";
+  mean.opset = node.opset;
+  mean.inputs = {x, graph.AddConstant(absl::StrCat(mean.name, "_axes"), Tensor::FromInt64s(axes))};
+  mean.attrs.Set("keepdims", int64_t{1});
+  mean.outputs = {graph.AddValue(absl::StrCat(mean.name, "_out"))};
+  Become(node, "Sub", {x, mean.outputs[0]});
+  prefix.push_back(std::move(mean));
   return absl::OkStatus();
 }
 
@@ -260,6 +415,16 @@ const std::map<std::string, Rewrite>& Rewrites() {
       {"RNN", DropOutputSequence},
       {"GRU", DropOutputSequence},
       {"LSTM", DropOutputSequence},
+      {"Concat", ConcatDefaultAxis},
+      {"Reshape", ReshapeAttrToInput},
+      {"Scale", ScaleOrAffineToMul},
+      {"Affine", ScaleOrAffineToMul},
+      {"ScaledTanh", ScaledUnaryToMuls},
+      {"ParametricSoftplus", ScaledUnaryToMuls},
+      {"ImageScaler", ImageScalerToMulAdd},
+      {"Crop", CropToSlice},
+      {"DynamicSlice", DynamicSliceToSlice},
+      {"MeanVarianceNormalization", MvnAttrsToAxes},
   };
   return *table;
 }

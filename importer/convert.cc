@@ -1,13 +1,19 @@
 // Proto -> IR conversions of single items: value infos, attributes, Constant values, limit checks.
 #include "importer/convert.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "importer/tensor_proto.h"
 
 namespace importer {
 
 bool HandledByImporter(const std::string& op_type) {
-  return op_type == "Constant" || op_type == "Upsample" || op_type == "Scatter" || op_type == "CastLike";
+  static const auto* ops = new std::set<std::string>{
+      "Constant", "Upsample", "Scatter", "CastLike",
+      // ONNX's dropped experimental ops (importer/canonicalize.cc)
+      "Scale", "Affine", "ScaledTanh", "ParametricSoftplus", "ImageScaler", "Crop", "DynamicSlice"};
+  return ops->count(op_type) > 0;
 }
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }

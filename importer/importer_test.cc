@@ -49,6 +49,40 @@ TEST(ImporterTest, UpsampleBecomesResize) {
                                            "nearest_mode=\"floor\"}"));
 }
 
+// A one-node opset-8 model over an NCHW float input [1,3,4,5].
+onnx::ModelProto ExperimentalOpModel(const onnx::NodeProto& node) {
+  onnx::ModelProto model = testing_util::MakeModel(8);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {1, 3, 4, 5});
+  *g->add_output() = TensorInfo("y", {});
+  *g->add_node() = node;
+  return model;
+}
+
+TEST(ImporterTest, ImageScalerBecomesMulAndAddOfAChannelBias) {
+  onnx::NodeProto scaler = MakeNode("ImageScaler", {"x"}, {"y"}, "scaler");
+  testing_util::SetFloatAttr(scaler, "scale", 0.5f);
+  testing_util::SetFloatsAttr(scaler, "bias", {1, 2, 3});
+  const std::string text = ImportText(ExperimentalOpModel(scaler));
+  EXPECT_THAT(text, HasSubstr("%scaler__bias = const float32[3,1,1]"));
+  EXPECT_THAT(text, HasSubstr("scaler__0_Mul: Mul(%x, %scaler__scale)"));
+  EXPECT_THAT(text, HasSubstr("scaler: Add(%scaler__0_Mul_out, %scaler__bias) -> (%y: float32[1,3,4,5])"));
+  testing_util::SetFloatsAttr(scaler, "bias", {1, 2});
+  EXPECT_THAT(ImportText(ExperimentalOpModel(scaler)), HasSubstr("ImageScaler has 2 bias values for 3 channels"));
+}
+
+TEST(ImporterTest, CropBecomesSliceOrSaysWhatIsWrong) {
+  onnx::NodeProto crop = MakeNode("Crop", {"x"}, {"y"}, "crop");
+  testing_util::SetIntsAttr(crop, "border", {1, 0, 2, 1});  // left, top, right, bottom
+  EXPECT_THAT(ImportText(ExperimentalOpModel(crop)), HasSubstr("-> (%y: float32[1,3,3,2])"));
+  testing_util::SetIntsAttr(crop, "scale", {2, 3});  // height, width from (top, left)
+  EXPECT_THAT(ImportText(ExperimentalOpModel(crop)), HasSubstr("-> (%y: float32[1,3,2,3])"));
+  testing_util::SetIntsAttr(crop, "border", {1, 0, 2});
+  EXPECT_THAT(ImportText(ExperimentalOpModel(crop)), HasSubstr("Crop needs border = [left, top, right, bottom]"));
+  testing_util::SetIntsAttr(crop, "border", {1, -1, 2, 0});
+  EXPECT_THAT(ImportText(ExperimentalOpModel(crop)), HasSubstr("Crop's border values must not be negative"));
+}
+
 TEST(ImporterTest, LegacyBroadcastWithAxisUnsqueezesB) {
   onnx::ModelProto model = testing_util::MakeModel(6);
   auto* g = model.mutable_graph();

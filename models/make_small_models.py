@@ -51,13 +51,116 @@ def tiny_cnn(rng):
     return model, inputs
 
 
-def save(name, model, inputs):
+def legacy_ops(rng):
+    """Opset 8 with the ops ONNX dropped from its experimental set that real exports still carry
+    (tiny-yolov2 from the ONNX model zoo starts with ImageScaler; WinMLTools / CoreML conversions
+    write Crop, Scale, Affine, ScaledTanh, ParametricSoftplus, DynamicSlice, ThresholdedRelu and the
+    attribute form of MeanVarianceNormalization), and tiny-yolov2's stride-1 MaxPool padded at the
+    end only. Input [N,3,20,24]. ONNX Runtime runs them as its contrib ops of the default domain."""
+    def w(name, *shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    def ints(name, values):
+        return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+    inits = [
+        w("conv_w", 8, 3, 3, 3), w("conv_b", 8),
+        w("bn_scale", 8, scale=1.0), w("bn_bias", 8), w("bn_mean", 8, scale=0.1),
+        numpy_helper.from_array((rng.uniform(0.5, 1.5, 8)).astype(np.float32), "bn_var"),
+        ints("slice_starts", [1, 0]), ints("slice_ends", [9, 11]), ints("slice_axes", [2, 3]),
+    ]
+    node = helper.make_node
+    nodes = [
+        node("ImageScaler", ["image"], ["scaled"], name="scaler", scale=0.5, bias=[0.1, -0.2, 0.3]),
+        node("Conv", ["scaled", "conv_w", "conv_b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        node("BatchNormalization", ["c", "bn_scale", "bn_bias", "bn_mean", "bn_var"], ["bn"], name="bn",
+             epsilon=1e-5),
+        node("LeakyRelu", ["bn"], ["lr"], name="leaky", alpha=0.1),
+        node("MaxPool", ["lr"], ["mp"], name="pool_end_pad", kernel_shape=[2, 2], strides=[1, 1],
+             pads=[0, 0, 1, 1]),
+        node("Crop", ["mp"], ["crop"], name="crop_border", border=[1, 2, 3, 1]),
+        node("Crop", ["crop"], ["crop2"], name="crop_scale", border=[2, 1, 0, 0], scale=[10, 12]),
+        node("Affine", ["crop2"], ["affine"], name="affine", alpha=0.7, beta=-0.1),
+        node("ScaledTanh", ["affine"], ["tanh"], name="scaled_tanh", alpha=1.5, beta=0.8),
+        node("ParametricSoftplus", ["tanh"], ["softplus"], name="softplus", alpha=0.9, beta=1.3),
+        node("Scale", ["softplus"], ["x2"], name="scale", scale=2.0),
+        node("DynamicSlice", ["x2", "slice_starts", "slice_ends", "slice_axes"], ["sliced"], name="dyn_slice"),
+        node("MeanVarianceNormalization", ["sliced"], ["mvn"], name="mvn_channels"),
+        node("MeanVarianceNormalization", ["sliced"], ["centred"], name="mvn_mean_only", across_channels=1,
+             normalize_variance=0),
+        node("Add", ["mvn", "centred"], ["sum"], name="add"),
+        node("ThresholdedRelu", ["sum"], ["out"], name="thresholded", alpha=0.2),
+    ]
+    graph = helper.make_graph(
+        nodes, "legacy_ops",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["N", 3, 20, 24])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["N", 8, 8, 11])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)], producer_name="onnxrun")
+    model.ir_version = 4  # no onnx.checker: ONNX has dropped these ops' schemas
+    inputs = [rng.standard_normal((2, 3, 20, 24)).astype(np.float32)]
+    return model, inputs
+
+
+def legacy_opset3(rng):
+    """Opset 3, as the model zoo's Caffe2-era exports write it: Relu with consumed_inputs,
+    Upsample-1 (height_scale / width_scale), Concat without an axis (1 before opset 4), Add with
+    broadcast and axis, Reshape with a shape attribute, Gemm with broadcast, Softmax's default axis.
+    ONNX Runtime does not load opsets below 7, so the reference outputs come from the same network
+    written at opset 13 (returned third). Input [N,3,8,8]."""
+    def w(name, *shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    weights = [w("w1", 4, 3, 3, 3), w("b1", 4), w("w2", 4, 3, 1, 1), w("b2", 4), w("channel_bias", 8),
+               w("fc_w", 10, 512, scale=0.05), w("fc_b", 10)]
+    node = helper.make_node
+    legacy = [
+        node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        node("Relu", ["c1"], ["r1"], name="relu", consumed_inputs=[0]),
+        node("MaxPool", ["r1"], ["p1"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+        node("Upsample", ["p1"], ["u1"], name="upsample", height_scale=2.0, width_scale=2.0, mode="nearest"),
+        node("Conv", ["x", "w2", "b2"], ["c2"], name="conv2"),
+        node("Concat", ["u1", "c2"], ["cat"], name="concat"),
+        node("Add", ["cat", "channel_bias"], ["biased"], name="add", broadcast=1, axis=1),
+        node("Reshape", ["biased"], ["flat"], name="reshape", shape=[0, -1]),
+        node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc", transB=1, broadcast=1),
+        node("Softmax", ["logits"], ["probs"], name="softmax"),
+    ]
+    modern = [
+        node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        node("Relu", ["c1"], ["r1"], name="relu"),
+        node("MaxPool", ["r1"], ["p1"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+        node("Resize", ["p1", "", "scales"], ["u1"], name="upsample", mode="nearest",
+             coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        node("Conv", ["x", "w2", "b2"], ["c2"], name="conv2"),
+        node("Concat", ["u1", "c2"], ["cat"], name="concat", axis=1),
+        node("Add", ["cat", "bias_chw"], ["biased"], name="add"),
+        node("Reshape", ["biased", "shape"], ["flat"], name="reshape"),
+        node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc", transB=1),
+        node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+    extra = [numpy_helper.from_array(np.array([1, 1, 2, 2], dtype=np.float32), "scales"),
+             numpy_helper.from_array(numpy_helper.to_array(weights[4]).reshape(8, 1, 1), "bias_chw"),
+             numpy_helper.from_array(np.array([0, -1], dtype=np.int64), "shape")]
+    io = ([helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+          [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["N", 10])])
+    model = helper.make_model(helper.make_graph(legacy, "legacy_opset3", *io, weights),
+                              opset_imports=[helper.make_opsetid("", 3)], producer_name="onnxrun")
+    model.ir_version = 3
+    reference = helper.make_model(helper.make_graph(modern, "legacy_opset3_at_13", *io, weights[:4] + weights[5:] + extra),
+                                  opset_imports=[helper.make_opsetid("", 13)], producer_name="onnxrun")
+    reference.ir_version = 8
+    onnx.checker.check_model(reference)
+    return model, [rng.standard_normal((2, 3, 8, 8)).astype(np.float32)], reference
+
+
+def save(name, model, inputs, reference=None):
+    """`reference`: the model ONNX Runtime computes the expected outputs with (default: `model`)."""
     import onnxruntime as ort
     folder = os.path.join(HERE, name)
     data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     onnx.save(model, os.path.join(folder, "model.onnx"))
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession((reference or model).SerializeToString(), providers=["CPUExecutionProvider"])
     feeds = {i.name: x for i, x in zip(session.get_inputs(), inputs)}
     outputs = session.run(None, feeds)
     for i, x in enumerate(inputs):
@@ -71,3 +174,5 @@ def save(name, model, inputs):
 
 if __name__ == "__main__":
     save("tiny_cnn", *tiny_cnn(np.random.default_rng(7)))
+    save("legacy_ops", *legacy_ops(np.random.default_rng(8)))
+    save("legacy_opset3", *legacy_opset3(np.random.default_rng(9)))
