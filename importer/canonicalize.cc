@@ -133,10 +133,10 @@ absl::Status UpsampleToResize(Graph& graph, Node& node, std::vector<Node>&) {
     node.inputs.push_back(ir::kNoValue);
     node.inputs.push_back(scales);
   } else if (node.attrs.Has("height_scale") || node.attrs.Has("width_scale")) {  // Upsample-1
-    SetConstantInput(graph, node, 2, "scales",
-                     Tensor::FromFloats({1.0f, 1.0f, node.attrs.GetFloat("height_scale", 1.0f),
-                                         node.attrs.GetFloat("width_scale", 1.0f)},
-                                        {4}));
+    SetConstantInput(
+        graph, node, 2, "scales",
+        Tensor::FromFloats(
+            {1.0f, 1.0f, node.attrs.GetFloat("height_scale", 1.0f), node.attrs.GetFloat("width_scale", 1.0f)}, {4}));
     node.attrs.Erase("height_scale");
     node.attrs.Erase("width_scale");
   } else if (node.attrs.Has("scales")) {

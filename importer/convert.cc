@@ -9,10 +9,10 @@
 namespace importer {
 
 bool HandledByImporter(const std::string& op_type) {
-  static const auto* ops = new std::set<std::string>{
-      "Constant", "Upsample", "Scatter", "CastLike",
-      // ONNX's dropped experimental ops (importer/canonicalize.cc)
-      "Scale", "Affine", "ScaledTanh", "ParametricSoftplus", "ImageScaler", "Crop", "DynamicSlice"};
+  static const auto* ops = new std::set<std::string>{"Constant", "Upsample", "Scatter", "CastLike",
+                                                     // ONNX's dropped experimental ops (importer/canonicalize.cc)
+                                                     "Scale", "Affine", "ScaledTanh", "ParametricSoftplus",
+                                                     "ImageScaler", "Crop", "DynamicSlice"};
   return ops->count(op_type) > 0;
 }
 
