@@ -1,4 +1,5 @@
-// ModelProto -> ir::Graph: parse, check the opset and op support, then build the graph
+// ModelProto -> ir::Graph: parse, expand model-local functions (importer/inline_functions.h), check
+// the opset and op support, then build the graph
 // (importer/graph_builder.h: nodes ordered, values, attributes and constants converted, each node
 // canonicalized and its output types inferred).
 #include "importer/importer.h"
@@ -13,6 +14,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "importer/convert.h"
 #include "importer/graph_builder.h"
+#include "importer/inline_functions.h"
 #include "onnx/onnx_pb.h"
 
 namespace importer {
@@ -73,6 +75,8 @@ absl::StatusOr<ir::Graph> ImportModelBytes(std::string_view bytes, const std::st
     return absl::InvalidArgumentError("not a valid ONNX model (protobuf parse failed: truncated or corrupt file)");
   }
   if (!model.has_graph()) return absl::InvalidArgumentError("not a valid ONNX model (no graph)");
+  absl::Status inlined = InlineLocalFunctions(model, limits.max_nodes);
+  if (!inlined.ok()) return inlined;
   return ConvertModel(model, model_dir, limits);
 }
 

@@ -153,6 +153,52 @@ def legacy_opset3(rng):
     return model, [rng.standard_normal((2, 3, 8, 8)).astype(np.float32)], reference
 
 
+def local_functions(rng):
+    """Model-local functions (IR 10), as exporters that do not inline write them: custom.Block calls
+    custom.ScaledSilu (x * sigmoid(alpha * x)) with an attribute reference to its own attribute,
+    branches on an If whose subgraphs read the function's values, and returns a copy of one input;
+    ScaledSilu's alpha has a default (attribute_proto). Input [N,4,6,6]."""
+    node = helper.make_node
+    alpha_ref = helper.make_attribute_ref("value_float", onnx.AttributeProto.FLOAT, ref_attr_name="alpha")
+    constant = node("Constant", [], ["a"])
+    constant.attribute.append(alpha_ref)
+    silu = helper.make_function(
+        "custom", "ScaledSilu", ["x"], ["y"],
+        [constant, node("Mul", ["x", "a"], ["t"]), node("Sigmoid", ["t"], ["s"]), node("Mul", ["x", "s"], ["y"])],
+        [helper.make_opsetid("", 18)], attribute_protos=[helper.make_attribute("alpha", 0.5)])
+    call_silu = node("ScaledSilu", ["c"], ["g"], domain="custom")
+    call_silu.attribute.append(helper.make_attribute_ref("alpha", onnx.AttributeProto.FLOAT, ref_attr_name="beta"))
+    then_branch = helper.make_graph([node("Relu", ["g"], ["then_out"])], "then", [],
+                                    [helper.make_tensor_value_info("then_out", TensorProto.FLOAT, None)])
+    else_branch = helper.make_graph([node("Neg", ["g"], ["else_out"])], "else", [],
+                                    [helper.make_tensor_value_info("else_out", TensorProto.FLOAT, None)])
+    block = helper.make_function(
+        "custom", "Block", ["x", "w"], ["y", "skip"],
+        [node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), call_silu,
+         node("ReduceMean", ["x"], ["m"], keepdims=0), node("Constant", [], ["zero"], value_float=0.0),
+         node("Greater", ["m", "zero"], ["positive"]),
+         node("If", ["positive"], ["branch"], then_branch=then_branch, else_branch=else_branch),
+         node("Add", ["branch", "x"], ["y"]), node("Identity", ["x"], ["skip"])],
+        [helper.make_opsetid("", 18), helper.make_opsetid("custom", 1)], attributes=["beta"])
+    for fn in (silu, block):
+        for i, n in enumerate(fn.node):
+            n.name = f"{fn.name.lower()}_{i}"
+    weights = [numpy_helper.from_array((rng.standard_normal((4, 4, 3, 3)) * 0.3).astype(np.float32), n)
+               for n in ("w1", "w2")]
+    nodes = [node("Block", ["image", "w1"], ["y1", "s1"], domain="custom", name="block1", beta=1.5),
+             node("Block", ["y1", "w2"], ["y2", "s2"], domain="custom", name="block2"),
+             node("Add", ["y2", "s1"], ["sum"], name="add"),
+             node("ScaledSilu", ["sum"], ["out"], domain="custom", name="silu", alpha=2.0)]
+    graph = helper.make_graph(nodes, "local_functions",
+                              [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["N", 4, 6, 6])],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["N", 4, 6, 6])], weights)
+    model = helper.make_model(graph, functions=[silu, block], producer_name="onnxrun",
+                              opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("custom", 1)])
+    model.ir_version = 10
+    onnx.checker.check_model(model)
+    return model, [rng.standard_normal((2, 4, 6, 6)).astype(np.float32)]
+
+
 def save(name, model, inputs, reference=None):
     """`reference`: the model ONNX Runtime computes the expected outputs with (default: `model`)."""
     import onnxruntime as ort
@@ -176,3 +222,4 @@ if __name__ == "__main__":
     save("tiny_cnn", *tiny_cnn(np.random.default_rng(7)))
     save("legacy_ops", *legacy_ops(np.random.default_rng(8)))
     save("legacy_opset3", *legacy_opset3(np.random.default_rng(9)))
+    save("local_functions", *local_functions(np.random.default_rng(10)))

@@ -2,7 +2,7 @@
 # Builds the importer's libFuzzer target (//tests/fuzz:importer_fuzzer, --config=fuzz: clang,
 # ASan + UBSan) and runs it for SECONDS (default 120) on a seed corpus: the ONNX conformance models
 # (libonnx-testdata's and ONNX 1.23's for opsets 18-24),
-# models/tiny_cnn, the zoo models under 1 MB, tests/fuzz/regressions and the edge-case models of
+# the models shipped in models/, the zoo models under 1 MB, tests/fuzz/regressions and the edge-case models of
 # tests/fuzz/make_edge_models.py. Exit 0 when the run ends
 # without a crash, timeout, leak or OOM; otherwise the input that did it is left in
 # $FUZZ_DIR/artifacts (make it a regression test: tests/fuzz/regressions/README.md).
@@ -28,7 +28,7 @@ if [[ -f tests/conformance/onnx_1_23_node.tar.xz ]]; then
     cp "$f" "$dir/seeds/onnx123_$(basename "$(dirname "$f")").onnx"
   done
 fi
-cp models/tiny_cnn/model.onnx "$dir/seeds/tiny_cnn.onnx"
+for m in tiny_cnn legacy_ops legacy_opset3 local_functions; do cp "models/$m/model.onnx" "$dir/seeds/$m.onnx"; done
 zoo="$(bazel info bazel-bin 2>/dev/null)/models/zoo"
 if [[ -d $zoo ]]; then
   find "$zoo" -name model.onnx -size -1M | while read -r f; do

@@ -1,7 +1,7 @@
 // The small models shipped in models/ match ONNX Runtime's outputs (stored beside each model by
 // models/make_small_models.py) on every element, fp32 tolerance: tiny_cnn, ONNX's dropped
-// experimental ops (legacy_ops) and opset-3 forms (legacy_opset3, against the same network at
-// opset 13).
+// experimental ops (legacy_ops), opset-3 forms (legacy_opset3, against the same network at
+// opset 13) and model-local functions (local_functions).
 #include "gtest/gtest.h"
 #include "importer/tensor_proto.h"
 #include "runtime/session.h"
@@ -26,6 +26,7 @@ TEST_P(SmallModelTest, MatchesOnnxRuntime) {
   EXPECT_EQ(testing_util::CompareTensors(outputs->at(0).tensor, *expected, {.rtol = 1e-4, .atol = 1e-6}), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelTest, ::testing::Values("tiny_cnn", "legacy_ops", "legacy_opset3"));
+INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelTest,
+                         ::testing::Values("tiny_cnn", "legacy_ops", "legacy_opset3", "local_functions"));
 
 }  // namespace
