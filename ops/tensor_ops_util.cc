@@ -29,7 +29,7 @@ absl::Status ExpectIndexInput(const InferContext& ctx, size_t i) {
 int64_t KnownLength(const InferContext& ctx, size_t i) {
   if (!ctx.has_input(i)) return -1;
   const std::optional<Shape>& s = ctx.type(i).shape;
-  if (!s || s->size() != 1 || !(*s)[0].known()) return -1;
+  if (!s || s->size() != 1 || !(*s)[0].known() || (*s)[0].value > kMaxShapeLength) return -1;
   return (*s)[0].value;
 }
 

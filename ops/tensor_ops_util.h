@@ -17,7 +17,10 @@ absl::Status Invalid(std::string message);
 std::optional<std::vector<int64_t>> IntsInput(const InferContext& ctx, size_t i);
 // An error unless input i (when present) holds integer indices (int32 or int64).
 absl::Status ExpectIndexInput(const InferContext& ctx, size_t i);
-// The element count of input i when it is a 1-D tensor of known length; -1 otherwise.
+// The element count of input i when it is a 1-D tensor of known length up to kMaxShapeLength (a
+// shape or axes input: its length is a rank); -1 otherwise, so that a shape input of a billion
+// elements leaves the output's rank unknown instead of allocating a billion dims.
+inline constexpr int64_t kMaxShapeLength = 64;
 int64_t KnownLength(const InferContext& ctx, size_t i);
 // One output of `dtype` and `shape`.
 std::vector<ir::TensorType> One(ir::DType dtype, std::optional<ir::Shape> shape);
