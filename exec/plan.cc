@@ -39,6 +39,14 @@ absl::StatusOr<Plan> MakeNodePerStepPlan(ir::Graph graph) {
   return plan;
 }
 
+std::vector<std::vector<size_t>> StepReaders(const Plan& plan) {
+  std::vector<std::vector<size_t>> readers(plan.graph.values().size());
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (ir::ValueId in : plan.steps[s].inputs) readers[in].push_back(s);
+  }
+  return readers;
+}
+
 void ComputeReleases(Plan& plan) {
   const ir::Graph& graph = plan.graph;
   std::vector<int> last_reader(graph.values().size(), -1);

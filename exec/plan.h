@@ -61,6 +61,8 @@ absl::StatusOr<Plan> MakeNodePerStepPlan(ir::Graph graph);
 // Recomputes every step's release_after from the steps' inputs: a value is released after the
 // last step that reads it, unless it is a graph output or a constant.
 void ComputeReleases(Plan& plan);
+// Per value id, the steps that read it (Step::inputs), in step order.
+std::vector<std::vector<size_t>> StepReaders(const Plan& plan);
 std::string PrintPlan(const Plan& plan);
 
 }  // namespace exec

@@ -428,10 +428,11 @@ class CudaExecutor {
   // held or an observer reads every step's output.
   bool HandSumsToSqueezeExcite(size_t index, const DeviceTensor& in);
   // Squeeze-excite gates joined to the Mul reading them (cuda_steps_joined_gate.cc): DeferGate leaves
-  // the MLP step's gate for that Mul (false where it cannot), RunJoinedGate runs such a Mul step.
+  // the MLP step's gate for that Mul (false where it cannot), WriteGate writes a gate on its own,
+  // RunJoinedGate runs such a Mul step.
   void PlanJoinedGates();
-  bool DeferGate(size_t index, const kernels::cuda::SqueezeExciteParams& p, const DeviceTensor& input, const void* x,
-                 DeviceTensor gate);
+  bool DeferGate(size_t index, const JoinedGates::Deferred& gate);
+  absl::StatusOr<DeviceTensor> WriteGate(const JoinedGates::Deferred& gate);
   absl::StatusOr<bool> RunJoinedGate(size_t index, std::vector<DeviceTensor>& values);
 
   const Plan& plan_;

@@ -9,6 +9,8 @@
 // Where the Mul cannot take it (the map not a dense NHWC tensor of the gate's type and channels),
 // the Mul step first writes the gate as the MLP step would have. Not while an observer reads every
 // step's output (--check's step-by-step phase: the gate is a step output).
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "kernels/cudnn/status.h"
 #include "runtime/cuda_executor.h"
@@ -25,16 +27,10 @@ void CudaExecutor::PlanJoinedGates() {
   const ir::Graph& g = plan_.graph;
   joined_gates_.mul_of.assign(plan_.steps.size(), std::nullopt);
   joined_gates_.mlp_of.assign(plan_.steps.size(), std::nullopt);
-  std::map<ir::ValueId, std::vector<size_t>> readers;  // of the gates, by step
+  const std::vector<std::vector<size_t>> readers = StepReaders(plan_);
+  std::set<ir::ValueId> gates;
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    if (squeeze_excite_[s]) readers[squeeze_excite_[s]->output];
-  }
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    for (size_t n : plan_.steps[s].nodes) {
-      for (ir::ValueId in : g.node(n).inputs) {
-        if (auto it = readers.find(in); it != readers.end()) it->second.push_back(s);
-      }
-    }
+    if (squeeze_excite_[s]) gates.insert(squeeze_excite_[s]->output);
   }
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (!squeeze_excite_[s]) continue;
@@ -45,7 +41,7 @@ void CudaExecutor::PlanJoinedGates() {
     const ir::Node& mul = g.node(mul_step.nodes[0]);
     // x * gate, x no gate itself (gate * gate has no map to scale).
     const bool two_inputs = mul.inputs.size() == 2;
-    const bool both_gates = two_inputs && readers.count(mul.inputs[0]) && readers.count(mul.inputs[1]);
+    const bool both_gates = two_inputs && gates.count(mul.inputs[0]) && gates.count(mul.inputs[1]);
     const bool map_times_gate = mul_step.kind == StepKind::kKernel && mul_step.nodes.size() == 1 &&
                                 mul.op_type == "Mul" && two_inputs && !both_gates &&
                                 g.value(mul.outputs[0]).type.rank() == 4;
@@ -55,19 +51,23 @@ void CudaExecutor::PlanJoinedGates() {
   }
 }
 
-bool CudaExecutor::DeferGate(size_t index, const kernels::cuda::SqueezeExciteParams& p, const DeviceTensor& input,
-                             const void* x, DeviceTensor gate) {
+bool CudaExecutor::DeferGate(size_t index, const JoinedGates::Deferred& gate) {
+  const kernels::cuda::SqueezeExciteParams& p = gate.params;
   if (!joined_gates_.mul_of[index] || !views_on_ || p.batch < 1 || p.batch > kMaxJoinedBatch) return false;
-  if (p.type == kernels::cuda::FloatType::kFloat32) return false;  // tf32 / fp32 plans: measured slower
-  kernels::cuda::SqueezeExciteParams scaled = p;
-  scaled.scale_map = &p;  // any non-null pointer: the kernel's shared memory with a map
-  if (!kernels::cuda::SqueezeExciteFits(scaled)) return false;  // the Mul could not run it joined
-  const ir::ValueId gate_id = squeeze_excite_[index]->output;
-  joined_gates_.deferred[gate_id] = JoinedGates::Deferred{p, input, x, std::move(gate), index};
+  if (p.type == kernels::cuda::FloatType::kFloat32) return false;             // tf32 / fp32 plans: measured slower
+  if (!kernels::cuda::SqueezeExciteFits(p, /*with_map=*/true)) return false;  // the Mul could not run it joined
+  joined_gates_.deferred[squeeze_excite_[index]->output] = gate;
   const std::string note = absl::StrCat(", in 16-bit plans at batches up to ", kMaxJoinedBatch, " computed by step #",
                                         *joined_gates_.mul_of[index], "'s kernel with the Mul that reads the gate");
   if (notes_[index].find(note) == std::string::npos) absl::StrAppend(&notes_[index], note);
   return true;
+}
+
+absl::StatusOr<DeviceTensor> CudaExecutor::WriteGate(const JoinedGates::Deferred& gate) {
+  CUDNN_ASSIGN_OR_RETURN(DeviceTensor out,
+                         DeviceTensor::Allocate(gate.gate.dtype, gate.gate.dims, gate.gate.nhwc, stream_));
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::SqueezeExcite(gate.params, gate.x, out.data(), stream_));
+  return out;
 }
 
 absl::StatusOr<bool> CudaExecutor::RunJoinedGate(size_t index, std::vector<DeviceTensor>& values) {
@@ -86,10 +86,7 @@ absl::StatusOr<bool> CudaExecutor::RunJoinedGate(size_t index, std::vector<Devic
                     map.dtype == gate.gate.dtype && map.dims[0] == p.batch && map.dims[1] == p.channels &&
                     map.num_elements() > 0 && WantsNhwc(mul.outputs[0]);
   if (!fits) {  // the gate as the MLP step would have written it; the Mul then runs as usual
-    CUDNN_ASSIGN_OR_RETURN(DeviceTensor out,
-                           DeviceTensor::Allocate(gate.gate.dtype, gate.gate.dims, gate.gate.nhwc, stream_));
-    ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::SqueezeExcite(p, gate.x, out.data(), stream_));
-    values[gate_id] = std::move(out);
+    CUDNN_ASSIGN_OR_RETURN(values[gate_id], WriteGate(gate));
     return false;
   }
   p.scale_map = map.data();

@@ -249,17 +249,12 @@ absl::Status CudaExecutor::RunSqueezeExcite(size_t index, std::vector<DeviceTens
   }
   if (!same_types && p.channel_sums != nullptr) return absl::InternalError("squeeze-excite weights of another type");
   if (!same_types) return RunOnHost(plan_.steps[index], values);
-  DeviceTensor gate;  // what the gate would be: its dtype, dims and layout
-  gate.dtype = x.dtype, gate.dims = x.dims, gate.nhwc = WantsNhwc(form.output);
   const bool from_sums = p.channel_sums != nullptr;
-  if (DeferGate(index, p, from_sums ? sums : x, from_sums ? nullptr : x.data(), gate)) {
-    pooled_sums_.erase(form.input);
-    return absl::OkStatus();  // the Mul reading the gate computes it (cuda_steps_joined_gate.cc)
-  }
-  CUDNN_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Allocate(x.dtype, x.dims, WantsNhwc(form.output), stream_));
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::SqueezeExcite(p, x.data(), out.data(), stream_));
-  pooled_sums_.erase(form.input);
-  values[form.output] = std::move(out);
+  JoinedGates::Deferred gate{p, from_sums ? sums : x, from_sums ? nullptr : x.data(), DeviceTensor(), index};
+  gate.gate.dtype = x.dtype, gate.gate.dims = x.dims, gate.gate.nhwc = WantsNhwc(form.output);  // no data
+  pooled_sums_.erase(form.input);                       // `gate` holds the sums p points into
+  if (DeferGate(index, gate)) return absl::OkStatus();  // the Mul reading it computes it (cuda_steps_joined_gate.cc)
+  CUDNN_ASSIGN_OR_RETURN(values[form.output], WriteGate(gate));
   return absl::OkStatus();
 }
 

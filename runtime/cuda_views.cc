@@ -33,10 +33,7 @@ const void* ViewStart(const ValueView& v) {
 void CudaExecutor::PlanViews() {
   const ir::Graph& g = plan_.graph;
   view_steps_.assign(plan_.steps.size(), false);
-  std::vector<std::vector<size_t>> readers(g.values().size());
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    for (ir::ValueId in : plan_.steps[s].inputs) readers[in].push_back(s);
-  }
+  const std::vector<std::vector<size_t>> readers = StepReaders(plan_);
   // Readers come after their producer: decide from the last step back.
   for (size_t s = plan_.steps.size(); s-- > 0;) {
     const Step& step = plan_.steps[s];

@@ -71,10 +71,7 @@ std::optional<ScaledConvForm> ConvReading(const ir::Graph& g, const Step& step, 
 std::vector<std::optional<ScaledConvForm>> MatchScaledConvs(const Plan& plan) {
   const ir::Graph& g = plan.graph;
   std::vector<std::optional<ScaledConvForm>> forms(plan.steps.size());
-  std::vector<std::vector<size_t>> readers(g.values().size());
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    for (ir::ValueId in : plan.steps[s].inputs) readers[in].push_back(s);
-  }
+  const std::vector<std::vector<size_t>> readers = StepReaders(plan);
   for (size_t m = 0; m < plan.steps.size(); ++m) {
     const Step& mul_step = plan.steps[m];
     if (mul_step.kind != StepKind::kKernel || mul_step.nodes.size() != 1 || mul_step.outputs.size() != 1) continue;

@@ -166,18 +166,18 @@ void LaunchWithW2Vector(const SqueezeExciteParams& p, const Launch& l, size_t sh
 
 }  // namespace
 
-size_t SqueezeExciteSharedBytes(const SqueezeExciteParams& params) {
-  const int64_t floats = params.channels * (params.scale_map != nullptr ? 2 : 1) + params.reduced;
+size_t SqueezeExciteSharedBytes(const SqueezeExciteParams& params, bool with_map) {
+  const int64_t floats = params.channels * (with_map ? 2 : 1) + params.reduced;
   return floats < 0 ? SIZE_MAX : static_cast<size_t>(floats) * sizeof(float);
 }
 
-bool SqueezeExciteFits(const SqueezeExciteParams& params) {
-  return SqueezeExciteSharedBytes(params) <= kMaxSharedBytes;
+bool SqueezeExciteFits(const SqueezeExciteParams& params, bool with_map) {
+  return SqueezeExciteSharedBytes(params, with_map) <= kMaxSharedBytes;
 }
 
 cudaError_t SqueezeExcite(const SqueezeExciteParams& params, const void* x, void* y, cudaStream_t stream) {
   const bool scaling = params.scale_map != nullptr;
-  const size_t per_sample = SqueezeExciteSharedBytes(params);
+  const size_t per_sample = SqueezeExciteSharedBytes(params, scaling);
   if (params.batch < 0 || params.channels <= 0 || params.reduced <= 0 || params.w2_row < params.reduced ||
       per_sample > kMaxSharedBytes || params.w1 == nullptr || params.w2 == nullptr ||
       (scaling && params.map_pixels < 1)) {

@@ -45,10 +45,11 @@ struct SqueezeExciteParams {
   int64_t map_pixels = 0;               // H * W of scale_map
 };
 
-// Shared memory needs (C + R) floats (with scale_map 2C + R): SqueezeExciteFits says whether they
-// fit the kernel's 48 KiB (a block's channel counts as such; the scale_map pointer's presence too).
-size_t SqueezeExciteSharedBytes(const SqueezeExciteParams& params);
-bool SqueezeExciteFits(const SqueezeExciteParams& params);
+// Shared memory needs (C + R) floats, with a map to scale 2C + R: SqueezeExciteFits says whether
+// they fit the kernel's 48 KiB (a block's channel counts as such). SqueezeExcite runs `with_map`
+// when params.scale_map is set.
+size_t SqueezeExciteSharedBytes(const SqueezeExciteParams& params, bool with_map);
+bool SqueezeExciteFits(const SqueezeExciteParams& params, bool with_map);
 
 // cudaErrorInvalidValue when !SqueezeExciteFits, for R' < R, empty weights, or a scale_map with
 // map_pixels < 1. x may be null when params.channel_sums is set. y is [N, C] (the gate), or with

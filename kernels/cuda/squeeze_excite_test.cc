@@ -205,14 +205,12 @@ TEST_F(SqueezeExciteGpuTest, PrintsTimeOfTheWidestBlocks) {
 // Host only: what fits the kernel's 48 KiB of shared memory, with and without a map to scale.
 TEST(SqueezeExciteFitsTest, SharedMemoryOfTheGateAndOfTheScaledMap) {
   Params p = MlpParams(1, 6144, 8, 8, FloatType::kFloat16);
-  EXPECT_EQ(SqueezeExciteSharedBytes(p), (6144 + 8) * sizeof(float));
-  EXPECT_TRUE(SqueezeExciteFits(p));  // 24.6 KB
-  int dummy = 0;
-  p.scale_map = &dummy;
-  EXPECT_EQ(SqueezeExciteSharedBytes(p), (2 * 6144 + 8) * sizeof(float));
-  EXPECT_FALSE(SqueezeExciteFits(p));  // 49.2 KB
+  EXPECT_EQ(SqueezeExciteSharedBytes(p, /*with_map=*/false), (6144 + 8) * sizeof(float));
+  EXPECT_TRUE(SqueezeExciteFits(p, /*with_map=*/false));  // 24.6 KB
+  EXPECT_EQ(SqueezeExciteSharedBytes(p, /*with_map=*/true), (2 * 6144 + 8) * sizeof(float));
+  EXPECT_FALSE(SqueezeExciteFits(p, /*with_map=*/true));  // 49.2 KB
   p.channels = 1152;
-  EXPECT_TRUE(SqueezeExciteFits(p));
+  EXPECT_TRUE(SqueezeExciteFits(p, /*with_map=*/true));
 }
 
 TEST_F(SqueezeExciteGpuTest, RefusesWhatItCannotRun) {
