@@ -320,7 +320,7 @@ absl::Status CudaExecutor::RunBinary(const Step& step, std::vector<DeviceTensor>
   for (size_t i = 0; i < out_dims.size(); ++i) {
     const size_t oa = out_dims.size() - a.tensor.dims.size(), ob = out_dims.size() - b.tensor.dims.size();
     const int64_t da = i >= oa ? a.tensor.dims[i - oa] : 1, db = i >= ob ? b.tensor.dims[i - ob] : 1;
-    out_dims[i] = std::max(da, db);
+    out_dims[i] = da == 1 ? db : da;  // a 1 stretches to the other (to 0 as well); inference checked the rest
   }
   if (out_dims.size() > kernels::cuda::kMaxRank) {
     CUDNN_RETURN_IF_NOT_OK(MaterialiseViews(step, values));

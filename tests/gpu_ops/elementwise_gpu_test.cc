@@ -4,7 +4,8 @@
 // math of the pointwise path (Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
 // Floor, Ceil, Round, Sign, Softsign), the comparisons, IsNaN, IsInf and float Mod in fp32,
 // fp16 and bf16, and And/Or/Xor/Not of bools. Inputs hold NaN, infinities, -0, +-1 and halves (Round's
-// ties). Skips when no GPU is usable.
+// ties). Also binary ops broadcasting an empty operand (the result stays empty). Skips when no GPU
+// is usable.
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -166,6 +167,40 @@ std::vector<Case> BoolCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Float, ElementwiseGpuTest, testing::ValuesIn(FloatCases()), Name);
+
+// A 1 stretches to 0 ([0] * scalar is [0], not [1]): torchvision's Faster R-CNN export rescales its
+// boxes so when nothing is detected, and the GPU used to return one garbage box.
+TEST(ElementwiseGpuEmptyTest, BroadcastingAnEmptyOperandGivesAnEmptyResult) {
+  struct Shapes {
+    std::vector<int64_t> x, y, z;
+  };
+  for (const Shapes& s : {Shapes{{0}, {}, {0}}, Shapes{{0, 4}, {1, 4}, {0, 4}}, Shapes{{1, 4}, {0, 1}, {0, 4}}}) {
+    for (const char* op : {"Mul", "Add"}) {
+      onnx::ModelProto model = testing_util::MakeModel(17);
+      onnx::GraphProto& graph = *model.mutable_graph();
+      *graph.add_input() = testing_util::TensorInfo("x", Dims(s.x));
+      *graph.add_input() = testing_util::TensorInfo("y", Dims(s.y));
+      *graph.add_output() = testing_util::TensorInfo("z", Dims(s.z));
+      *graph.add_node() = testing_util::MakeNode(op, {"x", "y"}, {"z"}, "op");
+      runtime::SessionOptions options;
+      options.device = runtime::Device::kCuda;
+      options.gpu.plan_cache = false;
+      auto session = runtime::Session::CreateFromBytes(model.SerializeAsString(), options);
+      if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+        GTEST_SKIP() << session.status().message();
+      }
+      ASSERT_TRUE(session.ok()) << session.status();
+      ir::Tensor y = *ir::Tensor::Create(ir::DType::kFloat32, s.y);
+      for (int64_t i = 0; i < y.num_elements(); ++i) y.data<float>()[i] = 1.5f;
+      const std::vector<runtime::NamedTensor> inputs = {{"x", *ir::Tensor::Create(ir::DType::kFloat32, s.x)}, {"y", y}};
+      for (int run = 0; run < 2; ++run) {
+        auto gpu = (*session)->Run(inputs);
+        ASSERT_TRUE(gpu.ok()) << gpu.status();
+        EXPECT_EQ((*gpu)[0].tensor.shape(), s.z) << op << " " << ir::ShapeToString(s.x) << " run " << run;
+      }
+    }
+  }
+}
 INSTANTIATE_TEST_SUITE_P(Bool, ElementwiseGpuTest, testing::ValuesIn(BoolCases()), Name);
 
 }  // namespace
