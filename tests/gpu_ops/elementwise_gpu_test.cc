@@ -36,21 +36,17 @@ constexpr int64_t kRows = 4, kCols = 37;
 
 std::string Name(const testing::TestParamInfo<Case>& info) { return info.param.label; }
 
-std::vector<std::variant<int64_t, std::string>> Dims(const std::vector<int64_t>& dims) {
-  return {dims.begin(), dims.end()};
-}
-
 // One node `op` from x [kRows, kCols] (and y [kCols]) to z [kRows, kCols] at opset 17.
 std::string OneNodeModel(const Case& c) {
   onnx::ModelProto model = testing_util::MakeModel(17);
   onnx::GraphProto& graph = *model.mutable_graph();
   std::vector<std::string> inputs = {"x"};
-  *graph.add_input() = testing_util::TensorInfo("x", Dims({kRows, kCols}), c.in_type);
+  *graph.add_input() = testing_util::TensorInfo("x", testing_util::StaticDims({kRows, kCols}), c.in_type);
   if (c.inputs == 2) {
     inputs.push_back("y");
-    *graph.add_input() = testing_util::TensorInfo("y", Dims({kCols}), c.in_type);
+    *graph.add_input() = testing_util::TensorInfo("y", testing_util::StaticDims({kCols}), c.in_type);
   }
-  *graph.add_output() = testing_util::TensorInfo("z", Dims({kRows, kCols}), c.out_type);
+  *graph.add_output() = testing_util::TensorInfo("z", testing_util::StaticDims({kRows, kCols}), c.out_type);
   onnx::NodeProto node = testing_util::MakeNode(c.op, inputs, {"z"}, "op");
   for (const auto& [name, value] : c.int_attrs) testing_util::SetIntAttr(node, name, value);
   *graph.add_node() = node;
@@ -178,9 +174,9 @@ TEST(ElementwiseGpuEmptyTest, BroadcastingAnEmptyOperandGivesAnEmptyResult) {
     for (const char* op : {"Mul", "Add"}) {
       onnx::ModelProto model = testing_util::MakeModel(17);
       onnx::GraphProto& graph = *model.mutable_graph();
-      *graph.add_input() = testing_util::TensorInfo("x", Dims(s.x));
-      *graph.add_input() = testing_util::TensorInfo("y", Dims(s.y));
-      *graph.add_output() = testing_util::TensorInfo("z", Dims(s.z));
+      *graph.add_input() = testing_util::TensorInfo("x", testing_util::StaticDims(s.x));
+      *graph.add_input() = testing_util::TensorInfo("y", testing_util::StaticDims(s.y));
+      *graph.add_output() = testing_util::TensorInfo("z", testing_util::StaticDims(s.z));
       *graph.add_node() = testing_util::MakeNode(op, {"x", "y"}, {"z"}, "op");
       runtime::SessionOptions options;
       options.device = runtime::Device::kCuda;

@@ -30,21 +30,17 @@ struct Case {
 
 std::string Name(const testing::TestParamInfo<Case>& info) { return info.param.label; }
 
-std::vector<std::variant<int64_t, std::string>> Dims(const std::vector<int64_t>& dims) {
-  return {dims.begin(), dims.end()};
-}
-
 std::string OneNodeModel(const Case& c) {
   onnx::ModelProto model = testing_util::MakeModel(17);
   onnx::GraphProto& graph = *model.mutable_graph();
   std::vector<std::string> node_inputs = c.node_inputs;
   for (const auto& [name, dims] : c.inputs) {
-    *graph.add_input() = testing_util::TensorInfo(name, Dims(dims));
+    *graph.add_input() = testing_util::TensorInfo(name, testing_util::StaticDims(dims));
     if (c.node_inputs.empty()) node_inputs.push_back(name);
   }
   for (const auto& [name, values] : c.ints) testing_util::AddInt64Initializer(model, name, values);
   for (const auto& [name, dims] : c.floats) testing_util::AddInitializer(model, name, dims, 0.25f);
-  *graph.add_output() = testing_util::TensorInfo("z", Dims(c.z), c.out_type);
+  *graph.add_output() = testing_util::TensorInfo("z", testing_util::StaticDims(c.z), c.out_type);
   onnx::NodeProto node = testing_util::MakeNode(c.op, node_inputs, {"z"}, "op");
   for (const auto& [name, value] : c.int_attrs) testing_util::SetIntAttr(node, name, value);
   for (const auto& [name, values] : c.ints_attrs) testing_util::SetIntsAttr(node, name, values);

@@ -57,10 +57,6 @@ void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const
   testing_util::AddFloatInitializer(model, name, dims, Uniform(n, bound, seed));
 }
 
-std::vector<std::variant<int64_t, std::string>> Dims(const std::vector<int64_t>& dims) {
-  return {dims.begin(), dims.end()};
-}
-
 std::vector<int64_t> XDims(const RnnCase& c) {
   return c.layout == 1 ? std::vector<int64_t>{kBatch, kSeq, kInput} : std::vector<int64_t>{kSeq, kBatch, kInput};
 }
@@ -93,7 +89,7 @@ std::string RnnModel(const RnnCase& c) {
   onnx::ModelProto model = testing_util::MakeModel(14);
   onnx::GraphProto* g = model.mutable_graph();
   const int64_t dirs = Directions(c), rows = Gates(c) * kHidden;
-  *g->add_input() = testing_util::TensorInfo("x", Dims(XDims(c)));
+  *g->add_input() = testing_util::TensorInfo("x", testing_util::StaticDims(XDims(c)));
   AddFloatInitializer(model, "w", {dirs, rows, kInput}, 0.4f, 11);
   AddFloatInitializer(model, "r", {dirs, rows, kHidden}, 0.4f, 12);
   AddFloatInitializer(model, "b", {dirs, 2 * rows}, 0.2f, 13);
@@ -112,10 +108,10 @@ std::string RnnModel(const RnnCase& c) {
   std::vector<std::string> inputs = {"x", "w", "r", "b", lengths};
   if (c.states) {
     inputs.push_back("h0");
-    *g->add_input() = testing_util::TensorInfo("h0", Dims(StateDims(c)));
+    *g->add_input() = testing_util::TensorInfo("h0", testing_util::StaticDims(StateDims(c)));
     if (c.op == "LSTM") {
       inputs.push_back("c0");
-      *g->add_input() = testing_util::TensorInfo("c0", Dims(StateDims(c)));
+      *g->add_input() = testing_util::TensorInfo("c0", testing_util::StaticDims(StateDims(c)));
     }
   }
   std::vector<std::string> outputs = {"y", "y_h"};
@@ -123,9 +119,9 @@ std::string RnnModel(const RnnCase& c) {
   onnx::NodeProto node = testing_util::MakeNode(c.op, inputs, outputs, "rec");
   SetAttributes(c, node);
   *g->add_node() = node;
-  *g->add_output() = testing_util::TensorInfo("y", Dims(YDims(c)));
+  *g->add_output() = testing_util::TensorInfo("y", testing_util::StaticDims(YDims(c)));
   for (size_t o = 1; o < outputs.size(); ++o)
-    *g->add_output() = testing_util::TensorInfo(outputs[o], Dims(StateDims(c)));
+    *g->add_output() = testing_util::TensorInfo(outputs[o], testing_util::StaticDims(StateDims(c)));
   return model.SerializeAsString();
 }
 

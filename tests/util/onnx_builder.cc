@@ -84,6 +84,10 @@ void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const
   for (float v : values) t->add_float_data(v);
 }
 
+std::vector<std::variant<int64_t, std::string>> StaticDims(const std::vector<int64_t>& dims) {
+  return {dims.begin(), dims.end()};
+}
+
 void AddInt64Initializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& values,
                          bool scalar) {
   auto* t = model.mutable_graph()->add_initializer();

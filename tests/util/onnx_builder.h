@@ -13,6 +13,8 @@ namespace testing_util {
 // A tensor value info; dims < 0 are left unknown, dims given as strings are symbolic.
 onnx::ValueInfoProto TensorInfo(const std::string& name, std::vector<std::variant<int64_t, std::string>> dims,
                                 int elem_type = onnx::TensorProto::FLOAT);
+// Numeric dims in TensorInfo's form.
+std::vector<std::variant<int64_t, std::string>> StaticDims(const std::vector<int64_t>& dims);
 
 onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
                          const std::string& name);
