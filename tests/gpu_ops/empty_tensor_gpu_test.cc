@@ -1,9 +1,10 @@
 // Ops on the GPU where a tensor is empty (a 0 dim: what a detector's heads meet when nothing passes
-// the score threshold, or a slice that selects nothing): each a one-node model run through the
-// whole Session twice (step by step, then captured or again step by step) and compared with the
-// CPU reference kernels running the same plan, shape and every element (MatMul with K = 0 and
+// the score threshold, or a slice that selects nothing): each a one-node model whose three GPU runs
+// (tests/util/gpu_runs.h) are compared with the CPU reference kernels running the same plan, shape
+// and every element, the CPU's shape with the expected one (MatMul with K = 0 and
 // ReduceSum over an empty axis give zeros; a Concat or Gemm keeps its non-empty part). Skips when
 // no GPU is usable.
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -11,7 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/session.h"
-#include "tests/util/compare.h"
+#include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
 
 namespace {
@@ -64,23 +65,16 @@ class EmptyTensorGpuTest : public testing::TestWithParam<Case> {};
 
 TEST_P(EmptyTensorGpuTest, MatchesTheCpuShapeAndValues) {
   const Case& c = GetParam();
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.gpu.plan_cache = false;
-  auto session = runtime::Session::CreateFromBytes(OneNodeModel(c), options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << session.status().message();
-  }
-  ASSERT_TRUE(session.ok()) << session.status();
   const std::vector<runtime::NamedTensor> inputs = Inputs(c);
-  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+  std::unique_ptr<runtime::Session> session =
+      testing_util::ExpectGpuRunsMatchCpu(OneNodeModel(c), "fp32", inputs, c.label);
+  if (session == nullptr) {
+    if (!HasFailure()) GTEST_SKIP() << "no usable GPU";
+    return;
+  }
+  auto cpu = session->RunOn(runtime::Device::kCpu, inputs, nullptr);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_EQ((*cpu)[0].tensor.shape(), c.z);
-  for (int run = 0; run < 2; ++run) {
-    auto gpu = (*session)->Run(inputs);
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, {1e-5, 1e-6}), "") << "run " << run;
-  }
 }
 
 Case Unary(const std::string& op, std::vector<int64_t> x) { return {op, op, {{"x", x}}, x}; }
