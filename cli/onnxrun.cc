@@ -345,9 +345,11 @@ void PrintOpList() {
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
     std::printf("%-*s%-17s%s\n", width, op.c_str(), std::string(kind).c_str(), gpu.c_str());
   }
-  // Rewritten by the importer into the ops above.
-  std::printf("%-*s%-17s%s\n", width, "Constant", "-", "a constant (importer)");
-  std::printf("%-*s%-17s%s\n", width, "Upsample", "-", "rewritten to Resize (importer)");
+  for (const ops::ImportedOp& op : ops::ImporterRewrittenOps()) {  // into the ops above
+    const std::string becomes =
+        op.op_type == "Constant" ? std::string(op.becomes) : "rewritten to " + std::string(op.becomes);
+    std::printf("%-*s%-17s%s (importer)\n", width, std::string(op.op_type).c_str(), "-", becomes.c_str());
+  }
 }
 
 // The inputs to run, collected while the session is made so that its plan is made for their dims

@@ -1,19 +1,17 @@
 // Proto -> IR conversions of single items: value infos, attributes, Constant values, limit checks.
 #include "importer/convert.h"
 
-#include <set>
-
 #include "absl/strings/str_cat.h"
 #include "importer/tensor_proto.h"
+#include "ops/op_def.h"
 
 namespace importer {
 
 bool HandledByImporter(const std::string& op_type) {
-  static const auto* ops = new std::set<std::string>{"Constant", "Upsample", "Scatter", "CastLike",
-                                                     // ONNX's dropped experimental ops (importer/canonicalize.cc)
-                                                     "Scale", "Affine", "ScaledTanh", "ParametricSoftplus",
-                                                     "ImageScaler", "Crop", "DynamicSlice"};
-  return ops->count(op_type) > 0;
+  for (const ops::ImportedOp& op : ops::ImporterRewrittenOps()) {
+    if (op.op_type == op_type) return true;
+  }
+  return false;
 }
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }

@@ -57,6 +57,13 @@ absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const I
 const OpDef* FindOpDef(std::string_view op_type);
 // Sorted op type names, for help text and errors.
 std::vector<std::string> SupportedOpTypes();
+// Default-domain ops that are not in the registry because the importer consumes them or rewrites
+// them into registered ops (importer/canonicalize.cc), each with what it becomes: older names
+// (Upsample, Scatter), CastLike, and the ops ONNX dropped from its experimental set.
+struct ImportedOp {
+  std::string_view op_type, becomes;
+};
+const std::vector<ImportedOp>& ImporterRewrittenOps();
 
 // Per-family tables (one .cc each); the registry concatenates them.
 std::vector<OpDef> ElementwiseOpDefs();    // unary/binary/variadic math, activations, Cast, Where, Clip, Identity

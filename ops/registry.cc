@@ -72,6 +72,23 @@ const OpDef* FindOpDef(std::string_view op_type) {
   return it == Registry().end() ? nullptr : &it->second;
 }
 
+const std::vector<ImportedOp>& ImporterRewrittenOps() {
+  static const auto* ops = new std::vector<ImportedOp>{
+      {"Constant", "a constant"},
+      {"Upsample", "Resize"},
+      {"Scatter", "ScatterElements"},
+      {"CastLike", "Cast"},
+      {"ImageScaler", "Mul and Add (a channel bias)"},
+      {"Crop", "Slice"},
+      {"DynamicSlice", "Slice"},
+      {"Scale", "Mul"},
+      {"Affine", "Mul and Add"},
+      {"ScaledTanh", "Mul, Tanh, Mul"},
+      {"ParametricSoftplus", "Mul, Softplus, Mul"},
+  };
+  return *ops;
+}
+
 std::vector<std::string> SupportedOpTypes() {
   std::vector<std::string> names;
   for (const auto& [name, def] : Registry()) names.emplace_back(name);
