@@ -361,15 +361,10 @@ absl::Status MvnAttrsToAxes(Graph& graph, Node& node, std::vector<Node>& prefix)
     return absl::OkStatus();
   }
   const ir::ValueId x = node.input(0);
-  Node mean;
-  mean.name = absl::StrCat(node.name, "__mean");
-  mean.op_type = "ReduceMean";
-  mean.opset = node.opset;
-  mean.inputs = {x, graph.AddConstant(absl::StrCat(mean.name, "_axes"), Tensor::FromInt64s(axes))};
-  mean.attrs.Set("keepdims", int64_t{1});
-  mean.outputs = {graph.AddValue(absl::StrCat(mean.name, "_out"))};
-  Become(node, "Sub", {x, mean.outputs[0]});
-  prefix.push_back(std::move(mean));
+  const ir::ValueId mean = Prepend(graph, node, prefix, "ReduceMean",
+                                   {x, graph.AddConstant(absl::StrCat(node.name, "__axes"), Tensor::FromInt64s(axes))});
+  prefix.back().attrs.Set("keepdims", int64_t{1});
+  Become(node, "Sub", {x, mean});
   return absl::OkStatus();
 }
 

@@ -50,6 +50,16 @@ const onnx::AttributeProto* FindAttribute(const google::protobuf::RepeatedPtrFie
   return nullptr;
 }
 
+// The node's control-flow bodies (its GRAPH and GRAPHS attributes).
+std::vector<onnx::GraphProto*> Subgraphs(onnx::NodeProto& node) {
+  std::vector<onnx::GraphProto*> graphs;
+  for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+    if (a.has_g()) graphs.push_back(a.mutable_g());
+    for (onnx::GraphProto& g : *a.mutable_graphs()) graphs.push_back(&g);
+  }
+  return graphs;
+}
+
 // One function's body bound to one call: value names and attribute references rewritten.
 class BodyCopy {
  public:
@@ -116,10 +126,7 @@ class BodyCopy {
       *kept.Add() = std::move(resolved);
     }
     n.mutable_attribute()->Swap(&kept);
-    for (onnx::AttributeProto& a : *n.mutable_attribute()) {
-      if (a.has_g()) RewriteGraph(*a.mutable_g());
-      for (onnx::GraphProto& g : *a.mutable_graphs()) RewriteGraph(g);
-    }
+    for (onnx::GraphProto* g : Subgraphs(n)) RewriteGraph(*g);
   }
 
   // A control-flow body inside the function: every name renamed alike (its own ones included, which
@@ -175,13 +182,8 @@ class Inliner {
     if (absl::Status counted = Count(node); !counted.ok()) return counted;
     auto fn = functions_.find(FunctionKey(node.domain(), node.op_type(), Overload(node, 8)));
     if (fn != functions_.end()) return Expand(node, *fn->second, out);
-    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
-      if (a.has_g()) {
-        if (absl::Status s = InlineGraph(*a.mutable_g()); !s.ok()) return s;
-      }
-      for (onnx::GraphProto& g : *a.mutable_graphs()) {
-        if (absl::Status s = InlineGraph(g); !s.ok()) return s;
-      }
+    for (onnx::GraphProto* g : Subgraphs(node)) {
+      if (absl::Status s = InlineGraph(*g); !s.ok()) return s;
     }
     *out.Add() = std::move(node);
     return absl::OkStatus();
