@@ -2,12 +2,12 @@
 // types to rewrites. Ops not in the table are already canonical.
 #include "importer/canonicalize.h"
 
-#include <functional>
 #include <limits>
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "ir/half.h"
+#include "importer/contrib_ops.h"
+#include "importer/rewrite_util.h"
 
 namespace importer {
 namespace {
@@ -15,49 +15,6 @@ namespace {
 using ir::Graph;
 using ir::Node;
 using ir::Tensor;
-using Rewrite = std::function<absl::Status(Graph&, Node&, std::vector<Node>&)>;
-
-// Sets input `index` to a new constant, padding skipped optional inputs with kNoValue.
-void SetConstantInput(Graph& graph, Node& node, size_t index, const std::string& what, Tensor value) {
-  ir::ValueId id = graph.AddConstant(absl::StrCat(node.name, "__", what), std::move(value));
-  if (node.inputs.size() <= index) node.inputs.resize(index + 1, ir::kNoValue);
-  node.inputs[index] = id;
-}
-
-// Moves an ints attribute into input `index` (int64 constant) when present.
-void IntsAttrToInput(Graph& graph, Node& node, const std::string& attr, size_t index) {
-  if (!node.attrs.Has(attr)) return;
-  SetConstantInput(graph, node, index, attr, Tensor::FromInt64s(node.attrs.GetInts(attr)));
-  node.attrs.Erase(attr);
-}
-
-// A constant of the given dtype and shape holding `values` (for Clip bounds, Pad values and the
-// experimental ops' attributes).
-absl::StatusOr<Tensor> ValuesOfType(ir::DType dtype, const std::vector<float>& values, std::vector<int64_t> shape) {
-  absl::StatusOr<Tensor> t = Tensor::Create(dtype, std::move(shape));
-  if (!t.ok()) return t.status();
-  for (size_t i = 0; i < values.size(); ++i) {
-    switch (dtype) {
-      case ir::DType::kFloat32: t->data<float>()[i] = values[i]; break;
-      case ir::DType::kFloat64: t->data<double>()[i] = values[i]; break;
-      case ir::DType::kFloat16: t->data<ir::Half>()[i] = ir::Half(values[i]); break;
-      case ir::DType::kBFloat16: t->data<ir::BFloat16>()[i] = ir::BFloat16(values[i]); break;
-      default:
-        return absl::UnimplementedError(
-            absl::StrCat("attribute scalar of dtype ", ir::DTypeName(dtype), " not supported"));
-    }
-  }
-  return t;
-}
-
-absl::StatusOr<Tensor> ScalarOfType(ir::DType dtype, double value) {
-  return ValuesOfType(dtype, {static_cast<float>(value)}, {});
-}
-
-ir::DType InputDType(const Graph& graph, const Node& node, size_t i) {
-  ir::ValueId id = node.input(i);
-  return id == ir::kNoValue ? ir::DType::kFloat32 : graph.value(id).type.dtype;
-}
 
 absl::Status ClipAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
   if (node.opset >= 11) return absl::OkStatus();
@@ -246,32 +203,7 @@ absl::Status DropOutputSequence(Graph&, Node& node, std::vector<Node>&) {
 
 // The ops ONNX dropped from its experimental set (ONNX Runtime still runs them; real exports such
 // as the model zoo's tiny-yolov2 carry them) become standard ops: a scalar or [C,1,1] constant of
-// the input's dtype, and Prepend for the nodes before `node`, which then computes the result.
-absl::StatusOr<ir::ValueId> ConstantLike(Graph& graph, const Node& node, const std::string& what,
-                                         const std::vector<float>& values, std::vector<int64_t> shape) {
-  absl::StatusOr<Tensor> t = ValuesOfType(InputDType(graph, node, 0), values, std::move(shape));
-  if (!t.ok()) return t.status();
-  return graph.AddConstant(absl::StrCat(node.name, "__", what), *std::move(t));
-}
-
-ir::ValueId Prepend(Graph& graph, const Node& node, std::vector<Node>& prefix, const std::string& op_type,
-                    std::vector<ir::ValueId> inputs) {
-  Node added;
-  added.name = absl::StrCat(node.name, "__", prefix.size(), "_", op_type);
-  added.op_type = op_type;
-  added.opset = node.opset;
-  added.inputs = std::move(inputs);
-  added.outputs = {graph.AddValue(absl::StrCat(added.name, "_out"))};
-  prefix.push_back(std::move(added));
-  return prefix.back().outputs[0];
-}
-
-// `node` becomes op_type(inputs), its attributes dropped.
-void Become(Node& node, const std::string& op_type, std::vector<ir::ValueId> inputs) {
-  node.op_type = op_type;
-  node.inputs = std::move(inputs);
-  node.attrs = ir::Attributes();
-}
+// the input's dtype and helper nodes (rewrite_util.h).
 
 // Scale: scale * x. Affine: alpha * x + beta.
 absl::Status ScaleOrAffineToMul(Graph& graph, Node& node, std::vector<Node>& prefix) {
@@ -429,10 +361,12 @@ const std::map<std::string, Rewrite>& Rewrites() {
 absl::StatusOr<std::vector<Node>> CanonicalizeNode(Graph& graph, Node node) {
   node.attrs.Erase("consumed_inputs");  // opset 1-5 memory hint, no meaning here
   std::vector<Node> nodes;
-  auto it = Rewrites().find(node.op_type);
-  if (it != Rewrites().end()) {
+  for (const std::map<std::string, Rewrite>* table : {&Rewrites(), &ContribRewrites()}) {
+    auto it = table->find(node.op_type);
+    if (it == table->end()) continue;
     absl::Status status = it->second(graph, node, nodes);
     if (!status.ok()) return status;
+    break;
   }
   nodes.push_back(std::move(node));
   return nodes;

@@ -28,8 +28,7 @@ void CollectUnsupported(const onnx::GraphProto& graph, std::map<std::string, std
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
     const std::string canonical = CanonicalOpType(node);
-    const bool known = (IsDefaultDomain(node.domain()) && HandledByImporter(node.op_type())) ||
-                       (!canonical.empty() && ops::FindOpDef(canonical) != nullptr);
+    const bool known = !canonical.empty() && (HandledByImporter(canonical) || ops::FindOpDef(canonical) != nullptr);
     if (!known) {
       std::string op = node.domain().empty() ? node.op_type() : node.domain() + "." + node.op_type();
       unsupported[op].push_back(absl::StrCat("'", NodeName(node, i), "'"));

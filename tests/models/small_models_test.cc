@@ -1,7 +1,8 @@
 // The small models shipped in models/ match ONNX Runtime's outputs (stored beside each model by
 // models/make_small_models.py) on every element, fp32 tolerance: tiny_cnn, ONNX's dropped
 // experimental ops (legacy_ops), opset-3 forms (legacy_opset3, against the same network at
-// opset 13) and model-local functions (local_functions).
+// opset 13), model-local functions (local_functions) and ONNX Runtime's contrib ops
+// (ort_contrib_ops; ort_quantized_cnn, made by ORT's quantizer).
 #include "gtest/gtest.h"
 #include "importer/tensor_proto.h"
 #include "runtime/session.h"
@@ -11,22 +12,39 @@ namespace {
 
 class SmallModelTest : public ::testing::TestWithParam<std::string> {};
 
+// The tensors `dir`/test_data_set_0/<kind>_<i>.pb for i = 0, 1, ... while they exist.
+std::vector<ir::Tensor> ReadTensors(const std::string& dir, const std::string& kind) {
+  std::vector<ir::Tensor> tensors;
+  for (int i = 0;; ++i) {
+    auto tensor = importer::ReadTensorProtoFile(dir + "/test_data_set_0/" + kind + "_" + std::to_string(i) + ".pb");
+    if (!tensor.ok()) break;
+    tensors.push_back(*std::move(tensor));
+  }
+  return tensors;
+}
+
 TEST_P(SmallModelTest, MatchesOnnxRuntime) {
   const std::string dir = "models/" + GetParam();
   runtime::SessionOptions options;
   options.device = runtime::Device::kCpu;
   auto session = runtime::Session::Create(dir + "/model.onnx", options);
   ASSERT_TRUE(session.ok()) << session.status();
-  auto input = importer::ReadTensorProtoFile(dir + "/test_data_set_0/input_0.pb");
-  ASSERT_TRUE(input.ok()) << input.status();
-  auto outputs = (*session)->Run({{(*session)->inputs()[0].name, *input}});
+  const std::vector<ir::Tensor> inputs = ReadTensors(dir, "input");
+  const std::vector<ir::Tensor> expected = ReadTensors(dir, "output");
+  ASSERT_EQ(inputs.size(), (*session)->inputs().size());
+  ASSERT_EQ(expected.size(), (*session)->outputs().size());
+  std::vector<runtime::NamedTensor> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) feeds.push_back({(*session)->inputs()[i].name, inputs[i]});
+  auto outputs = (*session)->Run(feeds);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
-  auto expected = importer::ReadTensorProtoFile(dir + "/test_data_set_0/output_0.pb");
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  EXPECT_EQ(testing_util::CompareTensors(outputs->at(0).tensor, *expected, {.rtol = 1e-4, .atol = 1e-6}), "");
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(testing_util::CompareTensors(outputs->at(i).tensor, expected[i], {.rtol = 1e-4, .atol = 1e-6}), "")
+        << "output " << outputs->at(i).name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelTest,
-                         ::testing::Values("tiny_cnn", "legacy_ops", "legacy_opset3", "local_functions"));
+                         ::testing::Values("tiny_cnn", "legacy_ops", "legacy_opset3", "local_functions",
+                                           "ort_contrib_ops"));
 
 }  // namespace

@@ -1,0 +1,204 @@
+// ONNX Runtime's BERT fusions (what its transformers optimizer writes) as standard ops:
+// com.microsoft Attention becomes one projection MatMul, a Split and ONNX's Attention (3-D form)
+// with an additive mask of ORT's mask_filter_value; EmbedLayerNormalization becomes Gathers, Adds
+// and LayerNormalization, its mask index the count of ones per row.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "importer/contrib_ops.h"
+
+namespace importer {
+namespace {
+
+using ir::Graph;
+using ir::kNoValue;
+using ir::Node;
+using ir::Tensor;
+using ir::ValueId;
+
+ValueId Int64s(Graph& graph, const Node& node, const std::string& what, std::vector<int64_t> values) {
+  return graph.AddConstant(absl::StrCat(node.name, "__", what), Tensor::FromInt64s(std::move(values)));
+}
+
+// Splits `x` on its last axis into parts of `sizes`.
+std::vector<ValueId> PrependSplit(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x,
+                                  const std::vector<int64_t>& sizes) {
+  Node split;
+  split.name = absl::StrCat(node.name, "__split");
+  split.op_type = "Split";
+  split.opset = node.opset;
+  split.inputs = {x, Int64s(graph, node, "split_sizes", sizes)};
+  split.attrs.Set("axis", int64_t{-1});
+  for (size_t i = 0; i < sizes.size(); ++i) split.outputs.push_back(graph.AddValue(absl::StrCat(split.name, i)));
+  std::vector<ValueId> parts = split.outputs;
+  prefix.push_back(std::move(split));
+  return parts;
+}
+
+ValueId Int64Scalar(Graph& graph, const Node& node, const std::string& what, int64_t value) {
+  absl::StatusOr<Tensor> t = Tensor::FromInt64s({value}).Reshaped({});
+  return graph.AddConstant(absl::StrCat(node.name, "__", what), *std::move(t));
+}
+
+// Shape(x)[start:end] as a 1-D int64 value.
+ValueId ShapeSlice(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, int64_t start, int64_t end) {
+  const ValueId dims = Prepend(graph, node, prefix, "Shape", {x});
+  prefix.back().attrs.Set("start", start);
+  prefix.back().attrs.Set("end", end);
+  return dims;
+}
+
+ValueId CastTo(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, ir::DType dtype,
+               ValueId output = kNoValue) {
+  const ValueId cast = Prepend(graph, node, prefix, "Cast", {x}, output);
+  prefix.back().attrs.Set("to", static_cast<int64_t>(dtype));
+  return cast;
+}
+
+// Where Attention's mask_index keeps a key, as bool: 2-D [B, T] and 3-D [B, S, T] masks keep
+// entries > 0; a 1-D [B] one holds each row's end position (keys before it kept).
+absl::StatusOr<ValueId> KeptKeys(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId mask_index,
+                                 int64_t rank) {
+  const ValueId mask = CastTo(graph, node, prefix, mask_index, ir::DType::kInt64);
+  if (rank == 2 || rank == 3)
+    return Prepend(graph, node, prefix, "Greater", {mask, Int64Scalar(graph, node, "zero", 0)});
+  if (rank != 1) {
+    return absl::UnimplementedError(absl::StrCat("Attention with a mask_index of rank ", rank, " is not supported"));
+  }
+  const ValueId keys =
+      Prepend(graph, node, prefix, "Squeeze",
+              {ShapeSlice(graph, node, prefix, node.input(0), 1, 2), Int64s(graph, node, "axis0", {0})});
+  const ValueId positions = Prepend(graph, node, prefix, "Range",
+                                    {Int64Scalar(graph, node, "start", 0), keys, Int64Scalar(graph, node, "delta", 1)});
+  const ValueId ends = Prepend(graph, node, prefix, "Unsqueeze", {mask, Int64s(graph, node, "axis1", {1})});
+  return Prepend(graph, node, prefix, "Less", {positions, ends});
+}
+
+// The additive mask ORT adds to the scores: 0 where kept, mask_filter_value elsewhere, shaped to
+// broadcast over [B, heads, S, T].
+absl::StatusOr<ValueId> AdditiveMask(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId mask_index) {
+  const int64_t rank = graph.value(mask_index).type.rank();
+  const ir::DType dtype = graph.value(node.input(0)).type.dtype;
+  absl::StatusOr<Tensor> zero = ValuesOfType(dtype, {0.0f}, {});
+  absl::StatusOr<Tensor> filter = ValuesOfType(dtype, {node.attrs.GetFloat("mask_filter_value", -10000.0f)}, {});
+  if (!zero.ok()) return zero.status();
+  if (!filter.ok()) return filter.status();
+  absl::StatusOr<ValueId> keep = KeptKeys(graph, node, prefix, mask_index, rank);
+  if (!keep.ok()) return keep.status();
+  const ValueId additive = Prepend(graph, node, prefix, "Where",
+                                   {*keep, graph.AddConstant(absl::StrCat(node.name, "__kept"), *std::move(zero)),
+                                    graph.AddConstant(absl::StrCat(node.name, "__filter"), *std::move(filter))});
+  const std::vector<int64_t> axes = rank == 3 ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2};
+  return Prepend(graph, node, prefix, "Unsqueeze", {additive, Int64s(graph, node, "mask_axes", axes)});
+}
+
+// The sizes of Q, K and V in Attention's projection: qkv_hidden_sizes, else thirds of the weights.
+absl::StatusOr<std::vector<int64_t>> ProjectionSizes(const Graph& graph, const Node& node, int64_t heads) {
+  std::vector<int64_t> sizes = node.attrs.GetInts("qkv_hidden_sizes");
+  const ir::TensorType& weights = graph.value(node.input(1)).type;
+  if (sizes.empty() && weights.rank() == 2 && (*weights.shape)[1].known()) {
+    sizes.assign(3, (*weights.shape)[1].value / 3);
+  }
+  if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] <= 0 || sizes[2] <= 0 || sizes[0] % heads != 0 ||
+      sizes[2] % heads != 0) {
+    return absl::InvalidArgumentError(
+        "Attention needs weights [input_hidden, 3 * hidden] of known shape or qkv_hidden_sizes, Q and K of one size, "
+        "each a multiple of num_heads");
+  }
+  return sizes;
+}
+
+// Attention(input [B, S, H_in], weights [H_in, Hq + Hk + Hv], bias?, mask_index?, past?,
+// attention_bias?): Q, K, V = split(input @ weights + bias), then ONNX Attention with num_heads
+// heads, is_causal where unidirectional, ORT's scale, the additive mask plus attention_bias.
+absl::Status AttentionToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  if (node.input(4) != kNoValue || node.input(6) != kNoValue ||
+      (node.outputs.size() > 1 && node.outputs[1] != kNoValue)) {
+    return absl::UnimplementedError("Attention with past / present state is not supported");
+  }
+  if (node.attrs.GetInt("do_rotary", 0) != 0)
+    return absl::UnimplementedError("Attention with do_rotary is not supported");
+  const int64_t heads = node.attrs.GetInt("num_heads", 0);
+  if (heads <= 0) return absl::InvalidArgumentError("Attention needs num_heads > 0");
+  absl::StatusOr<std::vector<int64_t>> sizes = ProjectionSizes(graph, node, heads);
+  if (!sizes.ok()) return sizes.status();
+  ValueId qkv = Prepend(graph, node, prefix, "MatMul", {node.input(0), node.input(1)});
+  if (node.input(2) != kNoValue) qkv = Prepend(graph, node, prefix, "Add", {qkv, node.input(2)});
+  std::vector<ValueId> inputs = PrependSplit(graph, node, prefix, qkv, *sizes);
+  ValueId mask = kNoValue;
+  if (node.input(3) != kNoValue) {
+    absl::StatusOr<ValueId> additive = AdditiveMask(graph, node, prefix, node.input(3));
+    if (!additive.ok()) return additive.status();
+    mask = *additive;
+  }
+  if (node.input(5) != kNoValue) {
+    mask = mask == kNoValue ? node.input(5) : Prepend(graph, node, prefix, "Add", {mask, node.input(5)});
+  }
+  if (mask != kNoValue) inputs.push_back(mask);
+  const float scale = node.attrs.GetFloat("scale", 0.0f);  // 0: ORT's default, 1 / sqrt(head size)
+  const bool causal = node.attrs.GetInt("unidirectional", 0) != 0;
+  Become(node, "Attention", std::move(inputs));
+  node.attrs.Set("q_num_heads", heads);
+  node.attrs.Set("kv_num_heads", heads);
+  if (causal) node.attrs.Set("is_causal", int64_t{1});
+  if (scale != 0.0f) node.attrs.Set("scale", scale);
+  node.outputs.resize(1);
+  return absl::OkStatus();
+}
+
+// EmbedLayerNormalization(input_ids, segment_ids?, word_embedding, position_embedding,
+// segment_embedding?, gamma, beta, mask?, position_ids?): LayerNormalization of word + position (+
+// segment) embeddings (that sum is output 2); output 1, the mask index, counts each row's ones in
+// mask (zeros without one).
+absl::Status EmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  std::vector<ValueId> outputs = node.outputs;
+  outputs.resize(3, kNoValue);
+  const ValueId ids = node.input(0), segments = node.input(1), position_ids = node.input(8), mask = node.input(7);
+  const bool with_segments = segments != kNoValue && node.input(4) != kNoValue;
+  ValueId positions;
+  if (position_ids != kNoValue) {
+    positions = Prepend(graph, node, prefix, "Gather", {node.input(3), position_ids});
+  } else {  // rows 0 .. S-1 of the position table, broadcast over the batch
+    positions = Prepend(graph, node, prefix, "Slice",
+                        {node.input(3), Int64s(graph, node, "first_row", {0}),
+                         ShapeSlice(graph, node, prefix, ids, 1, 2), Int64s(graph, node, "rows", {0})});
+  }
+  const ValueId words = Prepend(graph, node, prefix, "Gather", {node.input(2), ids});
+  ValueId sum = Prepend(graph, node, prefix, "Add", {words, positions}, with_segments ? kNoValue : outputs[2]);
+  if (with_segments) {
+    sum = Prepend(graph, node, prefix, "Add", {sum, Prepend(graph, node, prefix, "Gather", {node.input(4), segments})},
+                  outputs[2]);
+  }
+  if (outputs[1] != kNoValue && mask != kNoValue) {
+    const ValueId ones =
+        Prepend(graph, node, prefix, "Equal",
+                {CastTo(graph, node, prefix, mask, ir::DType::kInt64), Int64Scalar(graph, node, "one", 1)});
+    Prepend(graph, node, prefix, "ReduceSum",
+            {CastTo(graph, node, prefix, ones, ir::DType::kInt32), Int64s(graph, node, "sum_axes", {1})}, outputs[1]);
+    prefix.back().attrs.Set("keepdims", int64_t{0});
+  } else if (outputs[1] != kNoValue) {
+    Prepend(graph, node, prefix, "ConstantOfShape", {ShapeSlice(graph, node, prefix, ids, 0, 1)}, outputs[1]);
+    absl::StatusOr<Tensor> value = Tensor::Create(ir::DType::kInt32, {1});
+    if (!value.ok()) return value.status();
+    prefix.back().attrs.Set("value", *std::move(value));
+  }
+  const float epsilon = node.attrs.GetFloat("epsilon", 1e-12f);
+  Become(node, "LayerNormalization", {sum, node.input(5), node.input(6)});
+  node.attrs.Set("axis", int64_t{-1});
+  node.attrs.Set("epsilon", epsilon);
+  node.outputs = {outputs[0]};
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::map<std::string, Rewrite> AttentionContribRewrites() {
+  return {
+      {"com.microsoft.Attention", AttentionToStandard},
+      {"com.microsoft.EmbedLayerNormalization", EmbedLayerNormToStandard},
+  };
+}
+
+}  // namespace importer

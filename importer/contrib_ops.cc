@@ -1,0 +1,211 @@
+// ONNX Runtime's float contrib ops as standard ops (see contrib_ops.h): the GELU forms,
+// the skip and simplified layer norms, FusedMatMul, FusedConv, FusedGemm. Attention and
+// EmbedLayerNormalization are in contrib_attention.cc, the quantized ops in contrib_quantized.cc.
+#include "importer/contrib_ops.h"
+
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace importer {
+namespace {
+
+using ir::Graph;
+using ir::kNoValue;
+using ir::Node;
+using ir::ValueId;
+
+// Gelu(X), BiasGelu(A, B): GELU's erf form of A (+ B). FastGelu(X, bias?): its tanh form.
+absl::Status GeluFormsToGelu(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const bool fast = node.op_type == "com.microsoft.FastGelu";
+  ValueId x = node.input(0);
+  if (node.input(1) != kNoValue) x = Prepend(graph, node, prefix, "Add", {x, node.input(1)});
+  Become(node, "Gelu", {x});
+  if (fast) node.attrs.Set("approximate", std::string("tanh"));
+  return absl::OkStatus();
+}
+
+// QuickGelu(X): X * sigmoid(alpha * X).
+absl::Status QuickGeluToMul(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  absl::StatusOr<ValueId> alpha = ConstantLike(graph, node, "alpha", {node.attrs.GetFloat("alpha", 1.702f)}, {});
+  if (!alpha.ok()) return alpha.status();
+  const ValueId x = node.input(0);
+  const ValueId gate = Prepend(graph, node, prefix, "Sigmoid", {Prepend(graph, node, prefix, "Mul", {x, *alpha})});
+  Become(node, "Mul", {x, gate});
+  return absl::OkStatus();
+}
+
+// `outputs` without its trailing absent entries.
+std::vector<ValueId> Trimmed(std::vector<ValueId> outputs) {
+  while (!outputs.empty() && outputs.back() == kNoValue) outputs.pop_back();
+  return outputs;
+}
+
+// SkipLayerNormalization(input, skip, gamma, beta?, bias?) and SkipSimplifiedLayerNormalization
+// (input, skip, gamma, bias?): input + skip (+ bias), that sum also output 3 when asked for, then
+// LayerNormalization / RMSNormalization over the last axis (outputs 0-2: Y, mean, inv_std_var).
+absl::Status SkipNormToNorm(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const bool simplified = node.op_type == "com.microsoft.SkipSimplifiedLayerNormalization";
+  std::vector<ValueId> outputs = node.outputs;
+  outputs.resize(4, kNoValue);
+  if (simplified && (outputs[1] != kNoValue || outputs[2] != kNoValue)) {
+    return absl::UnimplementedError(
+        "SkipSimplifiedLayerNormalization's mean and inv_std_var outputs are not supported");
+  }
+  const ValueId bias = node.input(simplified ? 3 : 4);
+  ValueId sum =
+      Prepend(graph, node, prefix, "Add", {node.input(0), node.input(1)}, bias == kNoValue ? outputs[3] : kNoValue);
+  if (bias != kNoValue) sum = Prepend(graph, node, prefix, "Add", {sum, bias}, outputs[3]);
+  std::vector<ValueId> norm_inputs = {sum, node.input(2)};
+  if (!simplified && node.input(3) != kNoValue) norm_inputs.push_back(node.input(3));
+  const float epsilon = node.attrs.GetFloat("epsilon", 1e-12f);
+  Become(node, simplified ? "RMSNormalization" : "LayerNormalization", std::move(norm_inputs));
+  node.attrs.Set("axis", int64_t{-1});
+  node.attrs.Set("epsilon", epsilon);
+  node.outputs = Trimmed({outputs[0], outputs[1], outputs[2]});
+  return absl::OkStatus();
+}
+
+// SimplifiedLayerNormalization (ORT's, default domain): RMSNormalization with the same inputs and
+// attributes (axis, epsilon, stash_type).
+absl::Status SimplifiedNormToRms(Graph&, Node& node, std::vector<Node>&) {
+  AtTargetOpset(node);
+  if (node.outputs.size() > 1 && node.outputs[1] != kNoValue) {
+    return absl::UnimplementedError("SimplifiedLayerNormalization's inv_std_var output is not supported");
+  }
+  node.outputs.resize(1);
+  node.op_type = "RMSNormalization";
+  return absl::OkStatus();
+}
+
+// `x` with its last two dims swapped.
+absl::StatusOr<ValueId> TransposeLastTwo(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x) {
+  const int64_t rank = graph.value(x).type.rank();
+  if (rank < 2) return absl::InvalidArgumentError("transposes an input of rank below 2 or unknown");
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  const ValueId out = Prepend(graph, node, prefix, "Transpose", {x});
+  prefix.back().attrs.Set("perm", perm);
+  return out;
+}
+
+// FusedMatMul(A, B): alpha * op(A) @ op(B), op transposing the last two dims where transA / transB.
+absl::Status FusedMatMulToMatMul(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  if (node.attrs.GetInt("transBatchA", 0) != 0 || node.attrs.GetInt("transBatchB", 0) != 0) {
+    return absl::UnimplementedError("FusedMatMul with transBatchA or transBatchB is not supported");
+  }
+  ValueId operands[2] = {node.input(0), node.input(1)};
+  const char* flags[2] = {"transA", "transB"};
+  for (int i = 0; i < 2; ++i) {
+    if (node.attrs.GetInt(flags[i], 0) == 0) continue;
+    absl::StatusOr<ValueId> t = TransposeLastTwo(graph, node, prefix, operands[i]);
+    if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat("FusedMatMul ", flags[i], " ", t.status().message()));
+    operands[i] = *t;
+  }
+  const float alpha = node.attrs.GetFloat("alpha", 1.0f);
+  if (alpha == 1.0f) {
+    Become(node, "MatMul", {operands[0], operands[1]});
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ValueId> scale = ConstantLike(graph, node, "alpha", {alpha}, {});
+  if (!scale.ok()) return scale.status();
+  Become(node, "Mul", {Prepend(graph, node, prefix, "MatMul", {operands[0], operands[1]}), *scale});
+  return absl::OkStatus();
+}
+
+// `node` becomes the activation ORT fused into a Conv / Gemm, applied to `x`; `params` are its
+// alpha / beta (LeakyRelu, HardSigmoid) or min / max (Clip).
+absl::Status BecomeActivation(Graph& graph, Node& node, ValueId x, const std::string& activation,
+                              const std::vector<float>& params) {
+  auto param = [&params](size_t i, float default_value) { return i < params.size() ? params[i] : default_value; };
+  if (activation.empty()) {
+    Become(node, "Identity", {x});
+  } else if (activation == "Relu" || activation == "Tanh" || activation == "Sigmoid") {
+    Become(node, activation, {x});
+  } else if (activation == "LeakyRelu") {
+    Become(node, activation, {x});
+    node.attrs.Set("alpha", param(0, 0.01f));
+  } else if (activation == "HardSigmoid") {
+    Become(node, activation, {x});
+    node.attrs.Set("alpha", param(0, 0.2f));
+    node.attrs.Set("beta", param(1, 0.5f));
+  } else if (activation == "Clip") {
+    const ir::DType dtype = InputDType(graph, node, 0);  // the Conv / Gemm input's, as x has no type yet
+    absl::StatusOr<ir::Tensor> low = ScalarOfType(dtype, param(0, -3.4e38f));
+    absl::StatusOr<ir::Tensor> high = ScalarOfType(dtype, param(1, 3.4e38f));
+    if (!low.ok()) return low.status();
+    if (!high.ok()) return high.status();
+    const ValueId min = graph.AddConstant(absl::StrCat(node.name, "__min"), *std::move(low));
+    const ValueId max = graph.AddConstant(absl::StrCat(node.name, "__max"), *std::move(high));
+    Become(node, activation, {x, min, max});
+  } else {
+    return absl::UnimplementedError(absl::StrCat("fused activation '", activation, "' is not supported"));
+  }
+  return absl::OkStatus();
+}
+
+// FusedConv(X, W, B?, Z?): activation(Conv(X, W, B) + Z), activation_params as the activation's.
+absl::Status FusedConvToConv(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const std::string activation = node.attrs.GetString("activation", "");
+  const std::vector<float> params = node.attrs.GetFloats("activation_params");
+  ir::Attributes conv_attrs = node.attrs;
+  conv_attrs.Erase("activation");
+  conv_attrs.Erase("activation_params");
+  std::vector<ValueId> conv_inputs = {node.input(0), node.input(1)};
+  if (node.input(2) != kNoValue) conv_inputs.push_back(node.input(2));
+  ValueId y = Prepend(graph, node, prefix, "Conv", std::move(conv_inputs));
+  prefix.back().attrs = std::move(conv_attrs);
+  if (node.input(3) != kNoValue) y = Prepend(graph, node, prefix, "Add", {y, node.input(3)});
+  return BecomeActivation(graph, node, y, activation, params);
+}
+
+// FusedGemm(A, B, C?): activation(Gemm(A, B, C)), activation_alpha / activation_beta as its params.
+absl::Status FusedGemmToGemm(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const std::string activation = node.attrs.GetString("activation", "");
+  std::vector<float> params;
+  if (node.attrs.Has("activation_alpha")) params.push_back(node.attrs.GetFloat("activation_alpha", 0));
+  if (node.attrs.Has("activation_beta")) params.push_back(node.attrs.GetFloat("activation_beta", 0));
+  ir::Attributes gemm_attrs;
+  for (const char* attr : {"alpha", "beta", "transA", "transB"}) {
+    auto it = node.attrs.all().find(attr);
+    if (it != node.attrs.all().end()) gemm_attrs.Set(attr, it->second);
+  }
+  std::vector<ValueId> gemm_inputs = {node.input(0), node.input(1)};
+  if (node.input(2) != kNoValue) gemm_inputs.push_back(node.input(2));
+  const ValueId y = Prepend(graph, node, prefix, "Gemm", std::move(gemm_inputs));
+  prefix.back().attrs = std::move(gemm_attrs);
+  return BecomeActivation(graph, node, y, activation, params);
+}
+
+}  // namespace
+
+const std::map<std::string, Rewrite>& ContribRewrites() {
+  static const auto* table = [] {
+    auto* rewrites = new std::map<std::string, Rewrite>{
+        {"com.microsoft.Gelu", GeluFormsToGelu},
+        {"com.microsoft.BiasGelu", GeluFormsToGelu},
+        {"com.microsoft.FastGelu", GeluFormsToGelu},
+        {"com.microsoft.QuickGelu", QuickGeluToMul},
+        {"com.microsoft.SkipLayerNormalization", SkipNormToNorm},
+        {"com.microsoft.SkipSimplifiedLayerNormalization", SkipNormToNorm},
+        {"SimplifiedLayerNormalization", SimplifiedNormToRms},
+        {"com.microsoft.FusedMatMul", FusedMatMulToMatMul},
+        {"com.microsoft.FusedConv", FusedConvToConv},
+        {"com.microsoft.FusedGemm", FusedGemmToGemm},
+    };
+    for (auto& entry : QuantizedContribRewrites()) rewrites->insert(std::move(entry));
+    for (auto& entry : AttentionContribRewrites()) rewrites->insert(std::move(entry));
+    return rewrites;
+  }();
+  return *table;
+}
+
+}  // namespace importer

@@ -1,0 +1,31 @@
+// ONNX Runtime's contrib ops (domain com.microsoft, and the few it registers in the default domain)
+// that real models carry — the transformer fusions ORT's optimizer writes (SkipLayerNormalization,
+// FastGelu, Attention, ...) and the QLinear ops of its quantizer (the ONNX model zoo's int8 models) —
+// rewritten at import into standard ops that compute what ORT computes. --list-ops lists them.
+#ifndef ONNXRUN_IMPORTER_CONTRIB_OPS_H_
+#define ONNXRUN_IMPORTER_CONTRIB_OPS_H_
+
+#include <map>
+#include <string>
+
+#include "importer/rewrite_util.h"
+
+namespace importer {
+
+// The opset the standard ops written for a contrib op are read at (every canonical form holds there).
+inline constexpr int kContribTargetOpset = 23;
+
+// A contrib node's own opset is its domain's; the standard ops it becomes are read at the target.
+inline void AtTargetOpset(ir::Node& node) { node.opset = kContribTargetOpset; }
+
+// Keyed by canonical op type ("com.microsoft.FastGelu"; "SimplifiedLayerNormalization").
+const std::map<std::string, Rewrite>& ContribRewrites();
+
+// The quantized ones (contrib_quantized.cc) and Attention / EmbedLayerNormalization
+// (contrib_attention.cc), merged into ContribRewrites().
+std::map<std::string, Rewrite> QuantizedContribRewrites();
+std::map<std::string, Rewrite> AttentionContribRewrites();
+
+}  // namespace importer
+
+#endif  // ONNXRUN_IMPORTER_CONTRIB_OPS_H_

@@ -1,0 +1,87 @@
+// The importer's rewrites of ONNX Runtime's contrib ops: what the rewritten graph holds where it is
+// not obvious (an output that becomes a helper node's, the quantized scale ratios), and the clear
+// error of each form that is not supported. Their numbers are checked against ONNX Runtime by
+// tests/models:small_models_test (models/ort_contrib_ops, models/ort_quantized_cnn).
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "importer/importer.h"
+#include "ir/printer.h"
+#include "tests/util/onnx_builder.h"
+
+namespace importer {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::MakeNode;
+using testing_util::TensorInfo;
+
+std::string ImportText(const onnx::ModelProto& model) {
+  absl::StatusOr<ir::Graph> graph = ImportModelBytes(model.SerializeAsString(), "");
+  if (!graph.ok()) return std::string(graph.status().message());
+  return ir::PrintGraph(*graph);
+}
+
+// One com.microsoft node (opset 17 + com.microsoft 1) over float inputs `x` [2,5,8], `w` [8,24]
+// and `g` [8].
+onnx::ModelProto ContribModel(onnx::NodeProto node, int ms_opset = 1) {
+  onnx::ModelProto model = testing_util::MakeModel(17);
+  auto* ms = model.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(ms_opset);
+  node.set_domain("com.microsoft");
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {2, 5, 8});
+  *g->add_input() = TensorInfo("w", {8, 24});
+  *g->add_input() = TensorInfo("g", {8});
+  for (const std::string& out : node.output()) {
+    if (!out.empty()) *g->add_output() = TensorInfo(out, {});
+  }
+  *g->add_node() = node;
+  return model;
+}
+
+TEST(ContribOpsTest, SkipLayerNormalizationSumIsTheAddItWrites) {
+  const std::string text =
+      ImportText(ContribModel(MakeNode("SkipLayerNormalization", {"x", "x", "g"}, {"y", "", "", "sum"}, "skip_ln")));
+  EXPECT_THAT(text, HasSubstr("skip_ln__0_Add: Add(%x, %x) -> (%sum: float32[2,5,8])"));
+  EXPECT_THAT(text, HasSubstr("skip_ln: LayerNormalization(%sum, %g) -> (%y: float32[2,5,8]) {axis=-1, epsilon="));
+}
+
+TEST(ContribOpsTest, FastGeluIsTheTanhFormOfTheBiasedInput) {
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("FastGelu", {"x", "x"}, {"y"}, "gelu"))),
+              HasSubstr("gelu: Gelu(%gelu__0_Add_out) -> (%y: float32[2,5,8]) {approximate=\"tanh\"}"));
+}
+
+TEST(ContribOpsTest, AttentionBecomesOnnxAttentionOnTheSplitProjection) {
+  onnx::NodeProto node = MakeNode("Attention", {"x", "w"}, {"y"}, "attention");
+  testing_util::SetIntAttr(node, "num_heads", 2);
+  testing_util::SetIntAttr(node, "unidirectional", 1);
+  const std::string text = ImportText(ContribModel(node));
+  EXPECT_THAT(text, HasSubstr("attention__split: Split(%attention__0_MatMul_out, %attention__split_sizes)"));
+  EXPECT_THAT(text, HasSubstr("-> (%y: float32[2,5,8]) {is_causal=1, kv_num_heads=2, q_num_heads=2}"));
+}
+
+TEST(ContribOpsTest, UnsupportedFormsSayWhat) {
+  onnx::NodeProto past = MakeNode("Attention", {"x", "w", "", "", "x"}, {"y"}, "attention");
+  testing_util::SetIntAttr(past, "num_heads", 2);
+  EXPECT_THAT(ImportText(ContribModel(past)), HasSubstr("node 'attention' (Attention): Attention with past / present"));
+  onnx::NodeProto uneven = MakeNode("Attention", {"x", "w"}, {"y"}, "attention");
+  testing_util::SetIntAttr(uneven, "num_heads", 3);
+  EXPECT_THAT(ImportText(ContribModel(uneven)), HasSubstr("each a multiple of num_heads"));
+  onnx::NodeProto batch_transposed = MakeNode("FusedMatMul", {"x", "w"}, {"y"}, "mm");
+  testing_util::SetIntAttr(batch_transposed, "transBatchA", 1);
+  EXPECT_THAT(ImportText(ContribModel(batch_transposed)), HasSubstr("transBatchA or transBatchB is not supported"));
+  onnx::NodeProto conv = MakeNode("FusedConv", {"x", "w"}, {"y"}, "conv");
+  testing_util::SetStringAttr(conv, "activation", "Softsign");
+  EXPECT_THAT(ImportText(ContribModel(conv)), HasSubstr("fused activation 'Softsign' is not supported"));
+}
+
+TEST(ContribOpsTest, UnknownContribOpsAreNamedWithTheirNodesAndOtherOpsetsRefused) {
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("GroupQueryAttention", {"x"}, {"y"}, "gqa"))),
+              HasSubstr("unsupported ops at opset 17: com.microsoft.GroupQueryAttention (nodes 'gqa')"));
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("Gelu", {"x"}, {"y"}, "gelu"), 2)),
+              HasSubstr("model uses com.microsoft opset 2; onnxrun supports opsets 1 to 1"));
+}
+
+}  // namespace
+}  // namespace importer

@@ -1,0 +1,305 @@
+// ONNX Runtime's quantized contrib ops (its quantizer's QOperator format; the ONNX model zoo's int8
+// models) as standard ops, computed as ORT computes them: QLinearAdd / QLinearMul in float on the
+// dequantized inputs with the scale ratios MLAS uses, then one rounding; the table-driven unary ops
+// (QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearConcat, QLinearWhere) as dequantize ->
+// op -> quantize, which is how ORT fills their tables; QGemm and MatMulIntegerToFloat on the
+// integer MatMul with the int32 bias, scaled in float.
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "importer/contrib_ops.h"
+
+namespace importer {
+namespace {
+
+using ir::Graph;
+using ir::kNoValue;
+using ir::Node;
+using ir::Tensor;
+using ir::ValueId;
+
+ValueId FloatScalar(Graph& graph, const Node& node, const std::string& what, float value) {
+  return graph.AddConstant(absl::StrCat(node.name, "__", what), Tensor::FromFloats({value}, {}));
+}
+
+// `zero_point`, or a zero of `dtype` where it is absent (an output takes its input's dtype then).
+absl::StatusOr<ValueId> ZeroPointOr(Graph& graph, const Node& node, ValueId zero_point, ir::DType dtype) {
+  if (zero_point != kNoValue) return zero_point;
+  absl::StatusOr<Tensor> zero = ValuesOfType(dtype, {0.0f}, {});
+  if (!zero.ok()) return zero.status();
+  return graph.AddConstant(absl::StrCat(node.name, "__zero_point"), *std::move(zero));
+}
+
+ValueId Dequantize(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, ValueId scale,
+                   ValueId zero_point) {
+  std::vector<ValueId> inputs = {x, scale};
+  if (zero_point != kNoValue) inputs.push_back(zero_point);
+  return Prepend(graph, node, prefix, "DequantizeLinear", std::move(inputs));
+}
+
+// `node` becomes QuantizeLinear(x, scale, zero_point): output dtype from the zero point, or x's
+// input's dtype (input 0 of the contrib node) where the node has none.
+absl::Status BecomeQuantize(Graph& graph, Node& node, ValueId x, ValueId scale, ValueId zero_point) {
+  absl::StatusOr<ValueId> zero = ZeroPointOr(graph, node, zero_point, InputDType(graph, node, 0));
+  if (!zero.ok()) return zero.status();
+  Become(node, "QuantizeLinear", {x, scale, *zero});
+  return absl::OkStatus();
+}
+
+// The permutation from NHWC to NCHW (`to_channels_first`) or back, for a tensor of `rank`.
+std::vector<int64_t> ChannelsPerm(int64_t rank, bool to_channels_first) {
+  std::vector<int64_t> perm = {0};
+  if (to_channels_first) perm.push_back(rank - 1);
+  for (int64_t d = 1; d < rank - 1; ++d) perm.push_back(to_channels_first ? d : d + 1);
+  if (!to_channels_first) perm.push_back(1);
+  return perm;
+}
+
+// `x` moved to channels first or back, for ops with ORT's channels_last attribute.
+absl::StatusOr<ValueId> ChannelsMoved(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x,
+                                      bool to_channels_first) {
+  const int64_t rank = graph.value(x).type.rank();
+  if (rank < 3) return absl::InvalidArgumentError("channels_last needs an input of known rank 3 or more");
+  const ValueId out = Prepend(graph, node, prefix, "Transpose", {x});
+  prefix.back().attrs.Set("perm", ChannelsPerm(rank, to_channels_first));
+  return out;
+}
+
+// QLinearAdd (A, A_scale, A_zp?, B, B_scale, B_zp?, C_scale, C_zp?): each input dequantized at
+// its scale over C's, summed, rounded, shifted by C's zero point. QLinearMul: the centred inputs
+// multiplied, times A's scale times B's over C's.
+absl::Status QLinearBinaryToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const bool mul = node.op_type == "com.microsoft.QLinearMul";
+  const ValueId a = node.input(0), a_scale = node.input(1), a_zero = node.input(2);
+  const ValueId b = node.input(3), b_scale = node.input(4), b_zero = node.input(5);
+  const ValueId c_scale = node.input(6), c_zero = node.input(7);
+  const ValueId one = FloatScalar(graph, node, "one", 1.0f);
+  ValueId result;
+  if (mul) {
+    const ValueId ratio =
+        Prepend(graph, node, prefix, "Div", {Prepend(graph, node, prefix, "Mul", {a_scale, b_scale}), c_scale});
+    const ValueId product =
+        Prepend(graph, node, prefix, "Mul",
+                {Dequantize(graph, node, prefix, a, one, a_zero), Dequantize(graph, node, prefix, b, one, b_zero)});
+    result = Prepend(graph, node, prefix, "Mul", {product, ratio});
+  } else {
+    const ValueId a_ratio = Prepend(graph, node, prefix, "Div", {a_scale, c_scale});
+    const ValueId b_ratio = Prepend(graph, node, prefix, "Div", {b_scale, c_scale});
+    result = Prepend(
+        graph, node, prefix, "Add",
+        {Dequantize(graph, node, prefix, a, a_ratio, a_zero), Dequantize(graph, node, prefix, b, b_ratio, b_zero)});
+  }
+  return BecomeQuantize(graph, node, result, one, c_zero);
+}
+
+// QLinearSigmoid / QLinearLeakyRelu / QLinearSoftmax (X, X_scale, X_zp?, Y_scale, Y_zp?):
+// dequantize, the float op, quantize.
+absl::Status QLinearUnaryToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const std::string op = node.op_type.substr(std::string("com.microsoft.QLinear").size());
+  const int softmax_opset = static_cast<int>(node.attrs.GetInt("opset", kContribTargetOpset));
+  const ir::Attributes attrs = node.attrs;
+  AtTargetOpset(node);
+  const ValueId x = Dequantize(graph, node, prefix, node.input(0), node.input(1), node.input(2));
+  const ValueId y = Prepend(graph, node, prefix, op, {x});
+  if (op == "LeakyRelu") prefix.back().attrs.Set("alpha", attrs.GetFloat("alpha", 0.01f));
+  if (op == "Softmax") {
+    prefix.back().attrs.Set("axis", attrs.GetInt("axis", -1));
+    prefix.back().opset = softmax_opset;
+  }
+  return BecomeQuantize(graph, node, y, node.input(3), node.input(4));
+}
+
+// QLinearGlobalAveragePool / QLinearAveragePool (X, X_scale, X_zp?, Y_scale, Y_zp?), NHWC where
+// channels_last: the pool of X dequantized at its scale over Y's (GlobalAveragePool, as MLAS sums
+// the centred integers) or at its own (AveragePool), quantized.
+absl::Status QLinearPoolToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const bool global = node.op_type == "com.microsoft.QLinearGlobalAveragePool";
+  const bool channels_last = node.attrs.GetInt("channels_last", 0) != 0;
+  ir::Attributes pool_attrs = node.attrs;
+  pool_attrs.Erase("channels_last");
+  AtTargetOpset(node);
+  ValueId x = node.input(0);
+  if (channels_last) {
+    absl::StatusOr<ValueId> moved = ChannelsMoved(graph, node, prefix, x, /*to_channels_first=*/true);
+    if (!moved.ok()) return moved.status();
+    x = *moved;
+  }
+  const ValueId one = FloatScalar(graph, node, "one", 1.0f);
+  const ValueId x_scale = global ? Prepend(graph, node, prefix, "Div", {node.input(1), node.input(3)}) : node.input(1);
+  ValueId y = Prepend(graph, node, prefix, global ? "GlobalAveragePool" : "AveragePool",
+                      {Dequantize(graph, node, prefix, x, x_scale, node.input(2))});
+  if (!global) prefix.back().attrs = std::move(pool_attrs);
+  if (channels_last) {
+    absl::StatusOr<ValueId> moved = ChannelsMoved(graph, node, prefix, y, /*to_channels_first=*/false);
+    if (!moved.ok()) return moved.status();
+    y = *moved;
+  }
+  return BecomeQuantize(graph, node, y, global ? one : node.input(3), node.input(4));
+}
+
+// QLinearConcat(Y_scale, Y_zp, X0, X0_scale, X0_zp, X1, ...): the inputs dequantized, joined on
+// `axis`, quantized.
+absl::Status QLinearConcatToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  if (node.inputs.size() < 5 || (node.inputs.size() - 2) % 3 != 0) {
+    return absl::InvalidArgumentError("QLinearConcat needs Y_scale, Y_zero_point, then X, X_scale, X_zero_point");
+  }
+  std::vector<ValueId> parts;
+  for (size_t i = 2; i < node.inputs.size(); i += 3) {
+    parts.push_back(Dequantize(graph, node, prefix, node.inputs[i], node.inputs[i + 1], node.inputs[i + 2]));
+  }
+  const int64_t axis = node.attrs.GetInt("axis", 0);
+  const ValueId y_scale = node.input(0), y_zero = node.input(1);
+  const ValueId joined = Prepend(graph, node, prefix, "Concat", std::move(parts));
+  prefix.back().attrs.Set("axis", axis);
+  Become(node, "QuantizeLinear", {joined, y_scale, y_zero});
+  return absl::OkStatus();
+}
+
+// QLinearReduceMean(data, scale, zp?, reduced_scale, reduced_zp?) over `axes` with `keepdims`.
+absl::Status QLinearReduceMeanToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const std::vector<int64_t> axes = node.attrs.GetInts("axes");
+  const int64_t keepdims = node.attrs.GetInt("keepdims", 1);
+  AtTargetOpset(node);
+  std::vector<ValueId> inputs = {Dequantize(graph, node, prefix, node.input(0), node.input(1), node.input(2))};
+  if (!axes.empty()) inputs.push_back(graph.AddConstant(absl::StrCat(node.name, "__axes"), Tensor::FromInt64s(axes)));
+  const ValueId mean = Prepend(graph, node, prefix, "ReduceMean", std::move(inputs));
+  prefix.back().attrs.Set("keepdims", keepdims);
+  return BecomeQuantize(graph, node, mean, node.input(3), node.input(4));
+}
+
+// QLinearWhere(condition, X, x_scale, x_zp, Y, y_scale, y_zp, z_scale, z_zp).
+absl::Status QLinearWhereToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const ValueId x = Dequantize(graph, node, prefix, node.input(1), node.input(2), node.input(3));
+  const ValueId y = Dequantize(graph, node, prefix, node.input(4), node.input(5), node.input(6));
+  const ValueId chosen = Prepend(graph, node, prefix, "Where", {node.input(0), x, y});
+  const ValueId z_scale = node.input(7), z_zero = node.input(8);
+  Become(node, "QuantizeLinear", {chosen, z_scale, z_zero});
+  return absl::OkStatus();
+}
+
+// com.microsoft's QLinearConv: the standard one, NHWC where channels_last.
+absl::Status QLinearConvToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const bool channels_last = node.attrs.GetInt("channels_last", 0) != 0;
+  node.attrs.Erase("channels_last");
+  AtTargetOpset(node);
+  node.op_type = "QLinearConv";
+  if (!channels_last) return absl::OkStatus();
+  const int64_t rank = graph.value(node.input(0)).type.rank();
+  absl::StatusOr<ValueId> x = ChannelsMoved(graph, node, prefix, node.input(0), /*to_channels_first=*/true);
+  if (!x.ok()) return x.status();
+  Node conv = node;
+  conv.name = absl::StrCat(node.name, "__nchw");
+  conv.inputs[0] = *x;
+  conv.outputs = {graph.AddValue(absl::StrCat(conv.name, "_out"))};
+  const ValueId y = conv.outputs[0];
+  prefix.push_back(std::move(conv));
+  Become(node, "Transpose", {y});
+  node.attrs.Set("perm", ChannelsPerm(rank, /*to_channels_first=*/false));
+  return absl::OkStatus();
+}
+
+// com.microsoft's QuantizeLinear / DequantizeLinear: the standard ones (same inputs and axis).
+absl::Status QuantizeToStandard(Graph&, Node& node, std::vector<Node>&) {
+  AtTargetOpset(node);
+  node.op_type = node.op_type.substr(std::string("com.microsoft.").size());
+  return absl::OkStatus();
+}
+
+// The int32 accumulator of a MatMulInteger as float32.
+ValueId AsFloat(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId acc) {
+  const ValueId as_float = Prepend(graph, node, prefix, "Cast", {acc});
+  prefix.back().attrs.Set("to", static_cast<int64_t>(ir::DType::kFloat32));
+  return as_float;
+}
+
+// QGemm(A, a_scale, a_zp, B, b_scale, b_zp, C?, y_scale?, y_zp?): (A - a_zp) @ (B - b_zp) + C in
+// int32 (B's zero point and scale per column or per tensor), times alpha * a_scale * b_scale (over
+// y_scale), requantized to y_zp's dtype where y_zp is given, else float.
+absl::Status QGemmToMatMulInteger(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const float alpha = node.attrs.GetFloat("alpha", 1.0f);
+  const bool trans_a = node.attrs.GetInt("transA", 0) != 0;
+  const bool trans_b = node.attrs.GetInt("transB", 0) != 0;
+  AtTargetOpset(node);
+  ValueId a = node.input(0), b = node.input(3);
+  if (trans_a) a = Prepend(graph, node, prefix, "Transpose", {a});
+  if (trans_b) b = Prepend(graph, node, prefix, "Transpose", {b});
+  ValueId acc = Prepend(graph, node, prefix, "MatMulInteger", {a, b, node.input(2), node.input(5)});
+  if (node.input(6) != kNoValue) acc = Prepend(graph, node, prefix, "Add", {acc, node.input(6)});
+  const ValueId alpha_a =
+      Prepend(graph, node, prefix, "Mul", {FloatScalar(graph, node, "alpha", alpha), node.input(1)});
+  ValueId scale = Prepend(graph, node, prefix, "Mul", {alpha_a, node.input(4)});
+  const ValueId y_scale = node.input(7), y_zero = node.input(8);
+  if (y_scale != kNoValue) scale = Prepend(graph, node, prefix, "Div", {scale, y_scale});
+  const ValueId as_float = AsFloat(graph, node, prefix, acc);
+  if (y_zero == kNoValue) {
+    Become(node, "Mul", {as_float, scale});
+    return absl::OkStatus();
+  }
+  const ValueId y = Prepend(graph, node, prefix, "Mul", {as_float, scale});
+  Become(node, "QuantizeLinear", {y, FloatScalar(graph, node, "one", 1.0f), y_zero});
+  return absl::OkStatus();
+}
+
+// MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zp?, b_zp?, bias?): the integer MatMul times
+// a_scale * b_scale, plus bias.
+absl::Status MatMulIntegerToFloatToMatMulInteger(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const ValueId acc =
+      Prepend(graph, node, prefix, "MatMulInteger", {node.input(0), node.input(1), node.input(4), node.input(5)});
+  const ValueId scale = Prepend(graph, node, prefix, "Mul", {node.input(2), node.input(3)});
+  const ValueId as_float = AsFloat(graph, node, prefix, acc);
+  const ValueId bias = node.input(6);
+  if (bias == kNoValue) {
+    Become(node, "Mul", {as_float, scale});
+  } else {
+    Become(node, "Add", {Prepend(graph, node, prefix, "Mul", {as_float, scale}), bias});
+  }
+  return absl::OkStatus();
+}
+
+// DynamicQuantizeMatMul(A float, B, b_scale, b_zp?, bias?): A quantized to uint8 as
+// DynamicQuantizeLinear does, then as MatMulIntegerToFloat.
+absl::Status DynamicQuantizeMatMulToMatMulInteger(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  Node quantize;
+  quantize.name = absl::StrCat(node.name, "__quantize_a");
+  quantize.op_type = "DynamicQuantizeLinear";
+  quantize.opset = node.opset;
+  quantize.inputs = {node.input(0)};
+  for (const char* out : {"_a", "_a_scale", "_a_zero_point"}) {
+    quantize.outputs.push_back(graph.AddValue(absl::StrCat(quantize.name, out)));
+  }
+  const std::vector<ValueId> q = quantize.outputs;
+  prefix.push_back(std::move(quantize));
+  node.inputs = {q[0], node.input(1), q[1], node.input(2), q[2], node.input(3), node.input(4)};
+  return MatMulIntegerToFloatToMatMulInteger(graph, node, prefix);
+}
+
+}  // namespace
+
+std::map<std::string, Rewrite> QuantizedContribRewrites() {
+  return {
+      {"com.microsoft.QLinearAdd", QLinearBinaryToFloat},
+      {"com.microsoft.QLinearMul", QLinearBinaryToFloat},
+      {"com.microsoft.QLinearSigmoid", QLinearUnaryToFloat},
+      {"com.microsoft.QLinearLeakyRelu", QLinearUnaryToFloat},
+      {"com.microsoft.QLinearSoftmax", QLinearUnaryToFloat},
+      {"com.microsoft.QLinearGlobalAveragePool", QLinearPoolToFloat},
+      {"com.microsoft.QLinearAveragePool", QLinearPoolToFloat},
+      {"com.microsoft.QLinearConcat", QLinearConcatToFloat},
+      {"com.microsoft.QLinearReduceMean", QLinearReduceMeanToFloat},
+      {"com.microsoft.QLinearWhere", QLinearWhereToFloat},
+      {"com.microsoft.QLinearConv", QLinearConvToStandard},
+      {"com.microsoft.QuantizeLinear", QuantizeToStandard},
+      {"com.microsoft.DequantizeLinear", QuantizeToStandard},
+      {"com.microsoft.QGemm", QGemmToMatMulInteger},
+      {"com.microsoft.MatMulIntegerToFloat", MatMulIntegerToFloatToMatMulInteger},
+      {"com.microsoft.DynamicQuantizeMatMul", DynamicQuantizeMatMulToMatMulInteger},
+  };
+}
+
+}  // namespace importer

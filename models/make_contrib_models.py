@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Builds the models under models/ that carry ONNX Runtime's contrib ops, with outputs computed by
+ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
+  ort_contrib_ops: the BERT fusions ORT's transformers optimizer writes (EmbedLayerNormalization,
+    Attention with 1-D / 2-D masks and unidirectional, SkipLayerNormalization and its simplified
+    form, the GELU forms, FusedMatMul, ORT's SimplifiedLayerNormalization), its fused
+    CNN ops (FusedConv, FusedGemm) and its dynamic-quantized matmuls (DynamicQuantizeMatMul,
+    MatMulIntegerToFloat, QGemm), written node by node;
+  ort_quantized_cnn: a small residual CNN with squeeze-excite, concat and pooling, quantized by
+    ORT's own quantizer (quantize_static, QOperator format: QLinearConv, QLinearAdd, QLinearMul,
+    QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearAveragePool,
+    QLinearGlobalAveragePool, QGemm, QLinearSoftmax), as the ONNX model zoo's int8 models are.
+Needs `python3 -m pip install onnx onnxruntime numpy`. Deterministic: rerunning gives the same files."""
+import os
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from make_small_models import save
+
+MS = "com.microsoft"
+
+
+def weights(rng, items):
+    """items: (name, shape, scale) float32, or (name, array) as is."""
+    out = []
+    for item in items:
+        if len(item) == 2:
+            out.append(numpy_helper.from_array(item[1], item[0]))
+        else:
+            out.append(numpy_helper.from_array((rng.standard_normal(item[1]) * item[2]).astype(np.float32), item[0]))
+    return out
+
+
+def bert_part(rng, node):
+    hidden, heads, ffn = 32, 4, 64
+    inits = weights(rng, [
+        ("word", (50, hidden), 0.5), ("pos", (16, hidden), 0.5), ("seg", (2, hidden), 0.5),
+        ("ln0_g", (hidden,), 1.0), ("ln0_b", (hidden,), 0.1),
+        ("qkv_w", (hidden, 3 * hidden), 0.2), ("qkv_b", (3 * hidden,), 0.1),
+        ("ln1_g", (hidden,), 1.0), ("ln1_b", (hidden,), 0.1), ("ln1_bias", (hidden,), 0.1),
+        ("ffn1_w", (hidden, ffn), 0.2), ("ffn1_b", (ffn,), 0.1),
+        ("ffn2_w", (ffn, hidden), 0.1), ("ffn2_b", (hidden,), 0.1),
+        ("ln2_g", (hidden,), 1.0), ("rms_g", (hidden,), 1.0),
+        ("qkv2_w", (hidden, 3 * hidden), 0.2), ("proj_w", (hidden, 24), 0.2)])
+    nodes = [
+        node("EmbedLayerNormalization", ["input_ids", "segment_ids", "word", "pos", "seg", "ln0_g", "ln0_b", "mask"],
+             ["emb", "mask_index", "emb_sum"], domain=MS, name="embed", epsilon=1e-12),
+        node("Attention", ["emb", "qkv_w", "qkv_b", "mask_index"], ["att"], domain=MS, name="attention_1d",
+             num_heads=heads),
+        node("SkipLayerNormalization", ["att", "emb", "ln1_g", "ln1_b", "ln1_bias"], ["ln1", "", "", "res1"],
+             domain=MS, name="skip_ln", epsilon=1e-12),
+        node("MatMul", ["ln1", "ffn1_w"], ["h"], name="ffn1"),
+        node("FastGelu", ["h", "ffn1_b"], ["g_fast"], domain=MS, name="fast_gelu"),
+        node("BiasGelu", ["h", "ffn1_b"], ["g_bias"], domain=MS, name="bias_gelu"),
+        node("Gelu", ["h"], ["g_plain"], domain=MS, name="gelu"),
+        node("QuickGelu", ["h"], ["g_quick"], domain=MS, name="quick_gelu", alpha=1.5),
+        node("Sum", ["g_fast", "g_bias", "g_plain", "g_quick"], ["g"], name="sum_gelus"),
+        node("MatMul", ["g", "ffn2_w"], ["f"], name="ffn2"),
+        node("Add", ["f", "ffn2_b"], ["f_b"], name="ffn2_bias"),
+        node("Add", ["f_b", "res1"], ["f_res"], name="residual"),
+        node("SkipSimplifiedLayerNormalization", ["f_res", "ln1", "ln2_g"], ["ln2"], domain=MS, name="skip_rms",
+             epsilon=1e-6),
+        node("SimplifiedLayerNormalization", ["ln2", "rms_g"], ["rms"], name="rms", epsilon=1e-5),
+        node("Attention", ["rms", "qkv2_w", "", "mask"], ["causal"], domain=MS, name="attention_2d_causal",
+             num_heads=2, unidirectional=1, scale=0.3),
+        node("FusedMatMul", ["causal", "proj_w"], ["bert_out"], domain=MS, name="fused_matmul", alpha=0.5),
+        node("FusedMatMul", ["causal", "emb_sum"], ["scores"], domain=MS, name="fused_matmul_t", transB=1),
+    ]
+    batch, seq = 2, 7
+    ids = rng.integers(0, 50, (batch, seq)).astype(np.int32)
+    segments = (np.arange(seq)[None, :] >= 4).astype(np.int32).repeat(batch, 0)
+    mask = np.ones((batch, seq), np.int32)
+    mask[1, 5:] = 0
+    inputs = [("input_ids", ids, ["N", "S"]), ("segment_ids", segments, ["N", "S"]), ("mask", mask, ["N", "S"])]
+    outputs = [("bert_out", TensorProto.FLOAT), ("scores", TensorProto.FLOAT), ("mask_index", TensorProto.INT32)]
+    return nodes, inits, inputs, outputs
+
+
+def cnn_part(rng, node):
+    inits = weights(rng, [("c1_w", (8, 3, 3, 3), 0.3), ("c1_b", (8,), 0.1), ("c2_w", (8, 8, 3, 3), 0.2),
+                          ("c3_w", (8, 8, 1, 1), 0.3), ("c4_w", (8, 8, 1, 1), 0.3),
+                          ("fc_w", (5, 8), 0.3), ("fc_b", (5,), 0.1)])
+    nodes = [
+        node("FusedConv", ["image", "c1_w", "c1_b"], ["a1"], domain=MS, name="conv_relu", activation="Relu",
+             pads=[1, 1, 1, 1]),
+        node("FusedConv", ["a1", "c2_w", "", "a1"], ["a2"], domain=MS, name="conv_add_leaky", activation="LeakyRelu",
+             activation_params=[0.2], pads=[1, 1, 1, 1]),
+        node("FusedConv", ["a2", "c3_w"], ["a3"], domain=MS, name="conv_clip", activation="Clip",
+             activation_params=[-0.5, 1.0]),
+        node("FusedConv", ["a3", "c4_w"], ["a4"], domain=MS, name="conv_hardsigmoid", activation="HardSigmoid",
+             activation_params=[0.3, 0.4], strides=[2, 2]),
+        node("GlobalAveragePool", ["a4"], ["pooled"], name="gap"),
+        node("Flatten", ["pooled"], ["flat"], name="flatten"),
+        node("FusedGemm", ["flat", "fc_w", "fc_b"], ["cnn_out"], domain=MS, name="gemm_leaky", transB=1,
+             activation="LeakyRelu", activation_alpha=0.1),
+    ]
+    image = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    return nodes, inits, [("image", image, ["N", 3, 8, 8])], [("cnn_out", TensorProto.FLOAT)]
+
+
+def quantized_matmul_part(rng, node):
+    b = rng.integers(-100, 100, (16, 8)).astype(np.int8)
+    inits = weights(rng, [
+        ("qb", b), ("qb_t", np.ascontiguousarray(b.T)),
+        ("qb_scale", (rng.uniform(0.01, 0.02, 8)).astype(np.float32)),
+        ("qb_zero", rng.integers(-3, 3, 8).astype(np.int8)),
+        ("q_bias", (8,), 0.5), ("q_c", rng.integers(-500, 500, 8).astype(np.int32)),
+        ("q_y_scale", np.array(0.05, np.float32)), ("q_y_zero", np.array(120, np.uint8)),
+        ("qb_scale1", np.array(0.015, np.float32)), ("qb_zero1", np.array(2, np.int8))])
+    nodes = [
+        node("DynamicQuantizeMatMul", ["features", "qb", "qb_scale", "qb_zero", "q_bias"], ["dqmm"], domain=MS,
+             name="dynamic_quantize_matmul"),
+        node("DynamicQuantizeLinear", ["features"], ["qa", "qa_scale", "qa_zero"], name="quantize_features"),
+        node("MatMulIntegerToFloat", ["qa", "qb", "qa_scale", "qb_scale", "qa_zero", "qb_zero", "q_bias"], ["mmitf"],
+             domain=MS, name="matmul_integer_to_float"),
+        node("QGemm", ["qa", "qa_scale", "qa_zero", "qb_t", "qb_scale1", "qb_zero1", "q_c", "q_y_scale", "q_y_zero"],
+             ["qgemm_q"], domain=MS, name="qgemm_requantized", transB=1, alpha=0.75),
+        node("QGemm", ["qa", "qa_scale", "qa_zero", "qb", "qb_scale", "qb_zero"], ["qgemm_f"], domain=MS,
+             name="qgemm_float"),
+    ]
+    features = rng.standard_normal((3, 16)).astype(np.float32)
+    outputs = [("dqmm", TensorProto.FLOAT), ("mmitf", TensorProto.FLOAT), ("qgemm_q", TensorProto.UINT8),
+               ("qgemm_f", TensorProto.FLOAT)]
+    return nodes, inits, [("features", features, ["M", 16])], outputs
+
+
+def ort_contrib_ops(rng):
+    node = helper.make_node
+    nodes, inits, inputs, outputs = [], [], [], []
+    for part in (bert_part, cnn_part, quantized_matmul_part):
+        n, i, ins, outs = part(rng, node)
+        nodes += n
+        inits += i
+        inputs += ins
+        outputs += outs
+    dtype = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int32): TensorProto.INT32}
+    graph = helper.make_graph(
+        nodes, "ort_contrib_ops",
+        [helper.make_tensor_value_info(name, dtype[x.dtype], shape) for name, x, shape in inputs],
+        [helper.make_tensor_value_info(name, t, None) for name, t in outputs], inits)
+    model = helper.make_model(graph, producer_name="onnxrun",
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    model.ir_version = 8  # not checked: onnx's checker knows no com.microsoft schemas
+    return model, [x for _, x, _ in inputs]
+
+
+def float_cnn(rng):
+    """Conv-Relu, a residual Add, squeeze-excite (GlobalAveragePool, Conv, Sigmoid, Mul), LeakyRelu,
+    Concat, AveragePool, GlobalAveragePool, Gemm, Softmax; input [N,3,16,16]."""
+    node = helper.make_node
+    inits = weights(rng, [("c1_w", (8, 3, 3, 3), 0.3), ("c1_b", (8,), 0.1), ("c2_w", (8, 8, 3, 3), 0.15),
+                          ("c2_b", (8,), 0.1), ("se_w", (8, 8, 1, 1), 0.3), ("se_b", (8,), 0.1),
+                          ("c3_w", (8, 16, 1, 1), 0.2), ("c3_b", (8,), 0.1), ("fc_w", (10, 8), 0.3),
+                          ("fc_b", (10,), 0.1)])
+    nodes = [
+        node("Conv", ["image", "c1_w", "c1_b"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        node("Relu", ["c1"], ["r1"], name="relu1"),
+        node("Conv", ["r1", "c2_w", "c2_b"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        node("Add", ["c2", "r1"], ["res"], name="residual"),
+        node("GlobalAveragePool", ["res"], ["squeeze"], name="se_pool"),
+        node("Conv", ["squeeze", "se_w", "se_b"], ["excite"], name="se_conv"),
+        node("Sigmoid", ["excite"], ["gate"], name="se_gate"),
+        node("Mul", ["res", "gate"], ["scaled"], name="se_scale"),
+        node("LeakyRelu", ["scaled"], ["leaky"], name="leaky", alpha=0.1),
+        node("Concat", ["leaky", "r1"], ["joined"], name="concat", axis=1),
+        node("AveragePool", ["joined"], ["pooled"], name="avg_pool", kernel_shape=[2, 2], strides=[2, 2]),
+        node("Conv", ["pooled", "c3_w", "c3_b"], ["c3"], name="conv3"),
+        node("GlobalAveragePool", ["c3"], ["gap"], name="gap"),
+        node("Flatten", ["gap"], ["flat"], name="flatten"),
+        node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc", transB=1),
+        node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(nodes, "float_cnn",
+                              [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["N", 3, 16, 16])],
+                              [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["N", 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="onnxrun")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def ort_quantized_cnn(rng):
+    """float_cnn quantized by ORT's quantize_static (QOperator format, uint8 activations, int8
+    weights, 16 calibration images)."""
+    from onnxruntime import quantization as q
+
+    class Calibration(q.CalibrationDataReader):
+        def __init__(self):
+            self.images = iter([{"image": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
+                                for _ in range(16)])
+
+        def get_next(self):
+            return next(self.images, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        float_path, int8_path = os.path.join(tmp, "float.onnx"), os.path.join(tmp, "int8.onnx")
+        onnx.save(float_cnn(rng), float_path)
+        q.quantize_static(float_path, int8_path, Calibration(), quant_format=q.QuantFormat.QOperator,
+                          activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
+                          extra_options={"QuantizeSoftmax": True})
+        model = onnx.load(int8_path)
+    ops = sorted({(n.domain or "ai.onnx") + "." + n.op_type for n in model.graph.node})
+    print("ort_quantized_cnn ops:", ", ".join(ops))
+    return model, [rng.standard_normal((2, 3, 16, 16)).astype(np.float32)]
+
+
+if __name__ == "__main__":
+    save("ort_contrib_ops", *ort_contrib_ops(np.random.default_rng(11)))
+    save("ort_quantized_cnn", *ort_quantized_cnn(np.random.default_rng(12)))

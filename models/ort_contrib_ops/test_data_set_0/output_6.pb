@@ -1,0 +1,1 @@
+Bqgemm_qJB¯™Z”cÎH€mP^€Nž²sU,Ä-\G$
