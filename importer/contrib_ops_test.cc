@@ -83,5 +83,11 @@ TEST(ContribOpsTest, UnknownContribOpsAreNamedWithTheirNodesAndOtherOpsetsRefuse
               HasSubstr("model uses com.microsoft opset 2; onnxrun supports opsets 1 to 1"));
 }
 
+TEST(ContribOpsTest, ContribNodesWithoutAnOpsetImportReadAsVersionOne) {
+  onnx::ModelProto model = ContribModel(MakeNode("Gelu", {"x"}, {"y"}, "gelu"));
+  model.mutable_opset_import()->RemoveLast();
+  EXPECT_THAT(ImportText(model), HasSubstr("gelu: Gelu(%x) -> (%y: float32[2,5,8])"));
+}
+
 }  // namespace
 }  // namespace importer

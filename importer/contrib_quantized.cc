@@ -56,11 +56,16 @@ std::vector<int64_t> ChannelsPerm(int64_t rank, bool to_channels_first) {
   return perm;
 }
 
-// `x` moved to channels first or back, for ops with ORT's channels_last attribute.
-absl::StatusOr<ValueId> ChannelsMoved(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x,
-                                      bool to_channels_first) {
-  const int64_t rank = graph.value(x).type.rank();
+// The rank of a channels_last node's input 0, which must be known and 3 or more.
+absl::StatusOr<int64_t> ChannelsLastRank(const Graph& graph, const Node& node) {
+  const int64_t rank = graph.value(node.input(0)).type.rank();
   if (rank < 3) return absl::InvalidArgumentError("channels_last needs an input of known rank 3 or more");
+  return rank;
+}
+
+// `x` (of `rank`) moved to channels first or back, for ops with ORT's channels_last attribute.
+ValueId ChannelsMoved(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, int64_t rank,
+                      bool to_channels_first) {
   const ValueId out = Prepend(graph, node, prefix, "Transpose", {x});
   prefix.back().attrs.Set("perm", ChannelsPerm(rank, to_channels_first));
   return out;
@@ -120,22 +125,16 @@ absl::Status QLinearPoolToFloat(Graph& graph, Node& node, std::vector<Node>& pre
   ir::Attributes pool_attrs = node.attrs;
   pool_attrs.Erase("channels_last");
   AtTargetOpset(node);
+  absl::StatusOr<int64_t> rank = channels_last ? ChannelsLastRank(graph, node) : int64_t{0};
+  if (!rank.ok()) return rank.status();
   ValueId x = node.input(0);
-  if (channels_last) {
-    absl::StatusOr<ValueId> moved = ChannelsMoved(graph, node, prefix, x, /*to_channels_first=*/true);
-    if (!moved.ok()) return moved.status();
-    x = *moved;
-  }
+  if (channels_last) x = ChannelsMoved(graph, node, prefix, x, *rank, /*to_channels_first=*/true);
   const ValueId one = FloatScalar(graph, node, "one", 1.0f);
   const ValueId x_scale = global ? Prepend(graph, node, prefix, "Div", {node.input(1), node.input(3)}) : node.input(1);
   ValueId y = Prepend(graph, node, prefix, global ? "GlobalAveragePool" : "AveragePool",
                       {Dequantize(graph, node, prefix, x, x_scale, node.input(2))});
   if (!global) prefix.back().attrs = std::move(pool_attrs);
-  if (channels_last) {
-    absl::StatusOr<ValueId> moved = ChannelsMoved(graph, node, prefix, y, /*to_channels_first=*/false);
-    if (!moved.ok()) return moved.status();
-    y = *moved;
-  }
+  if (channels_last) y = ChannelsMoved(graph, node, prefix, y, *rank, /*to_channels_first=*/false);
   return BecomeQuantize(graph, node, y, global ? one : node.input(3), node.input(4));
 }
 
@@ -158,18 +157,6 @@ absl::Status QLinearConcatToFloat(Graph& graph, Node& node, std::vector<Node>& p
   return absl::OkStatus();
 }
 
-// QLinearReduceMean(data, scale, zp?, reduced_scale, reduced_zp?) over `axes` with `keepdims`.
-absl::Status QLinearReduceMeanToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
-  const std::vector<int64_t> axes = node.attrs.GetInts("axes");
-  const int64_t keepdims = node.attrs.GetInt("keepdims", 1);
-  AtTargetOpset(node);
-  std::vector<ValueId> inputs = {Dequantize(graph, node, prefix, node.input(0), node.input(1), node.input(2))};
-  if (!axes.empty()) inputs.push_back(graph.AddConstant(absl::StrCat(node.name, "__axes"), Tensor::FromInt64s(axes)));
-  const ValueId mean = Prepend(graph, node, prefix, "ReduceMean", std::move(inputs));
-  prefix.back().attrs.Set("keepdims", keepdims);
-  return BecomeQuantize(graph, node, mean, node.input(3), node.input(4));
-}
-
 // QLinearWhere(condition, X, x_scale, x_zp, Y, y_scale, y_zp, z_scale, z_zp).
 absl::Status QLinearWhereToFloat(Graph& graph, Node& node, std::vector<Node>& prefix) {
   AtTargetOpset(node);
@@ -188,17 +175,16 @@ absl::Status QLinearConvToStandard(Graph& graph, Node& node, std::vector<Node>& 
   AtTargetOpset(node);
   node.op_type = "QLinearConv";
   if (!channels_last) return absl::OkStatus();
-  const int64_t rank = graph.value(node.input(0)).type.rank();
-  absl::StatusOr<ValueId> x = ChannelsMoved(graph, node, prefix, node.input(0), /*to_channels_first=*/true);
-  if (!x.ok()) return x.status();
+  absl::StatusOr<int64_t> rank = ChannelsLastRank(graph, node);
+  if (!rank.ok()) return rank.status();
   Node conv = node;
   conv.name = absl::StrCat(node.name, "__nchw");
-  conv.inputs[0] = *x;
+  conv.inputs[0] = ChannelsMoved(graph, node, prefix, node.input(0), *rank, /*to_channels_first=*/true);
   conv.outputs = {graph.AddValue(absl::StrCat(conv.name, "_out"))};
   const ValueId y = conv.outputs[0];
   prefix.push_back(std::move(conv));
   Become(node, "Transpose", {y});
-  node.attrs.Set("perm", ChannelsPerm(rank, /*to_channels_first=*/false));
+  node.attrs.Set("perm", ChannelsPerm(*rank, /*to_channels_first=*/false));
   return absl::OkStatus();
 }
 
@@ -291,7 +277,6 @@ std::map<std::string, Rewrite> QuantizedContribRewrites() {
       {"com.microsoft.QLinearGlobalAveragePool", QLinearPoolToFloat},
       {"com.microsoft.QLinearAveragePool", QLinearPoolToFloat},
       {"com.microsoft.QLinearConcat", QLinearConcatToFloat},
-      {"com.microsoft.QLinearReduceMean", QLinearReduceMeanToFloat},
       {"com.microsoft.QLinearWhere", QLinearWhereToFloat},
       {"com.microsoft.QLinearConv", QLinearConvToStandard},
       {"com.microsoft.QuantizeLinear", QuantizeToStandard},

@@ -270,6 +270,9 @@ absl::StatusOr<int> GraphBuilder::NodeOpset(const onnx::NodeProto& proto) const 
     return state_.opset;
   }
   auto it = state_.domain_opsets.find(proto.domain());
+  // ONNX Runtime runs com.microsoft nodes without an opset_import (its optimizer's in-memory models
+  // lack one) at that domain's version 1, the only one there is.
+  if (it == state_.domain_opsets.end() && proto.domain() == "com.microsoft") return 1;
   if (it == state_.domain_opsets.end()) {
     return absl::InvalidArgumentError(absl::StrCat("domain '", proto.domain(), "' has no opset_import"));
   }

@@ -5,13 +5,20 @@ ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
     Attention with 1-D / 2-D masks and unidirectional, SkipLayerNormalization and its simplified
     form, the GELU forms, FusedMatMul, ORT's SimplifiedLayerNormalization), its fused
     CNN ops (FusedConv, FusedGemm) and its dynamic-quantized matmuls (DynamicQuantizeMatMul,
-    MatMulIntegerToFloat, QGemm), written node by node;
+    MatMulIntegerToFloat, QGemm), the channels_last QLinear forms and the rarer ones
+    (QLinearWhere, contrib Q/DQ per axis), written node by node;
   ort_quantized_cnn: a small residual CNN with squeeze-excite, concat and pooling, quantized by
     ORT's own quantizer (quantize_static, QOperator format: QLinearConv, QLinearAdd, QLinearMul,
     QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearAveragePool,
-    QLinearGlobalAveragePool, QGemm, QLinearSoftmax), as the ONNX model zoo's int8 models are.
-Needs `python3 -m pip install onnx onnxruntime numpy`. Deterministic: rerunning gives the same files."""
+    QLinearGlobalAveragePool, QGemm, QLinearSoftmax), as the ONNX model zoo's int8 models are;
+  ort_bert_optimized: a 2-layer BERT (hidden 32) from Hugging Face transformers, exported by
+    torch.onnx (opset 13) and fused by ORT's transformers optimizer (EmbedLayerNormalization,
+    Attention, SkipLayerNormalization, BiasGelu), as ORT users ship BERT.
+Needs `python3 -m pip install onnx onnxruntime numpy sympy` and, for ort_bert_optimized, a Python
+with torch and transformers (4.30 works with Debian's torch 1.13; EXPORT_PYTHON names it, default
+/usr/bin/python3). Deterministic: rerunning gives the same files."""
 import os
+import subprocess
 import tempfile
 
 import numpy as np
@@ -127,10 +134,54 @@ def quantized_matmul_part(rng, node):
     return nodes, inits, [("features", features, ["M", 16])], outputs
 
 
+def quantized_nhwc_part(rng, node):
+    """The channels_last forms and the rarer QLinear ops on an NHWC uint8 image."""
+    u8 = lambda v: np.array(v, np.uint8)
+    f32 = lambda v: np.array(v, np.float32)
+    inits = weights(rng, [
+        ("nhwc_w", rng.integers(-60, 60, (6, 3, 3, 3)).astype(np.int8)), ("nhwc_w_scale", f32(0.02)),
+        ("nhwc_w_zero", np.array(0, np.int8)), ("x_scale", f32(0.03)), ("x_zero", u8(128)),
+        ("y_scale", f32(0.05)), ("y_zero", u8(100)), ("pool_scale", f32(0.04)), ("pool_zero", u8(90)),
+        ("mean_scale", f32(0.02)), ("mean_zero", u8(130)), ("where_scale", f32(0.06)), ("where_zero", u8(110)),
+        ("qdq_scale", f32([0.1, 0.2, 0.05])), ("qdq_zero", u8([120, 128, 136]))])
+    nodes = [
+        node("QuantizeLinear", ["nhwc", "x_scale", "x_zero"], ["q_nhwc"], domain=MS, name="quantize_ms"),
+        node("QLinearConv", ["q_nhwc", "x_scale", "x_zero", "nhwc_w", "nhwc_w_scale", "nhwc_w_zero", "y_scale",
+                             "y_zero"], ["q_conv"], domain=MS, name="qconv_nhwc", channels_last=1, pads=[1, 1, 1, 1]),
+        node("QLinearAveragePool", ["q_conv", "y_scale", "y_zero", "pool_scale", "pool_zero"], ["q_pool"], domain=MS,
+             name="qavgpool_nhwc", channels_last=1, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+             count_include_pad=0),
+        node("QLinearGlobalAveragePool", ["q_pool", "pool_scale", "pool_zero", "mean_scale", "mean_zero"], ["q_gap"],
+             domain=MS, name="qgap_nhwc", channels_last=1),
+        node("QLinearGlobalAveragePool", ["q_conv", "y_scale", "y_zero", "mean_scale", "mean_zero"], ["q_mean"],
+             domain=MS, name="qgap_nhwc_2", channels_last=1),
+        node("Greater", ["q_mean", "q_gap"], ["bigger"], name="greater"),
+        node("QLinearWhere", ["bigger", "q_mean", "mean_scale", "mean_zero", "q_gap", "mean_scale", "mean_zero",
+                              "where_scale", "where_zero"], ["q_where"], domain=MS, name="qwhere"),
+        node("DequantizeLinear", ["q_where", "where_scale", "where_zero"], ["nhwc_out"], domain=MS, name="dq_ms"),
+        node("QuantizeLinear", ["nhwc", "qdq_scale", "qdq_zero"], ["q_axis"], domain=MS, name="quantize_axis", axis=3),
+        node("DequantizeLinear", ["q_axis", "qdq_scale", "qdq_zero"], ["axis_out"], domain=MS, name="dq_axis",
+             axis=3),
+    ]
+    image = rng.standard_normal((2, 9, 9, 3)).astype(np.float32) * 2
+    return nodes, inits, [("nhwc", image, ["N", 9, 9, 3])], [("nhwc_out", TensorProto.FLOAT),
+                                                              ("axis_out", TensorProto.FLOAT)]
+
+
+def attention_masks_part(rng, node):
+    """Attention with a 3-D mask and attention_bias, qkv_hidden_sizes with a wider V."""
+    inits = weights(rng, [("att3_w", (16, 40), 0.3), ("att3_b", (40,), 0.1), ("att_bias", (1, 2, 5, 5), 1.0),
+                          ("mask3", (rng.uniform(size=(2, 5, 5)) > 0.3).astype(np.int32))])
+    nodes = [node("Attention", ["tokens", "att3_w", "att3_b", "mask3", "", "att_bias"], ["att3_out"], domain=MS,
+                  name="attention_3d_bias", num_heads=2, qkv_hidden_sizes=[12, 12, 16])]
+    tokens = rng.standard_normal((2, 5, 16)).astype(np.float32)
+    return nodes, inits, [("tokens", tokens, [2, 5, 16])], [("att3_out", TensorProto.FLOAT)]
+
+
 def ort_contrib_ops(rng):
     node = helper.make_node
     nodes, inits, inputs, outputs = [], [], [], []
-    for part in (bert_part, cnn_part, quantized_matmul_part):
+    for part in (bert_part, cnn_part, quantized_matmul_part, quantized_nhwc_part, attention_masks_part):
         n, i, ins, outs = part(rng, node)
         nodes += n
         inits += i
@@ -207,6 +258,39 @@ def ort_quantized_cnn(rng):
     return model, [rng.standard_normal((2, 3, 16, 16)).astype(np.float32)]
 
 
+BERT_EXPORT = """
+import sys, torch
+from transformers import BertConfig, BertModel
+torch.manual_seed(0)
+config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                    intermediate_size=64, max_position_embeddings=32)
+model = BertModel(config).eval()
+names = ["input_ids", "attention_mask", "token_type_ids"]
+example = (torch.randint(0, 100, (2, 7)), torch.ones(2, 7, dtype=torch.int64), torch.zeros(2, 7, dtype=torch.int64))
+torch.onnx.export(model, example, sys.argv[1], input_names=names, opset_version=13,
+                  output_names=["last_hidden_state", "pooler_output"],
+                  dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names})
+"""
+
+
+def ort_bert_optimized(rng):
+    from onnxruntime.transformers import optimizer
+    with tempfile.TemporaryDirectory() as tmp:
+        exported = os.path.join(tmp, "bert.onnx")
+        subprocess.run([os.environ.get("EXPORT_PYTHON", "/usr/bin/python3"), "-c", BERT_EXPORT, exported], check=True)
+        optimized = os.path.join(tmp, "bert_optimized.onnx")
+        optimizer.optimize_model(exported, model_type="bert", num_heads=4, hidden_size=32,
+                                 opt_level=0).save_model_to_file(optimized)
+        model = onnx.load(optimized)
+    ops = sorted({(n.domain or "ai.onnx") + "." + n.op_type for n in model.graph.node})
+    print("ort_bert_optimized ops:", ", ".join(ops))
+    mask = np.ones((2, 7), np.int64)
+    mask[1, 5:] = 0
+    segments = (np.arange(7)[None, :] >= 4).astype(np.int64).repeat(2, 0)
+    return model, [rng.integers(0, 100, (2, 7)).astype(np.int64), mask, segments]
+
+
 if __name__ == "__main__":
     save("ort_contrib_ops", *ort_contrib_ops(np.random.default_rng(11)))
     save("ort_quantized_cnn", *ort_quantized_cnn(np.random.default_rng(12)))
+    save("ort_bert_optimized", *ort_bert_optimized(np.random.default_rng(13)))

@@ -106,7 +106,6 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.QLinearGlobalAveragePool", "DequantizeLinear, GlobalAveragePool, QuantizeLinear"},
       {"com.microsoft.QLinearAveragePool", "DequantizeLinear, AveragePool, QuantizeLinear"},
       {"com.microsoft.QLinearConcat", "DequantizeLinear, Concat, QuantizeLinear"},
-      {"com.microsoft.QLinearReduceMean", "DequantizeLinear, ReduceMean, QuantizeLinear"},
       {"com.microsoft.QLinearWhere", "DequantizeLinear, Where, QuantizeLinear"},
       {"com.microsoft.QLinearConv", "QLinearConv (Transpose around it where channels_last)"},
       {"com.microsoft.QuantizeLinear", "QuantizeLinear"},

@@ -2,7 +2,8 @@
 // models/make_small_models.py) on every element, fp32 tolerance: tiny_cnn, ONNX's dropped
 // experimental ops (legacy_ops), opset-3 forms (legacy_opset3, against the same network at
 // opset 13), model-local functions (local_functions) and ONNX Runtime's contrib ops
-// (ort_contrib_ops; ort_quantized_cnn, made by ORT's quantizer).
+// (ort_contrib_ops; ort_quantized_cnn, made by ORT's quantizer; ort_bert_optimized, by its
+// transformers optimizer).
 #include "gtest/gtest.h"
 #include "importer/tensor_proto.h"
 #include "runtime/session.h"
@@ -45,6 +46,6 @@ TEST_P(SmallModelTest, MatchesOnnxRuntime) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelTest,
                          ::testing::Values("tiny_cnn", "legacy_ops", "legacy_opset3", "local_functions",
-                                           "ort_contrib_ops"));
+                                           "ort_contrib_ops", "ort_quantized_cnn", "ort_bert_optimized"));
 
 }  // namespace
