@@ -238,6 +238,16 @@ CaseResult RunCase(CaseResult result, const runtime::Session& session, const std
 
 }  // namespace
 
+std::string ComputePrecision(const std::string& precision, const exec::Plan& plan) {
+  if (precision != "fp32" && precision != "tf32") return precision;
+  bool bf16 = false;
+  for (const ir::Value& value : plan.graph.values()) {
+    if (value.type.dtype == ir::DType::kFloat16) return "fp16";
+    bf16 = bf16 || value.type.dtype == ir::DType::kBFloat16;
+  }
+  return bf16 ? "bf16" : precision;
+}
+
 Tolerance DefaultTolerance(const std::string& precision) {
   const double scaled = ToleranceFor(precision);  // --check's, relative to the output's largest value
   if (precision == "fp16") return {1e-2, 1e-5, scaled};
@@ -400,6 +410,16 @@ absl::StatusOr<std::vector<ModelEntry>> FindModels(const std::string& path) {
   return models;
 }
 
+// `precision`'s default tolerance, then the flags', then the model folder's tolerance.json.
+absl::Status SetTolerance(const std::string& precision, const ModelTestOptions& options, const fs::path& dir,
+                          Tolerance* tolerance) {
+  *tolerance = DefaultTolerance(precision);
+  if (options.rtol) tolerance->rtol = *options.rtol;
+  if (options.atol) tolerance->atol = *options.atol;
+  if (options.scaled_atol) tolerance->scaled_atol = *options.scaled_atol;
+  return ReadToleranceFile((dir / "tolerance.json").string(), tolerance);
+}
+
 std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOptions& options) {
   std::vector<CaseResult> results;
   const fs::path dir = fs::path(model.model_path).parent_path();
@@ -415,12 +435,8 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
     base.device = options.device != runtime::Device::kAuto ? runtime::DeviceName(options.device)
                   : exec::CudaUnavailableReason().empty()  ? "cuda"
                                                            : "cpu";
-    base.tolerance = DefaultTolerance(precision);
-    if (options.rtol) base.tolerance.rtol = *options.rtol;
-    if (options.atol) base.tolerance.atol = *options.atol;
-    if (options.scaled_atol) base.tolerance.scaled_atol = *options.scaled_atol;
     base.data_set = "load";
-    if (absl::Status s = ReadToleranceFile((dir / "tolerance.json").string(), &base.tolerance); !s.ok()) {
+    if (absl::Status s = SetTolerance(precision, options, dir, &base.tolerance); !s.ok()) {
       results.push_back(Error(base, s));
       continue;
     }
@@ -436,6 +452,11 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
       continue;
     }
     base.device = runtime::DeviceName((*session)->device());
+    const std::string computes_in = ComputePrecision(precision, (*session)->plan());
+    if (computes_in != precision) {
+      base.computes_in = computes_in;
+      (void)SetTolerance(computes_in, options, dir, &base.tolerance);  // the file read fine above
+    }
     if (data_sets.empty()) {
       // No stored data: generated inputs, against the CPU plan (GPU) or the unfused plan (CPU).
       base.data_set = "generated";
@@ -464,7 +485,7 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
         results.push_back(Error(base, generated));
         continue;
       }
-      results.push_back(RunCase(base, **session, precision, inputs, nullptr, reference.get(), true));
+      results.push_back(RunCase(base, **session, computes_in, inputs, nullptr, reference.get(), true));
       continue;
     }
     base.reference = "stored outputs";
@@ -477,7 +498,7 @@ std::vector<CaseResult> TestModel(const ModelEntry& model, const ModelTestOption
         results.push_back(Error(result, s));
         continue;
       }
-      results.push_back(RunCase(result, **session, precision, inputs, &stored, nullptr, options.gpu_vs_cpu));
+      results.push_back(RunCase(result, **session, computes_in, inputs, &stored, nullptr, options.gpu_vs_cpu));
     }
   }
   return results;

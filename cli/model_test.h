@@ -32,6 +32,9 @@ struct Tolerance {
 // fp32: rtol 1e-3, atol 1e-7 (ONNX's rule), scaled_atol 1e-4; tf32: 1e-3, 1e-6, 1e-2; fp16: 1e-2,
 // 1e-5, 1e-2 (the scaled_atol are --check's tolerances, ToleranceFor).
 Tolerance DefaultTolerance(const std::string& precision);
+// The precision a model computes in when run at `precision`: at fp32 / tf32, a plan holding
+// float16 (or bfloat16) values — weights exported in 16 bits — computes in that type.
+std::string ComputePrecision(const std::string& precision, const exec::Plan& plan);
 
 // Reads a tolerance.json ({"rtol": X, "atol": Y, "scaled_atol": Z}, every key optional) into
 // `*tolerance`. A missing file leaves it unchanged; a key without a number >= 0 is InvalidArgument.
@@ -71,6 +74,9 @@ struct CaseResult {
   std::string data_set;   // "test_data_set_0"; "generated" with no stored data; "load" when Create failed
   std::string device;     // "cpu" or "cuda"; the requested device when Create failed
   std::string precision;  // fp32, tf32, fp16
+  // The precision the model computes in, where it differs (a float16 model at fp32): its tolerance
+  // is that precision's.
+  std::string computes_in;
   std::string reference;  // "stored outputs", "CPU plan", "unfused reference plan"
   Outcome outcome = Outcome::kPass;
   std::string message;  // FAIL: what differs (and on the GPU the first diverging step); ERROR: the error

@@ -95,6 +95,18 @@ TEST(CompareOutputTest, DtypeAndShapeMismatch) {
   EXPECT_EQ(DescribeMismatch(c, {}), "output 'y': shape [1,2] != expected [2]");
 }
 
+TEST(ToleranceTest, AModelWithSixteenBitValuesComputesInThatType) {
+  exec::Plan plan;
+  plan.graph.AddValue("x", ir::TensorType{ir::DType::kFloat32});
+  EXPECT_EQ(ComputePrecision("fp32", plan), "fp32");
+  EXPECT_EQ(ComputePrecision("tf32", plan), "tf32");
+  plan.graph.AddValue("h", ir::TensorType{ir::DType::kBFloat16});
+  EXPECT_EQ(ComputePrecision("fp32", plan), "bf16");
+  plan.graph.AddValue("w", ir::TensorType{ir::DType::kFloat16});
+  EXPECT_EQ(ComputePrecision("tf32", plan), "fp16");
+  EXPECT_EQ(ComputePrecision("bf16", plan), "bf16");  // a 16-bit run keeps its own precision
+}
+
 TEST(ToleranceTest, DefaultsAndFile) {
   EXPECT_EQ(DefaultTolerance("fp32").rtol, 1e-3);
   EXPECT_EQ(DefaultTolerance("fp32").atol, 1e-7);

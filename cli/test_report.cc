@@ -57,7 +57,8 @@ struct Counts {
 
 std::string CaseLine(const CaseResult& r) {
   std::string line =
-      absl::StrFormat("%-5s %s  %s  %s %s", OutcomeName(r.outcome), r.model, r.data_set, r.device, r.precision);
+      absl::StrFormat("%-5s %s  %s  %s %s%s", OutcomeName(r.outcome), r.model, r.data_set, r.device, r.precision,
+                      r.computes_in.empty() ? "" : absl::StrCat(" (computes in ", r.computes_in, ")"));
   if (r.outcome != Outcome::kError) {
     absl::StrAppendFormat(&line, "  max abs %.3g (%.3g of max|want|) rel %.3g  %.2f ms", r.max_abs, r.max_scaled,
                           r.max_rel, r.seconds * 1000);

@@ -26,6 +26,11 @@ bool IsFloat32Slot(const ir::Node& node, size_t i) {
   return (node.op_type == "Resize" && (i == 1 || i == 2)) || (node.op_type == "GridSample" && i == 1);
 }
 
+bool IsQuantizationOp(const std::string& op_type) {
+  return op_type == "QuantizeLinear" || op_type == "DequantizeLinear" || op_type == "DynamicQuantizeLinear" ||
+         op_type == "QLinearConv" || op_type == "QLinearMatMul";
+}
+
 bool IsFloat32(const ir::Value& value) { return value.type.dtype == ir::DType::kFloat32; }
 
 int64_t OnnxType(ir::DType dtype) { return static_cast<int64_t>(dtype); }
@@ -243,6 +248,15 @@ absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   for (const ir::Node& node : graph.nodes()) {
     if (ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap") {
       kept_fp32_reason_ = absl::StrCat("node '", node.name, "' (", node.op_type, ") has a body, which runs in float32");
+      return false;
+    }
+  }
+  // Quantized ops read float32 scales (QLinearConv's and DynamicQuantizeLinear's only float32) and
+  // their rounding is defined on float32 values: a quantized model stays float32.
+  for (const ir::Node& node : graph.nodes()) {
+    if (IsQuantizationOp(node.op_type)) {
+      kept_fp32_reason_ =
+          absl::StrCat("node '", node.name, "' (", node.op_type, ") is quantized: its scales stay float32");
       return false;
     }
   }

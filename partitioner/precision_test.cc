@@ -189,6 +189,20 @@ TEST(PrecisionTest, Fp16AddsNoCastForAnUnreadOrPassThroughInput) {
   EXPECT_THAT(text, HasSubstr("-> (%relu: float32[2], %x: float32[2])"));
 }
 
+TEST(PrecisionTest, QuantizedGraphsStayFloat32AndSayWhy) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {2, 3});
+  ir::ValueId scale = b.Constant("scale", ir::Tensor::FromFloats({0.1f}, {}));
+  ir::ValueId q = b.Op("quantize", "QuantizeLinear", {x, scale});
+  b.Output(b.Op("dequantize", "DequantizeLinear", {q, scale}));
+  ir::Graph graph = b.Build().value();
+  const std::string before = ir::PrintGraph(graph);
+  Precision pass(PrecisionMode::kFp16);
+  EXPECT_FALSE(pass.Run(graph).value());
+  EXPECT_EQ(ir::PrintGraph(graph), before);
+  EXPECT_EQ(pass.kept_fp32_reason(), "node 'quantize' (QuantizeLinear) is quantized: its scales stay float32");
+}
+
 TEST(PrecisionTest, Fp16LeavesGraphsWithoutFloat32Alone) {
   GraphBuilder b;
   ir::ValueId i = b.Input("i", {4}, ir::DType::kInt64);
