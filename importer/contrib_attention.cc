@@ -196,8 +196,8 @@ absl::Status EmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node
 
 std::map<std::string, Rewrite> AttentionContribRewrites() {
   return {
-      {"com.microsoft.Attention", AttentionToStandard},
-      {"com.microsoft.EmbedLayerNormalization", EmbedLayerNormToStandard},
+      {"com.microsoft.Attention", NeedsInputs({0, 1}, AttentionToStandard)},
+      {"com.microsoft.EmbedLayerNormalization", NeedsInputs({0, 2, 3, 5, 6}, EmbedLayerNormToStandard)},
   };
 }
 

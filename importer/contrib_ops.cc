@@ -187,19 +187,30 @@ absl::Status FusedGemmToGemm(Graph& graph, Node& node, std::vector<Node>& prefix
 
 }  // namespace
 
+Rewrite NeedsInputs(std::vector<size_t> slots, Rewrite rewrite) {
+  return [slots = std::move(slots), rewrite = std::move(rewrite)](Graph& graph, Node& node, std::vector<Node>& prefix) {
+    for (size_t slot : slots) {
+      if (node.input(slot) == kNoValue) {
+        return absl::InvalidArgumentError(absl::StrCat("input ", slot, " is required"));
+      }
+    }
+    return rewrite(graph, node, prefix);
+  };
+}
+
 const std::map<std::string, Rewrite>& ContribRewrites() {
   static const auto* table = [] {
     auto* rewrites = new std::map<std::string, Rewrite>{
-        {"com.microsoft.Gelu", GeluFormsToGelu},
-        {"com.microsoft.BiasGelu", GeluFormsToGelu},
-        {"com.microsoft.FastGelu", GeluFormsToGelu},
-        {"com.microsoft.QuickGelu", QuickGeluToMul},
-        {"com.microsoft.SkipLayerNormalization", SkipNormToNorm},
-        {"com.microsoft.SkipSimplifiedLayerNormalization", SkipNormToNorm},
-        {"SimplifiedLayerNormalization", SimplifiedNormToRms},
-        {"com.microsoft.FusedMatMul", FusedMatMulToMatMul},
-        {"com.microsoft.FusedConv", FusedConvToConv},
-        {"com.microsoft.FusedGemm", FusedGemmToGemm},
+        {"com.microsoft.Gelu", NeedsInputs({0}, GeluFormsToGelu)},
+        {"com.microsoft.BiasGelu", NeedsInputs({0, 1}, GeluFormsToGelu)},
+        {"com.microsoft.FastGelu", NeedsInputs({0}, GeluFormsToGelu)},
+        {"com.microsoft.QuickGelu", NeedsInputs({0}, QuickGeluToMul)},
+        {"com.microsoft.SkipLayerNormalization", NeedsInputs({0, 1, 2}, SkipNormToNorm)},
+        {"com.microsoft.SkipSimplifiedLayerNormalization", NeedsInputs({0, 1, 2}, SkipNormToNorm)},
+        {"SimplifiedLayerNormalization", NeedsInputs({0, 1}, SimplifiedNormToRms)},
+        {"com.microsoft.FusedMatMul", NeedsInputs({0, 1}, FusedMatMulToMatMul)},
+        {"com.microsoft.FusedConv", NeedsInputs({0, 1}, FusedConvToConv)},
+        {"com.microsoft.FusedGemm", NeedsInputs({0, 1}, FusedGemmToGemm)},
     };
     for (auto& entry : QuantizedContribRewrites()) rewrites->insert(std::move(entry));
     for (auto& entry : AttentionContribRewrites()) rewrites->insert(std::move(entry));

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "importer/rewrite_util.h"
 
@@ -17,6 +18,10 @@ inline constexpr int kContribTargetOpset = 23;
 
 // A contrib node's own opset is its domain's; the standard ops it becomes are read at the target.
 inline void AtTargetOpset(ir::Node& node) { node.opset = kContribTargetOpset; }
+
+// `rewrite`, after checking that the node has the inputs at `slots` (a missing one is an error,
+// not a read of an absent value).
+Rewrite NeedsInputs(std::vector<size_t> slots, Rewrite rewrite);
 
 // Keyed by canonical op type ("com.microsoft.FastGelu"; "SimplifiedLayerNormalization").
 const std::map<std::string, Rewrite>& ContribRewrites();

@@ -71,6 +71,8 @@ TEST(ContribOpsTest, UnsupportedFormsSayWhat) {
   onnx::NodeProto batch_transposed = MakeNode("FusedMatMul", {"x", "w"}, {"y"}, "mm");
   testing_util::SetIntAttr(batch_transposed, "transBatchA", 1);
   EXPECT_THAT(ImportText(ContribModel(batch_transposed)), HasSubstr("transBatchA or transBatchB is not supported"));
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("QLinearAdd", {"x", "", "", "x"}, {"y"}, "qadd"))),
+              HasSubstr("node 'qadd' (QLinearAdd): input 1 is required"));
   onnx::NodeProto conv = MakeNode("FusedConv", {"x", "w"}, {"y"}, "conv");
   testing_util::SetStringAttr(conv, "activation", "Softsign");
   EXPECT_THAT(ImportText(ContribModel(conv)), HasSubstr("fused activation 'Softsign' is not supported"));

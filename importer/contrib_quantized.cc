@@ -269,21 +269,21 @@ absl::Status DynamicQuantizeMatMulToMatMulInteger(Graph& graph, Node& node, std:
 
 std::map<std::string, Rewrite> QuantizedContribRewrites() {
   return {
-      {"com.microsoft.QLinearAdd", QLinearBinaryToFloat},
-      {"com.microsoft.QLinearMul", QLinearBinaryToFloat},
-      {"com.microsoft.QLinearSigmoid", QLinearUnaryToFloat},
-      {"com.microsoft.QLinearLeakyRelu", QLinearUnaryToFloat},
-      {"com.microsoft.QLinearSoftmax", QLinearUnaryToFloat},
-      {"com.microsoft.QLinearGlobalAveragePool", QLinearPoolToFloat},
-      {"com.microsoft.QLinearAveragePool", QLinearPoolToFloat},
-      {"com.microsoft.QLinearConcat", QLinearConcatToFloat},
-      {"com.microsoft.QLinearWhere", QLinearWhereToFloat},
-      {"com.microsoft.QLinearConv", QLinearConvToStandard},
-      {"com.microsoft.QuantizeLinear", QuantizeToStandard},
-      {"com.microsoft.DequantizeLinear", QuantizeToStandard},
-      {"com.microsoft.QGemm", QGemmToMatMulInteger},
-      {"com.microsoft.MatMulIntegerToFloat", MatMulIntegerToFloatToMatMulInteger},
-      {"com.microsoft.DynamicQuantizeMatMul", DynamicQuantizeMatMulToMatMulInteger},
+      {"com.microsoft.QLinearAdd", NeedsInputs({0, 1, 3, 4, 6}, QLinearBinaryToFloat)},
+      {"com.microsoft.QLinearMul", NeedsInputs({0, 1, 3, 4, 6}, QLinearBinaryToFloat)},
+      {"com.microsoft.QLinearSigmoid", NeedsInputs({0, 1, 3}, QLinearUnaryToFloat)},
+      {"com.microsoft.QLinearLeakyRelu", NeedsInputs({0, 1, 3}, QLinearUnaryToFloat)},
+      {"com.microsoft.QLinearSoftmax", NeedsInputs({0, 1, 3}, QLinearUnaryToFloat)},
+      {"com.microsoft.QLinearGlobalAveragePool", NeedsInputs({0, 1, 3}, QLinearPoolToFloat)},
+      {"com.microsoft.QLinearAveragePool", NeedsInputs({0, 1, 3}, QLinearPoolToFloat)},
+      {"com.microsoft.QLinearConcat", NeedsInputs({0, 1}, QLinearConcatToFloat)},
+      {"com.microsoft.QLinearWhere", NeedsInputs({0, 1, 2, 4, 5, 7}, QLinearWhereToFloat)},
+      {"com.microsoft.QLinearConv", NeedsInputs({0, 1, 2, 3, 4, 5, 6, 7}, QLinearConvToStandard)},
+      {"com.microsoft.QuantizeLinear", NeedsInputs({0, 1}, QuantizeToStandard)},
+      {"com.microsoft.DequantizeLinear", NeedsInputs({0, 1}, QuantizeToStandard)},
+      {"com.microsoft.QGemm", NeedsInputs({0, 1, 2, 3, 4, 5}, QGemmToMatMulInteger)},
+      {"com.microsoft.MatMulIntegerToFloat", NeedsInputs({0, 1, 2, 3}, MatMulIntegerToFloatToMatMulInteger)},
+      {"com.microsoft.DynamicQuantizeMatMul", NeedsInputs({0, 1, 2}, DynamicQuantizeMatMulToMatMulInteger)},
   };
 }
 
