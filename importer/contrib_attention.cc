@@ -1,6 +1,7 @@
 // ONNX Runtime's BERT fusions (what its transformers optimizer writes) as standard ops:
 // com.microsoft Attention becomes one projection MatMul, a Split and ONNX's Attention (3-D form)
-// with an additive mask of ORT's mask_filter_value; EmbedLayerNormalization becomes Gathers, Adds
+// with an additive mask of ORT's mask_filter_value, MultiHeadAttention the same Attention of its
+// separate (biased) Q, K and V; EmbedLayerNormalization becomes Gathers, Adds
 // and LayerNormalization, its mask index the count of ones per row.
 #include <utility>
 
@@ -58,16 +59,16 @@ ValueId CastTo(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueI
 // Where Attention's mask_index keeps a key, as bool: 2-D [B, T] and 3-D [B, S, T] masks keep
 // entries > 0; a 1-D [B] one holds each row's end position (keys before it kept).
 absl::StatusOr<ValueId> KeptKeys(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId mask_index,
-                                 int64_t rank) {
+                                 int64_t rank, ValueId keys_source) {
   const ValueId mask = CastTo(graph, node, prefix, mask_index, ir::DType::kInt64);
-  if (rank == 2 || rank == 3)
+  if (rank == 2 || rank == 3) {
     return Prepend(graph, node, prefix, "Greater", {mask, Int64Scalar(graph, node, "zero", 0)});
+  }
   if (rank != 1) {
     return absl::UnimplementedError(absl::StrCat("Attention with a mask_index of rank ", rank, " is not supported"));
   }
-  const ValueId keys =
-      Prepend(graph, node, prefix, "Squeeze",
-              {ShapeSlice(graph, node, prefix, node.input(0), 1, 2), Int64s(graph, node, "axis0", {0})});
+  const ValueId keys = Prepend(graph, node, prefix, "Squeeze",
+                               {ShapeSlice(graph, node, prefix, keys_source, 1, 2), Int64s(graph, node, "axis0", {0})});
   const ValueId positions = Prepend(graph, node, prefix, "Range",
                                     {Int64Scalar(graph, node, "start", 0), keys, Int64Scalar(graph, node, "delta", 1)});
   const ValueId ends = Prepend(graph, node, prefix, "Unsqueeze", {mask, Int64s(graph, node, "axis1", {1})});
@@ -76,20 +77,48 @@ absl::StatusOr<ValueId> KeptKeys(Graph& graph, const Node& node, std::vector<Nod
 
 // The additive mask ORT adds to the scores: 0 where kept, mask_filter_value elsewhere, shaped to
 // broadcast over [B, heads, S, T].
-absl::StatusOr<ValueId> AdditiveMask(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId mask_index) {
+absl::StatusOr<ValueId> AdditiveMask(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId mask_index,
+                                     ValueId keys_source) {
   const int64_t rank = graph.value(mask_index).type.rank();
   const ir::DType dtype = graph.value(node.input(0)).type.dtype;
   absl::StatusOr<Tensor> zero = ValuesOfType(dtype, {0.0f}, {});
   absl::StatusOr<Tensor> filter = ValuesOfType(dtype, {node.attrs.GetFloat("mask_filter_value", -10000.0f)}, {});
   if (!zero.ok()) return zero.status();
   if (!filter.ok()) return filter.status();
-  absl::StatusOr<ValueId> keep = KeptKeys(graph, node, prefix, mask_index, rank);
+  absl::StatusOr<ValueId> keep = KeptKeys(graph, node, prefix, mask_index, rank, keys_source);
   if (!keep.ok()) return keep.status();
   const ValueId additive = Prepend(graph, node, prefix, "Where",
                                    {*keep, graph.AddConstant(absl::StrCat(node.name, "__kept"), *std::move(zero)),
                                     graph.AddConstant(absl::StrCat(node.name, "__filter"), *std::move(filter))});
   const std::vector<int64_t> axes = rank == 3 ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2};
   return Prepend(graph, node, prefix, "Unsqueeze", {additive, Int64s(graph, node, "mask_axes", axes)});
+}
+
+// `node` (Attention or MultiHeadAttention, num_heads heads) becomes ONNX Attention of `qkv`, with
+// ORT's additive mask from `mask_index` (keys counted in dim 1 of `keys_source`) plus
+// `attention_bias`, is_causal where unidirectional, and ORT's scale.
+absl::Status BecomeOnnxAttention(Graph& graph, Node& node, std::vector<Node>& prefix, std::vector<ValueId> qkv,
+                                 ValueId mask_index, ValueId attention_bias, ValueId keys_source) {
+  ValueId mask = kNoValue;
+  if (mask_index != kNoValue) {
+    absl::StatusOr<ValueId> additive = AdditiveMask(graph, node, prefix, mask_index, keys_source);
+    if (!additive.ok()) return additive.status();
+    mask = *additive;
+  }
+  if (attention_bias != kNoValue) {
+    mask = mask == kNoValue ? attention_bias : Prepend(graph, node, prefix, "Add", {mask, attention_bias});
+  }
+  if (mask != kNoValue) qkv.push_back(mask);
+  const int64_t heads = node.attrs.GetInt("num_heads", 0);
+  const float scale = node.attrs.GetFloat("scale", 0.0f);  // 0: ORT's default, 1 / sqrt(head size)
+  const bool causal = node.attrs.GetInt("unidirectional", 0) != 0;
+  Become(node, "Attention", std::move(qkv));
+  node.attrs.Set("q_num_heads", heads);
+  node.attrs.Set("kv_num_heads", heads);
+  if (causal) node.attrs.Set("is_causal", int64_t{1});
+  if (scale != 0.0f) node.attrs.Set("scale", scale);
+  node.outputs.resize(1);
+  return absl::OkStatus();
 }
 
 // The sizes of Q, K and V in Attention's projection: qkv_hidden_sizes, else thirds of the weights.
@@ -109,42 +138,66 @@ absl::StatusOr<std::vector<int64_t>> ProjectionSizes(const Graph& graph, const N
 }
 
 // Attention(input [B, S, H_in], weights [H_in, Hq + Hk + Hv], bias?, mask_index?, past?,
-// attention_bias?): Q, K, V = split(input @ weights + bias), then ONNX Attention with num_heads
-// heads, is_causal where unidirectional, ORT's scale, the additive mask plus attention_bias.
+// attention_bias?): Q, K, V = split(input @ weights + bias), then ONNX Attention.
 absl::Status AttentionToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
   AtTargetOpset(node);
   if (node.input(4) != kNoValue || node.input(6) != kNoValue ||
       (node.outputs.size() > 1 && node.outputs[1] != kNoValue)) {
     return absl::UnimplementedError("Attention with past / present state is not supported");
   }
-  if (node.attrs.GetInt("do_rotary", 0) != 0)
+  if (node.attrs.GetInt("do_rotary", 0) != 0) {
     return absl::UnimplementedError("Attention with do_rotary is not supported");
+  }
   const int64_t heads = node.attrs.GetInt("num_heads", 0);
   if (heads <= 0) return absl::InvalidArgumentError("Attention needs num_heads > 0");
   absl::StatusOr<std::vector<int64_t>> sizes = ProjectionSizes(graph, node, heads);
   if (!sizes.ok()) return sizes.status();
   ValueId qkv = Prepend(graph, node, prefix, "MatMul", {node.input(0), node.input(1)});
   if (node.input(2) != kNoValue) qkv = Prepend(graph, node, prefix, "Add", {qkv, node.input(2)});
-  std::vector<ValueId> inputs = PrependSplit(graph, node, prefix, qkv, *sizes);
-  ValueId mask = kNoValue;
+  const std::vector<ValueId> parts = PrependSplit(graph, node, prefix, qkv, *sizes);
+  return BecomeOnnxAttention(graph, node, prefix, parts, node.input(3), node.input(5), node.input(0));
+}
+
+// The last dim of `value`, or -1 where unknown.
+int64_t LastDim(const Graph& graph, ValueId value) {
+  const ir::TensorType& type = graph.value(value).type;
+  return type.rank() >= 1 && type.shape->back().known() ? type.shape->back().value : -1;
+}
+
+// MultiHeadAttention(query [B, S, D], key [B, L, D], value [B, L, Dv], bias? [D + D + Dv],
+// key_padding_mask? [B, L] or [B], attention_bias?): separate Q, K and V, each plus its part of
+// bias, then ONNX Attention. The packed and pre-projected (4-D / 5-D) forms and past state are
+// refused.
+absl::Status MultiHeadAttentionToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  for (size_t i = 6; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] != kNoValue) {
+      return absl::UnimplementedError("MultiHeadAttention with past state is not supported");
+    }
+  }
+  for (size_t o = 1; o < node.outputs.size(); ++o) {
+    if (node.outputs[o] != kNoValue) {
+      return absl::UnimplementedError("MultiHeadAttention's present and qk outputs are not supported");
+    }
+  }
+  std::vector<ValueId> qkv = {node.input(0), node.input(1), node.input(2)};
+  for (ValueId v : qkv) {
+    if (graph.value(v).type.rank() != 3) {
+      return absl::UnimplementedError("MultiHeadAttention supports the 3-D form of separate query, key and value");
+    }
+  }
+  if (node.attrs.GetInt("num_heads", 0) <= 0) {
+    return absl::InvalidArgumentError("MultiHeadAttention needs num_heads > 0");
+  }
   if (node.input(3) != kNoValue) {
-    absl::StatusOr<ValueId> additive = AdditiveMask(graph, node, prefix, node.input(3));
-    if (!additive.ok()) return additive.status();
-    mask = *additive;
+    const std::vector<int64_t> sizes = {LastDim(graph, qkv[0]), LastDim(graph, qkv[1]), LastDim(graph, qkv[2])};
+    if (sizes[0] < 0 || sizes[1] < 0 || sizes[2] < 0) {
+      return absl::InvalidArgumentError("MultiHeadAttention's bias needs query, key and value of known hidden sizes");
+    }
+    const std::vector<ValueId> bias = PrependSplit(graph, node, prefix, node.input(3), sizes);
+    for (int i = 0; i < 3; ++i) qkv[i] = Prepend(graph, node, prefix, "Add", {qkv[i], bias[i]});
   }
-  if (node.input(5) != kNoValue) {
-    mask = mask == kNoValue ? node.input(5) : Prepend(graph, node, prefix, "Add", {mask, node.input(5)});
-  }
-  if (mask != kNoValue) inputs.push_back(mask);
-  const float scale = node.attrs.GetFloat("scale", 0.0f);  // 0: ORT's default, 1 / sqrt(head size)
-  const bool causal = node.attrs.GetInt("unidirectional", 0) != 0;
-  Become(node, "Attention", std::move(inputs));
-  node.attrs.Set("q_num_heads", heads);
-  node.attrs.Set("kv_num_heads", heads);
-  if (causal) node.attrs.Set("is_causal", int64_t{1});
-  if (scale != 0.0f) node.attrs.Set("scale", scale);
-  node.outputs.resize(1);
-  return absl::OkStatus();
+  return BecomeOnnxAttention(graph, node, prefix, qkv, node.input(4), node.input(5), node.input(1));
 }
 
 // EmbedLayerNormalization(input_ids, segment_ids?, word_embedding, position_embedding,
@@ -197,6 +250,7 @@ absl::Status EmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node
 std::map<std::string, Rewrite> AttentionContribRewrites() {
   return {
       {"com.microsoft.Attention", NeedsInputs({0, 1}, AttentionToStandard)},
+      {"com.microsoft.MultiHeadAttention", NeedsInputs({0, 1, 2}, MultiHeadAttentionToStandard)},
       {"com.microsoft.EmbedLayerNormalization", NeedsInputs({0, 2, 3, 5, 6}, EmbedLayerNormToStandard)},
   };
 }

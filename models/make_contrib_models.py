@@ -2,7 +2,8 @@
 """Builds the models under models/ that carry ONNX Runtime's contrib ops, with outputs computed by
 ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
   ort_contrib_ops: the BERT fusions ORT's transformers optimizer writes (EmbedLayerNormalization,
-    Attention with 1-D / 2-D masks and unidirectional, SkipLayerNormalization and its simplified
+    Attention with 1-D / 2-D / 3-D masks, unidirectional and attention_bias,
+    MultiHeadAttention, SkipLayerNormalization and its simplified
     form, the GELU forms, FusedMatMul, ORT's SimplifiedLayerNormalization), its fused
     CNN ops (FusedConv, FusedGemm) and its dynamic-quantized matmuls (DynamicQuantizeMatMul,
     MatMulIntegerToFloat, QGemm), the channels_last QLinear forms and the rarer ones
@@ -169,13 +170,27 @@ def quantized_nhwc_part(rng, node):
 
 
 def attention_masks_part(rng, node):
-    """Attention with a 3-D mask and attention_bias, qkv_hidden_sizes with a wider V."""
+    """Attention with a 3-D mask and attention_bias, qkv_hidden_sizes with a wider V; MultiHeadAttention
+    across to a longer memory with bias and a 2-D or 1-D key padding mask, and causal on itself."""
     inits = weights(rng, [("att3_w", (16, 40), 0.3), ("att3_b", (40,), 0.1), ("att_bias", (1, 2, 5, 5), 1.0),
                           ("mask3", (rng.uniform(size=(2, 5, 5)) > 0.3).astype(np.int32))])
+    inits += weights(rng, [("mha_bias", (48,), 0.2), ("kv_w", (16, 16), 0.3),
+                           ("key_mask", np.array([[1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1]], np.int32)),
+                           ("key_lengths", np.array([3, 8], np.int32))])
     nodes = [node("Attention", ["tokens", "att3_w", "att3_b", "mask3", "", "att_bias"], ["att3_out"], domain=MS,
-                  name="attention_3d_bias", num_heads=2, qkv_hidden_sizes=[12, 12, 16])]
+                  name="attention_3d_bias", num_heads=2, qkv_hidden_sizes=[12, 12, 16]),
+             node("MatMul", ["memory", "kv_w"], ["memory_v"], name="value_projection"),
+             node("MultiHeadAttention", ["tokens", "memory", "memory_v", "mha_bias", "key_mask"], ["mha_out"],
+                  domain=MS, name="mha_cross_masked", num_heads=4),
+             node("MultiHeadAttention", ["tokens", "memory", "memory_v", "", "key_lengths"], ["mha_lengths_out"],
+                  domain=MS, name="mha_key_lengths", num_heads=2, scale=0.2),
+             node("MultiHeadAttention", ["tokens", "tokens", "tokens"], ["mha_self_out"], domain=MS,
+                  name="mha_self_causal", num_heads=4, unidirectional=1)]
     tokens = rng.standard_normal((2, 5, 16)).astype(np.float32)
-    return nodes, inits, [("tokens", tokens, [2, 5, 16])], [("att3_out", TensorProto.FLOAT)]
+    memory = rng.standard_normal((2, 8, 16)).astype(np.float32)
+    return nodes, inits, [("tokens", tokens, [2, 5, 16]), ("memory", memory, [2, 8, 16])], [
+        ("att3_out", TensorProto.FLOAT), ("mha_out", TensorProto.FLOAT), ("mha_lengths_out", TensorProto.FLOAT),
+        ("mha_self_out", TensorProto.FLOAT)]
 
 
 def ort_contrib_ops(rng):

@@ -97,6 +97,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.FusedConv", "Conv, Add and the activation"},
       {"com.microsoft.FusedGemm", "Gemm and the activation"},
       {"com.microsoft.Attention", "MatMul, Split, Attention (ONNX's, with ORT's additive mask)"},
+      {"com.microsoft.MultiHeadAttention", "Split, Add, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.EmbedLayerNormalization", "Gather, Add, LayerNormalization (mask index: ReduceSum)"},
       {"com.microsoft.QLinearAdd", "DequantizeLinear, Add, QuantizeLinear"},
       {"com.microsoft.QLinearMul", "DequantizeLinear, Mul, QuantizeLinear"},
