@@ -11,6 +11,10 @@ onnxruntime from PyPI too):
   python3 -m venv --system-site-packages /tmp/hf && /tmp/hf/bin/pip install transformers==4.30.2 onnxruntime
   /tmp/hf/bin/python models/sweep/export_hf.py OUT_DIR [name,name,...]  (OPSET=17 for opset 17)
   bazel-bin/cli/onnxrun test --device cpu --precisions fp32,fp16 OUT_DIR
+
+ORT_OPTIMIZE=1 also writes <name>_ortopt: the export fused by ONNX Runtime's transformers optimizer
+(EmbedLayerNormalization, Attention, SkipLayerNormalization, FastGelu, ...: com.microsoft contrib
+ops, as ORT users ship models), with ORT's outputs for it (needs `pip install sympy` as well).
 """
 
 import os
@@ -20,7 +24,7 @@ import numpy as np
 import onnxruntime
 import torch
 import transformers as T
-from onnx import numpy_helper
+from onnx import TensorProto, numpy_helper
 
 SEQ = 16
 SMALL = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, vocab_size=100)
@@ -132,6 +136,31 @@ def export(name, out_dir, opset):
     return float(np.abs(outputs[0] - torch_out).max() / max(np.abs(torch_out).max(), 1e-12))
 
 
+# The ORT optimizer's model_type per case (others: "bert"); cases it cannot fuse keep their ops.
+ORT_MODEL_TYPES = {"gpt_neox": "gpt_neox", "opt": "gpt2", "llama": "gpt2", "bart": "bart", "vit": "vit", "swin": "swin",
+                   "clip_text": "clip", "t5_encoder": "t5", "convnext": "vit", "segformer": "vit", "mobilevit": "vit",
+                   "resnet": "vit"}
+
+
+def ort_optimize(name, out_dir):
+    """Writes <name>_ortopt from <name>'s export and data set: ORT's transformers optimizer, ORT's outputs."""
+    from onnxruntime.transformers import optimizer
+    folder, optimized = os.path.join(out_dir, name), os.path.join(out_dir, name + "_ortopt")
+    os.makedirs(os.path.join(optimized, "test_data_set_0"), exist_ok=True)
+    path = os.path.join(optimized, "model.onnx")
+    optimizer.optimize_model(os.path.join(folder, "model.onnx"), model_type=ORT_MODEL_TYPES.get(name, "bert"),
+                             num_heads=4, hidden_size=64, opt_level=0).save_model_to_file(path)
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    feeds = {}
+    for k, i in enumerate(session.get_inputs()):
+        source = os.path.join(folder, "test_data_set_0", f"input_{k}.pb")
+        with open(source, "rb") as f:
+            feeds[i.name] = numpy_helper.to_array(TensorProto.FromString(f.read()))
+        write_tensor(os.path.join(optimized, "test_data_set_0", f"input_{k}.pb"), feeds[i.name], i.name)
+    for k, (o, y) in enumerate(zip(session.get_outputs(), session.run(None, feeds))):
+        write_tensor(os.path.join(optimized, "test_data_set_0", f"output_{k}.pb"), y, o.name)
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -148,6 +177,9 @@ def main(argv):
         try:
             error = export(name, argv[1], opset)
             print(f"{name}: exported at opset {opset}; ONNX Runtime vs torch {error:.2e} of max", flush=True)
+            if os.environ.get("ORT_OPTIMIZE") == "1":
+                ort_optimize(name, argv[1])
+                print(f"{name}_ortopt: fused by ONNX Runtime's transformers optimizer", flush=True)
         except Exception as e:  # an export failure is reported, the others still run
             failed += 1
             print(f"{name}: EXPORT FAILED {type(e).__name__}: {str(e)[:300]}", flush=True)
