@@ -5,21 +5,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/printer.h"
+#include "tests/util/import_text.h"
 #include "tests/util/onnx_builder.h"
 
 namespace importer {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_util::ImportText;
 using testing_util::MakeNode;
 using testing_util::TensorInfo;
-
-std::string ImportText(const onnx::ModelProto& model) {
-  absl::StatusOr<ir::Graph> graph = ImportModelBytes(model.SerializeAsString(), "");
-  if (!graph.ok()) return std::string(graph.status().message());
-  return ir::PrintGraph(*graph);
-}
 
 TEST(ImporterTest, Opset6ClipAttributesBecomeInputs) {
   onnx::ModelProto model = testing_util::MakeModel(6);

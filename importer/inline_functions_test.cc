@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "importer/importer.h"
-#include "ir/printer.h"
+#include "tests/util/import_text.h"
 #include "tests/util/onnx_builder.h"
 
 namespace importer {
@@ -44,9 +44,7 @@ onnx::ModelProto TwiceModel() {
 std::string ImportText(const onnx::ModelProto& model, int64_t max_nodes = 1'000'000) {
   ImportLimits limits;
   limits.max_nodes = max_nodes;
-  absl::StatusOr<ir::Graph> graph = ImportModelBytes(model.SerializeAsString(), "", limits);
-  if (!graph.ok()) return std::string(graph.status().message());
-  return ir::PrintGraph(*graph);
+  return testing_util::ImportText(model, limits);
 }
 
 TEST(InlineFunctionsTest, CallBecomesTheBodyWithItsValuesBound) {

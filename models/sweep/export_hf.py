@@ -25,6 +25,7 @@ import onnxruntime
 import torch
 import transformers as T
 from onnx import TensorProto, numpy_helper
+from sweep_io import run_cases, write_tensor
 
 SEQ = 16
 SMALL = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, vocab_size=100)
@@ -109,11 +110,6 @@ class FirstOutput(torch.nn.Module):
         return result[0]
 
 
-def write_tensor(path, array, name):
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(array, name).SerializeToString())
-
-
 def export(name, out_dir, opset):
     model, make_inputs = CASES[name]()
     inputs = make_inputs()
@@ -171,20 +167,16 @@ def main(argv):
         print(f"unknown cases: {', '.join(unknown)}; known: {', '.join(CASES)}")
         return 2
     opset = int(os.environ.get("OPSET", "14"))
-    failed = 0
-    for name in names:
-        torch.manual_seed(0)
-        try:
-            error = export(name, argv[1], opset)
-            print(f"{name}: exported at opset {opset}; ONNX Runtime vs torch {error:.2e} of max", flush=True)
-            if os.environ.get("ORT_OPTIMIZE") == "1":
-                ort_optimize(name, argv[1])
-                print(f"{name}_ortopt: fused by ONNX Runtime's transformers optimizer", flush=True)
-        except Exception as e:  # an export failure is reported, the others still run
-            failed += 1
-            print(f"{name}: EXPORT FAILED {type(e).__name__}: {str(e)[:300]}", flush=True)
-    return 1 if failed else 0
 
+    def run_one(name):
+        torch.manual_seed(0)
+        line = f"exported at opset {opset}; ONNX Runtime vs torch {export(name, argv[1], opset):.2e} of max"
+        if os.environ.get("ORT_OPTIMIZE") == "1":
+            ort_optimize(name, argv[1])
+            line += f"; {name}_ortopt fused by ONNX Runtime's transformers optimizer"
+        return line
+
+    return run_cases(names, run_one)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

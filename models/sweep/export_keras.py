@@ -19,7 +19,7 @@ import onnx
 import onnxruntime
 import tensorflow as tf
 import tf2onnx
-from onnx import numpy_helper
+from sweep_io import run_cases, write_tensor
 
 APPLICATIONS = {"MobileNetV2": 224, "MobileNetV3Small": 224, "EfficientNetB0": 224, "EfficientNetV2B0": 224,
                 "DenseNet121": 224, "InceptionV3": 299, "NASNetMobile": 224, "Xception": 299, "ResNet50V2": 224}
@@ -49,11 +49,6 @@ def build(name):
     return getattr(tf.keras.applications, name)(weights=None, input_shape=(side, side, 3)), (1, side, side, 3)
 
 
-def write_tensor(path, array, name):
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(array, name).SerializeToString())
-
-
 def export(name, out_dir):
     model, shape = build(name)
     spec = (tf.TensorSpec((None,) + shape[1:], tf.float32, name="input"),)
@@ -75,17 +70,13 @@ def main(argv):
         print(__doc__)
         return 2
     names = argv[2].split(",") if len(argv) > 2 else list(SMALL) + list(APPLICATIONS)
-    failed = 0
-    for name in names:
-        tf.random.set_seed(0)
-        try:
-            export(name, argv[1])
-            print(f"{name}: converted by tf2onnx at opset 17", flush=True)
-        except Exception as e:  # a conversion failure is reported, the others still run
-            failed += 1
-            print(f"{name}: CONVERSION FAILED {type(e).__name__}: {str(e)[:300]}", flush=True)
-    return 1 if failed else 0
 
+    def run_one(name):
+        tf.random.set_seed(0)
+        export(name, argv[1])
+        return "converted by tf2onnx at opset 17"
+
+    return run_cases(names, run_one)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -21,7 +21,7 @@ import numpy as np
 import onnxruntime
 import timm
 import torch
-from onnx import numpy_helper
+from sweep_io import run_cases, write_tensor
 
 ARCHITECTURES = [
     "lcnet_050", "ghostnet_100", "rexnet_100", "hardcorenas_a", "tinynet_a", "mobileone_s0", "repvgg_a0",
@@ -31,11 +31,6 @@ ARCHITECTURES = [
     "sequencer2d_s", "hrnet_w18_small", "res2net50_26w_4s", "resnest14d", "dla34", "dpn68", "tresnet_m",
     "inception_v4", "selecsls42b", "vovnet39a", "regnetx_002",
 ]
-
-
-def write_tensor(path, array, name):
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(array, name).SerializeToString())
 
 
 def export(name, out_dir):
@@ -59,17 +54,12 @@ def main(argv):
         print(__doc__)
         return 2
     names = argv[2].split(",") if len(argv) > 2 else ARCHITECTURES
-    failed = 0
-    for name in names:
-        torch.manual_seed(0)
-        try:
-            error = export(name, argv[1])
-            print(f"{name}: exported at opset 17; ONNX Runtime vs torch {error:.2e} of max", flush=True)
-        except Exception as e:  # an export failure is reported, the others still run
-            failed += 1
-            print(f"{name}: EXPORT FAILED {type(e).__name__}: {str(e)[:300]}", flush=True)
-    return 1 if failed else 0
 
+    def run_one(name):
+        torch.manual_seed(0)
+        return f"exported at opset 17; ONNX Runtime vs torch {export(name, argv[1]):.2e} of max"
+
+    return run_cases(names, run_one)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
