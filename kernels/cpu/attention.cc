@@ -1,6 +1,8 @@
-// The CPU reference kernel of Attention (semantics in ops/attention.h): every input read into
-// doubles in its 4-D view, scores, masks and softmax in double, outputs converted to their dtypes;
-// (batch, head) pairs on ParallelFor's threads, the dot products as vector axpys.
+// The CPU kernel of Attention (semantics in ops/attention.h), (batch, head) pairs on ParallelFor's
+// threads. The inference form in float32 (no past state or sequence lengths, no softcap, only Y
+// asked for) runs on BLAS: per pair, scores = Q K^T and Y = P V as float32 gemms, mask and softmax
+// per row. Every other form is the reference: inputs read into doubles in their 4-D view, scores,
+// masks and softmax in double, the dot products as vector axpys, outputs converted to their dtypes.
 #include "ops/attention.h"
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "kernels/cpu/axpy.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/parallel.h"
 
 namespace kernels::cpu {
@@ -122,6 +125,88 @@ void SoftmaxRow(double* row, int64_t n) {
   for (int64_t j = 0; j < n; ++j) row[j] /= sum;
 }
 
+// True for the form the float32 path runs: Q, K, V and Y float32, no past state, no
+// nonpad_kv_seqlen, no softcap, no present or scores outputs.
+bool RunsOnFloat32Path(KernelContext& ctx, const ops::AttentionAttrs& attrs) {
+  for (int i : {0, 1, 2}) {
+    if (ctx.input(i)->dtype() != ir::DType::kFloat32) return false;
+  }
+  for (int i : {4, 5, 6}) {
+    if (ctx.input(i) != nullptr) return false;
+  }
+  for (int o : {1, 2, 3}) {
+    if (ctx.output(o) != nullptr) return false;
+  }
+  return ctx.output(0) != nullptr && ctx.output(0)->dtype() == ir::DType::kFloat32 && attrs.softcap == 0;
+}
+
+// Rows [seq, size] of head h of batch b of t, laid out [B, heads, seq, size] or (three_d) [B, seq,
+// heads * size], copied into `rows`.
+void GatherHead(const float* t, bool three_d, int64_t heads, int64_t seq, int64_t size, int64_t b, int64_t h,
+                float* rows) {
+  for (int64_t s = 0; s < seq; ++s) {
+    const float* src = t + (three_d ? ((b * seq + s) * heads + h) * size : ((b * heads + h) * seq + s) * size);
+    std::copy(src, src + size, rows + s * size);
+  }
+}
+
+// Softmax of one float row in place (the sum in double); a row with every key masked becomes zeros.
+void SoftmaxRowFloat(float* row, int64_t n) {
+  const float top = *std::max_element(row, row + n);
+  if (top == -std::numeric_limits<float>::infinity()) {
+    std::fill(row, row + n, 0.0f);
+    return;
+  }
+  double sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += (row[j] = std::exp(row[j] - top));
+  const float inverse = static_cast<float>(1.0 / sum);
+  for (int64_t j = 0; j < n; ++j) row[j] *= inverse;
+}
+
+absl::Status AttentionFloat32(KernelContext& ctx, const ops::AttentionAttrs& attrs, const ops::AttentionDims& d,
+                              const MaskBias& mask) {
+  const float *q = ctx.input(0)->data<float>(), *k = ctx.input(1)->data<float>(), *v = ctx.input(2)->data<float>();
+  float* y = ctx.output(0)->data<float>();
+  const int64_t keys = d.kv_seq, group = d.q_heads / d.kv_heads;
+  const float scale =
+      static_cast<float>(attrs.scale ? *attrs.scale : 1.0 / std::sqrt(static_cast<double>(d.head_size)));
+  const int64_t pairs = d.batch * d.q_heads;
+  std::vector<absl::Status> statuses(pairs);
+  ParallelFor(pairs, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> qh(d.q_seq * d.head_size), kh(keys * d.head_size), vh(keys * d.v_head_size),
+        scores(d.q_seq * keys), out(d.q_seq * d.v_head_size);
+    for (int64_t pair = begin; pair < end; ++pair) {
+      const int64_t b = pair / d.q_heads, h = pair % d.q_heads, kv = h / group;
+      GatherHead(q, d.three_d, d.q_heads, d.q_seq, d.head_size, b, h, qh.data());
+      GatherHead(k, d.three_d, d.kv_heads, keys, d.head_size, b, kv, kh.data());
+      GatherHead(v, d.three_d, d.kv_heads, keys, d.v_head_size, b, kv, vh.data());
+      statuses[pair] =
+          nn::Gemm(false, true, d.q_seq, keys, d.head_size, scale, qh.data(), kh.data(), 0.0f, scores.data());
+      for (int64_t i = 0; i < d.q_seq; ++i) {
+        float* row = scores.data() + i * keys;
+        for (int64_t j = 0; j < keys; ++j) {
+          row[j] = attrs.is_causal && j > i ? -std::numeric_limits<float>::infinity()
+                                            : static_cast<float>(row[j] + mask.at(b, h, i, j));
+        }
+        SoftmaxRowFloat(row, keys);
+      }
+      if (statuses[pair].ok()) {
+        statuses[pair] =
+            nn::Gemm(false, false, d.q_seq, d.v_head_size, keys, 1.0f, scores.data(), vh.data(), 0.0f, out.data());
+      }
+      for (int64_t i = 0; i < d.q_seq; ++i) {  // Y is [B, Sq, Hq * Dv] for 3-D inputs, [B, Hq, Sq, Dv] otherwise
+        const int64_t at = d.three_d ? ((b * d.q_seq + i) * d.q_heads + h) * d.v_head_size
+                                     : ((b * d.q_heads + h) * d.q_seq + i) * d.v_head_size;
+        std::copy(out.begin() + i * d.v_head_size, out.begin() + (i + 1) * d.v_head_size, y + at);
+      }
+    }
+  });
+  for (const absl::Status& s : statuses) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Attention(KernelContext& ctx) {
   absl::StatusOr<ops::AttentionAttrs> attrs = ops::ParseAttentionAttrs(ctx.node);
   if (!attrs.ok()) return attrs.status();
@@ -144,6 +229,7 @@ absl::Status Attention(KernelContext& ctx) {
   }
   absl::StatusOr<MaskBias> mask = MaskBias::Create(ctx.input(3), d);
   if (!mask.ok()) return mask.status();
+  if (RunsOnFloat32Path(ctx, *attrs)) return AttentionFloat32(ctx, *attrs, d, *mask);
   Heads qh = ViewHeads(*q, d.three_d, d.batch, d.q_heads, d.q_seq, d.head_size);
   Heads kh = Concat(past_k, ViewHeads(*k, d.three_d, d.batch, d.kv_heads, d.kv_seq, d.head_size), d.batch, d.past_seq);
   Heads vh =
