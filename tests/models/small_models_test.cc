@@ -1,17 +1,22 @@
 // The small models shipped in models/ match ONNX Runtime's outputs (stored beside each model by
-// models/make_small_models.py) on every element, fp32 tolerance: tiny_cnn, ONNX's dropped
+// models/make_small_models.py and make_contrib_models.py) on every element: tiny_cnn, ONNX's dropped
 // experimental ops (legacy_ops), opset-3 forms (legacy_opset3, against the same network at
 // opset 13), model-local functions (local_functions) and ONNX Runtime's contrib ops
 // (ort_contrib_ops; ort_quantized_cnn, made by ORT's quantizer; ort_bert_optimized, by its
-// transformers optimizer).
+// transformers optimizer). On the CPU at fp32's tolerance; on the GPU (skipped where none is
+// usable) in fp32 and fp16 at theirs.
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "importer/tensor_proto.h"
+#include "runtime/cuda_executor_types.h"
 #include "runtime/session.h"
 #include "tests/util/compare.h"
 
 namespace {
 
-class SmallModelTest : public ::testing::TestWithParam<std::string> {};
+const std::vector<std::string> kModels = {"tiny_cnn",          "legacy_ops",      "legacy_opset3",
+                                          "local_functions",   "ort_contrib_ops", "ort_quantized_cnn",
+                                          "ort_bert_optimized"};
 
 // The tensors `dir`/test_data_set_0/<kind>_<i>.pb for i = 0, 1, ... while they exist.
 std::vector<ir::Tensor> ReadTensors(const std::string& dir, const std::string& kind) {
@@ -24,10 +29,13 @@ std::vector<ir::Tensor> ReadTensors(const std::string& dir, const std::string& k
   return tensors;
 }
 
-TEST_P(SmallModelTest, MatchesOnnxRuntime) {
-  const std::string dir = "models/" + GetParam();
+// Runs models/`model` on `device` at `precision` and compares every output with ORT's.
+void ExpectMatchesOnnxRuntime(const std::string& model, runtime::Device device, const std::string& precision,
+                              testing_util::Tolerance tolerance) {
+  const std::string dir = "models/" + model;
   runtime::SessionOptions options;
-  options.device = runtime::Device::kCpu;
+  options.device = device;
+  options.precision = precision;
   auto session = runtime::Session::Create(dir + "/model.onnx", options);
   ASSERT_TRUE(session.ok()) << session.status();
   const std::vector<ir::Tensor> inputs = ReadTensors(dir, "input");
@@ -39,13 +47,36 @@ TEST_P(SmallModelTest, MatchesOnnxRuntime) {
   auto outputs = (*session)->Run(feeds);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(testing_util::CompareTensors(outputs->at(i).tensor, expected[i], {.rtol = 1e-4, .atol = 1e-6}), "")
+    EXPECT_EQ(testing_util::CompareTensors(outputs->at(i).tensor, expected[i], tolerance), "")
         << "output " << outputs->at(i).name;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelTest,
-                         ::testing::Values("tiny_cnn", "legacy_ops", "legacy_opset3", "local_functions",
-                                           "ort_contrib_ops", "ort_quantized_cnn", "ort_bert_optimized"));
+class SmallModelTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SmallModelTest, MatchesOnnxRuntime) {
+  ExpectMatchesOnnxRuntime(GetParam(), runtime::Device::kCpu, "fp32", {.rtol = 1e-4, .atol = 1e-6});
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelTest, ::testing::ValuesIn(kModels));
+
+class SmallModelGpuTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+// GPU fp32 sums in other orders than the CPU (atol 1e-5 at outputs of order 1); fp16 rounds every
+// value (1e-2). A quantized model keeps float32 at fp16 and matches ORT bit for bit either way.
+TEST_P(SmallModelGpuTest, MatchesOnnxRuntime) {
+  if (!exec::CudaUnavailableReason().empty()) GTEST_SKIP() << exec::CudaUnavailableReason();
+  const auto& [model, precision] = GetParam();
+  const testing_util::Tolerance tolerance = precision == "fp16" ? testing_util::Tolerance{.rtol = 1e-2, .atol = 1e-2}
+                                                                : testing_util::Tolerance{.rtol = 1e-4, .atol = 1e-5};
+  ExpectMatchesOnnxRuntime(model, runtime::Device::kCuda, precision, tolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, SmallModelGpuTest,
+                         ::testing::Combine(::testing::ValuesIn(kModels),
+                                            ::testing::Values(std::string("fp32"), std::string("fp16"))),
+                         [](const auto& info) {
+                           return absl::StrCat(std::get<0>(info.param), "_", std::get<1>(info.param));
+                         });
 
 }  // namespace
