@@ -97,6 +97,7 @@ std::vector<OpDef> SequenceOpDefs();       // ops/sequence.h: Sequence*, Optiona
 std::vector<OpDef> StringOpDefs();         // ops/string_normalizer.h: StringNormalizer
 std::vector<OpDef> StringTextOpDefs();     // ops/string_text.h: StringConcat, StringSplit, RegexFullMatch
 std::vector<OpDef> DeformConvOpDefs();     // ops/deform_conv.h: DeformConv
+std::vector<OpDef> MlOpDefs();             // ops/ml_ops.h: ai.onnx.ml Binarizer, ArrayFeatureExtractor, ...
 
 }  // namespace ops
 

@@ -25,6 +25,7 @@ const std::map<std::string_view, OpDef>& Registry() {
     for (const OpDef& def : StringOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : StringTextOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : DeformConvOpDefs()) (*map)[def.op_type] = def;
+    for (const OpDef& def : MlOpDefs()) (*map)[def.op_type] = def;
     return map;
   }();
   return *registry;

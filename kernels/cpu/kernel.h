@@ -78,6 +78,7 @@ std::vector<KernelDef> DropoutKernels();          // dropout.cc
 std::vector<KernelDef> RandomKernels();           // random.cc: RandomUniform/Normal(Like), Bernoulli, Multinomial
 std::vector<KernelDef> AttentionKernels();        // attention.cc
 std::vector<KernelDef> RotaryEmbeddingKernels();  // rotary_embedding.cc
+std::vector<KernelDef> MlKernels();               // ml_ops.cc: the ai.onnx.ml ops
 std::vector<KernelDef> KvCacheKernels();          // kv_cache.cc: TensorScatter
 std::vector<KernelDef> TfIdfKernels();            // tfidf.cc
 std::vector<KernelDef> OptimizerKernels();        // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum

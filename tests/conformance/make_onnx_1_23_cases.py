@@ -7,12 +7,19 @@ import os, sys
 import onnx
 from onnx import numpy_helper
 from onnx.backend.test.case.node import collect_testcases
-out, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+# `python make_onnx_1_23_cases.py OUT ml` writes only the cases of domain ai.onnx.ml (ONNX 1.12's data
+# has none; the archive holds them beside the opset 18-24 ones).
+out = sys.argv[1]
+ml_only = sys.argv[2] == "ml"
+lo, hi = (0, 0) if ml_only else (int(sys.argv[2]), int(sys.argv[3]))
 n = 0
 for case in collect_testcases(None):
     if case.model is None: continue
-    ver = [o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx")]
-    if not ver or not (lo <= ver[0] <= hi): continue
+    if ml_only:
+        if not any(o.domain == "ai.onnx.ml" for o in case.model.opset_import): continue
+    else:
+        ver = [o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx")]
+        if not ver or not (lo <= ver[0] <= hi): continue
     d = os.path.join(out, case.name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "model.onnx"), "wb") as f:

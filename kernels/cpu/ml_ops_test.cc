@@ -1,0 +1,107 @@
+// The ai.onnx.ml ops beyond their conformance cases: LabelEncoder-1's classes_strings both ways and
+// float keys with NaN, ArrayFeatureExtractor's 1-D form and out-of-range indices, TreeEnsemble's
+// aggregates and the errors of malformed trees (a cycle, a link past the nodes). Expected values are
+// worked out by hand from the specs.
+#include <cmath>
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/cpu/run_node.h"
+#include "kernels/cpu/test_tensors.h"
+
+namespace kernels::cpu {
+namespace {
+
+using test_tensors::Attrs;
+using test_tensors::Error;
+using test_tensors::F32;
+using test_tensors::I64;
+using test_tensors::MakeNode;
+using test_tensors::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(LabelEncoderTest, ClassesStringsMapStringsToIndicesAndBack) {
+  const ir::Attributes attrs = Attrs({{"classes_strings", std::vector<std::string>{"a", "b", "c"}},
+                                      {"default_int64", int64_t{-7}},
+                                      {"default_string", std::string("none")}});
+  const ir::Node node = MakeNode("ai.onnx.ml.LabelEncoder", 1, attrs, 1);
+  ir::Tensor words = ir::Tensor::FromStrings({"c", "x", "a"});
+  auto out = RunNode(node, {&words});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int64_t>((*out)[0]), ElementsAre(2, -7, 0));
+  ir::Tensor indices = I64({3}, {1, 5, 0});
+  out = RunNode(node, {&indices});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].strings()[0], "b");
+  EXPECT_EQ((*out)[0].strings()[1], "none");
+  EXPECT_EQ((*out)[0].strings()[2], "a");
+}
+
+TEST(LabelEncoderTest, FloatKeysMatchNaNAndDefaultToMinusZero) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const ir::Node node = MakeNode(
+      "ai.onnx.ml.LabelEncoder", 1,
+      Attrs({{"keys_floats", std::vector<float>{1.5f, nan}}, {"values_floats", std::vector<float>{10.0f, 20.0f}}}), 2);
+  ir::Tensor x = F32({3}, {nan, 1.5f, 2.0f});
+  auto out = RunNode(node, {&x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> y = Values<float>((*out)[0]);
+  EXPECT_THAT(y, ElementsAre(20.0f, 10.0f, 0.0f));
+  EXPECT_TRUE(std::signbit(y[2]));
+}
+
+TEST(ArrayFeatureExtractorTest, OneDimensionalInputGivesOneRowAndBadIndicesAreErrors) {
+  const ir::Node node = MakeNode("ai.onnx.ml.ArrayFeatureExtractor", 1, {}, 1);
+  ir::Tensor x = F32({4}, {1, 2, 3, 4}), indices = I64({2}, {3, 0});
+  auto out = RunNode(node, {&x, &indices});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (std::vector<int64_t>{1, 2}));
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(4, 1));
+  ir::Tensor past = I64({1}, {4});
+  EXPECT_THAT(Error(RunNode(node, {&x, &past})), HasSubstr("index 4 is outside X's last axis of 4"));
+}
+
+// One tree: node 0 (x0 <= 1) -> leaf 0 (weight 3, target 0), else node 1 (x0 < 5) -> leaf 1 (weight
+// 4, target 1), else leaf 2 (weight -2, target 0); with `roots` listing it once or more.
+ir::Attributes Tree(std::vector<int64_t> roots, int64_t aggregate, std::vector<int64_t> false_ids = {1, 2}) {
+  ir::Tensor modes = test_tensors::Make<uint8_t>(ir::DType::kUint8, {2}, {0, 1});
+  return Attrs({{"nodes_splits", F32({2}, {1, 5})},
+                {"nodes_modes", modes},
+                {"nodes_featureids", std::vector<int64_t>{0, 0}},
+                {"nodes_truenodeids", std::vector<int64_t>{0, 1}},
+                {"nodes_trueleafs", std::vector<int64_t>{1, 1}},
+                {"nodes_falsenodeids", std::move(false_ids)},
+                {"nodes_falseleafs", std::vector<int64_t>{0, 1}},
+                {"leaf_weights", F32({3}, {3, 4, -2})},
+                {"leaf_targetids", std::vector<int64_t>{0, 1, 0}},
+                {"tree_roots", std::move(roots)},
+                {"n_targets", int64_t{2}},
+                {"aggregate_function", aggregate}});
+}
+
+TEST(TreeEnsembleTest, AggregatesOverTrees) {
+  ir::Tensor x = F32({3, 1}, {0, 3, 9});
+  auto sum = RunNode(MakeNode("ai.onnx.ml.TreeEnsemble", 1, Tree({0, 0}, 1), 5), {&x});
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_THAT(Values<float>((*sum)[0]), ElementsAre(6, 0, 0, 8, -4, 0));
+  auto average = RunNode(MakeNode("ai.onnx.ml.TreeEnsemble", 1, Tree({0, 0}, 0), 5), {&x});
+  ASSERT_TRUE(average.ok()) << average.status();
+  EXPECT_THAT(Values<float>((*average)[0]), ElementsAre(3, 0, 0, 4, -2, 0));
+}
+
+TEST(TreeEnsembleTest, MalformedTreesAreErrors) {
+  ir::Tensor x = F32({1, 1}, {9});
+  // Node 1's false branch back to node 1: a cycle the walk must not follow forever.
+  ir::Attributes cycle = Tree({0}, 1, {1, 1});
+  cycle.Set("nodes_falseleafs", std::vector<int64_t>{0, 0});
+  EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.TreeEnsemble", 1, cycle, 5), {&x})), HasSubstr("form a cycle"));
+  EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.TreeEnsemble", 1, Tree({0}, 1, {7, 2}), 5), {&x})),
+              HasSubstr("node 0 points to node 7, outside the 2 there are"));
+  EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.TreeEnsemble", 1, Tree({0}, 9), 5), {&x})),
+              HasSubstr("aggregate_function 0-3"));
+}
+
+}  // namespace
+}  // namespace kernels::cpu

@@ -1,0 +1,43 @@
+// The ops of ONNX's classical-ML domain (ai.onnx.ml, opsets 1-5) that ONNX's node suite covers:
+// Binarizer, ArrayFeatureExtractor, LabelEncoder (1: classes_strings; 2-4: keys_* / values_*) and
+// TreeEnsemble (5): attribute parsing and type/shape inference. They run on the host (kernels/cpu/ml_ops.cc).
+#ifndef ONNXRUN_OPS_ML_OPS_H_
+#define ONNXRUN_OPS_ML_OPS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ops/op_def.h"
+
+namespace ops {
+
+// LabelEncoder's map from keys to values, each side strings or numbers (as doubles).
+struct LabelEncoderMap {
+  ir::DType key_dtype = ir::DType::kUndefined, value_dtype = ir::DType::kUndefined;
+  std::vector<std::string> string_keys, string_values;
+  std::vector<double> number_keys, number_values;
+  std::string string_default;
+  double number_default = 0;
+};
+// The map for an input of `input_dtype` (LabelEncoder-1 maps both ways, by the input's dtype).
+absl::StatusOr<LabelEncoderMap> ParseLabelEncoder(const ir::Node& node, ir::DType input_dtype);
+
+// TreeEnsemble's nodes and leaves (the trees are walked from tree_roots).
+struct TreeEnsembleAttrs {
+  std::vector<double> splits;
+  std::vector<int64_t> feature_ids, modes, true_ids, false_ids, true_leafs, false_leafs;
+  std::vector<bool> missing_tracks_true;
+  std::vector<std::vector<double>> members;  // per node, the set of a MEMBER (mode 6) node
+  std::vector<int64_t> leaf_target_ids, tree_roots;
+  std::vector<double> leaf_weights;
+  int64_t n_targets = 0;
+  int64_t aggregate = 1;  // 0 average, 1 sum, 2 min, 3 max
+};
+absl::StatusOr<TreeEnsembleAttrs> ParseTreeEnsemble(const ir::Node& node);
+
+std::vector<OpDef> MlOpDefs();
+
+}  // namespace ops
+
+#endif  // ONNXRUN_OPS_ML_OPS_H_
