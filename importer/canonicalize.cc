@@ -293,66 +293,71 @@ absl::Status MvnAttrsToAxes(Graph& graph, Node& node, std::vector<Node>& prefix)
     return absl::OkStatus();
   }
   const ir::ValueId x = node.input(0);
-  const ir::ValueId mean = Prepend(graph, node, prefix, "ReduceMean",
-                                   {x, graph.AddConstant(absl::StrCat(node.name, "__axes"), Tensor::FromInt64s(axes))});
+  const ir::ValueId mean =
+      Prepend(graph, node, prefix, "ReduceMean", {x, NodeConstant(graph, node, "axes", Tensor::FromInt64s(axes))});
   prefix.back().attrs.Set("keepdims", int64_t{1});
   Become(node, "Sub", {x, mean});
   return absl::OkStatus();
 }
 
 const std::map<std::string, Rewrite>& Rewrites() {
-  static const auto* table = new std::map<std::string, Rewrite>{
-      {"Clip", ClipAttrsToInputs},
-      {"Squeeze", AxesAttrToInput},
-      {"Unsqueeze", AxesAttrToInput},
-      {"ReduceMean", AxesAttrToInput},
-      {"ReduceSum", AxesAttrToInput},
-      {"ReduceMax", AxesAttrToInput},
-      {"ReduceMin", AxesAttrToInput},
-      {"ReduceProd", AxesAttrToInput},
-      {"ReduceL1", AxesAttrToInput},
-      {"ReduceL2", AxesAttrToInput},
-      {"ReduceLogSum", AxesAttrToInput},
-      {"ReduceLogSumExp", AxesAttrToInput},
-      {"ReduceSumSquare", AxesAttrToInput},
-      {"Split", SplitAttrToInput},
-      {"Slice", SliceAttrsToInputs},
-      {"Pad", PadAttrsToInputs},
-      {"TopK", TopKAttrToInput},
-      {"Scatter", ScatterToScatterElements},
-      {"CastLike", CastLikeToCast},
-      {"Upsample", UpsampleToResize},
-      {"Resize", UpsampleToResize},
-      {"Add", LegacyBroadcast},
-      {"Sub", LegacyBroadcast},
-      {"Mul", LegacyBroadcast},
-      {"Div", LegacyBroadcast},
-      {"Pow", LegacyBroadcast},
-      {"Equal", LegacyBroadcast},
-      {"Greater", LegacyBroadcast},
-      {"Less", LegacyBroadcast},
-      {"And", LegacyBroadcast},
-      {"Or", LegacyBroadcast},
-      {"Xor", LegacyBroadcast},
-      {"Gemm", DropLegacyAttrs},
-      {"BatchNormalization", DropLegacyAttrs},
-      {"Dropout", DropLegacyAttrs},
-      {"GridSample", GridSampleModeNames},
-      {"RoiAlign", RoiAlignCoordinates},
-      {"RNN", DropOutputSequence},
-      {"GRU", DropOutputSequence},
-      {"LSTM", DropOutputSequence},
-      {"Concat", ConcatDefaultAxis},
-      {"Reshape", ReshapeAttrToInput},
-      {"Scale", ScaleOrAffineToMul},
-      {"Affine", ScaleOrAffineToMul},
-      {"ScaledTanh", ScaledUnaryToMuls},
-      {"ParametricSoftplus", ScaledUnaryToMuls},
-      {"ImageScaler", ImageScalerToMulAdd},
-      {"Crop", CropToSlice},
-      {"DynamicSlice", DynamicSliceToSlice},
-      {"MeanVarianceNormalization", MvnAttrsToAxes},
-  };
+  static const auto* table = [] {
+    auto* rewrites = new std::map<std::string, Rewrite>{
+        {"Clip", ClipAttrsToInputs},
+        {"Squeeze", AxesAttrToInput},
+        {"Unsqueeze", AxesAttrToInput},
+        {"ReduceMean", AxesAttrToInput},
+        {"ReduceSum", AxesAttrToInput},
+        {"ReduceMax", AxesAttrToInput},
+        {"ReduceMin", AxesAttrToInput},
+        {"ReduceProd", AxesAttrToInput},
+        {"ReduceL1", AxesAttrToInput},
+        {"ReduceL2", AxesAttrToInput},
+        {"ReduceLogSum", AxesAttrToInput},
+        {"ReduceLogSumExp", AxesAttrToInput},
+        {"ReduceSumSquare", AxesAttrToInput},
+        {"Split", SplitAttrToInput},
+        {"Slice", SliceAttrsToInputs},
+        {"Pad", PadAttrsToInputs},
+        {"TopK", TopKAttrToInput},
+        {"Scatter", ScatterToScatterElements},
+        {"CastLike", CastLikeToCast},
+        {"Upsample", UpsampleToResize},
+        {"Resize", UpsampleToResize},
+        {"Add", LegacyBroadcast},
+        {"Sub", LegacyBroadcast},
+        {"Mul", LegacyBroadcast},
+        {"Div", LegacyBroadcast},
+        {"Pow", LegacyBroadcast},
+        {"Equal", LegacyBroadcast},
+        {"Greater", LegacyBroadcast},
+        {"Less", LegacyBroadcast},
+        {"And", LegacyBroadcast},
+        {"Or", LegacyBroadcast},
+        {"Xor", LegacyBroadcast},
+        {"Gemm", DropLegacyAttrs},
+        {"BatchNormalization", DropLegacyAttrs},
+        {"Dropout", DropLegacyAttrs},
+        {"GridSample", GridSampleModeNames},
+        {"RoiAlign", RoiAlignCoordinates},
+        {"RNN", DropOutputSequence},
+        {"GRU", DropOutputSequence},
+        {"LSTM", DropOutputSequence},
+        {"Concat", ConcatDefaultAxis},
+        {"Reshape", ReshapeAttrToInput},
+        {"Scale", ScaleOrAffineToMul},
+        {"Affine", ScaleOrAffineToMul},
+        {"ScaledTanh", ScaledUnaryToMuls},
+        {"ParametricSoftplus", ScaledUnaryToMuls},
+        {"ImageScaler", ImageScalerToMulAdd},
+        {"Crop", CropToSlice},
+        {"DynamicSlice", DynamicSliceToSlice},
+        {"MeanVarianceNormalization", MvnAttrsToAxes},
+    };
+    // ONNX Runtime's contrib ops (keys with their domain, or no standard op's name).
+    rewrites->insert(ContribRewrites().begin(), ContribRewrites().end());
+    return rewrites;
+  }();
   return *table;
 }
 
@@ -361,12 +366,10 @@ const std::map<std::string, Rewrite>& Rewrites() {
 absl::StatusOr<std::vector<Node>> CanonicalizeNode(Graph& graph, Node node) {
   node.attrs.Erase("consumed_inputs");  // opset 1-5 memory hint, no meaning here
   std::vector<Node> nodes;
-  for (const std::map<std::string, Rewrite>* table : {&Rewrites(), &ContribRewrites()}) {
-    auto it = table->find(node.op_type);
-    if (it == table->end()) continue;
+  auto it = Rewrites().find(node.op_type);
+  if (it != Rewrites().end()) {
     absl::Status status = it->second(graph, node, nodes);
     if (!status.ok()) return status;
-    break;
   }
   nodes.push_back(std::move(node));
   return nodes;

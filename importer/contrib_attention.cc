@@ -18,27 +18,20 @@ using ir::Tensor;
 using ir::ValueId;
 
 ValueId Int64s(Graph& graph, const Node& node, const std::string& what, std::vector<int64_t> values) {
-  return graph.AddConstant(absl::StrCat(node.name, "__", what), Tensor::FromInt64s(std::move(values)));
+  return NodeConstant(graph, node, what, Tensor::FromInt64s(std::move(values)));
 }
 
 // Splits `x` on its last axis into parts of `sizes`.
 std::vector<ValueId> PrependSplit(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x,
                                   const std::vector<int64_t>& sizes) {
-  Node split;
-  split.name = absl::StrCat(node.name, "__split");
-  split.op_type = "Split";
-  split.opset = node.opset;
-  split.inputs = {x, Int64s(graph, node, "split_sizes", sizes)};
-  split.attrs.Set("axis", int64_t{-1});
-  for (size_t i = 0; i < sizes.size(); ++i) split.outputs.push_back(graph.AddValue(absl::StrCat(split.name, i)));
-  std::vector<ValueId> parts = split.outputs;
-  prefix.push_back(std::move(split));
+  std::vector<ValueId> parts =
+      PrependWithOutputs(graph, node, prefix, "Split", {x, Int64s(graph, node, "split_sizes", sizes)}, sizes.size());
+  prefix.back().attrs.Set("axis", int64_t{-1});
   return parts;
 }
 
 ValueId Int64Scalar(Graph& graph, const Node& node, const std::string& what, int64_t value) {
-  absl::StatusOr<Tensor> t = Tensor::FromInt64s({value}).Reshaped({});
-  return graph.AddConstant(absl::StrCat(node.name, "__", what), *std::move(t));
+  return NodeConstant(graph, node, what, *Tensor::FromInt64s({value}).Reshaped({}));
 }
 
 // Shape(x)[start:end] as a 1-D int64 value.
@@ -49,18 +42,11 @@ ValueId ShapeSlice(Graph& graph, const Node& node, std::vector<Node>& prefix, Va
   return dims;
 }
 
-ValueId CastTo(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, ir::DType dtype,
-               ValueId output = kNoValue) {
-  const ValueId cast = Prepend(graph, node, prefix, "Cast", {x}, output);
-  prefix.back().attrs.Set("to", static_cast<int64_t>(dtype));
-  return cast;
-}
-
 // Where Attention's mask_index keeps a key, as bool: 2-D [B, T] and 3-D [B, S, T] masks keep
 // entries > 0; a 1-D [B] one holds each row's end position (keys before it kept).
 absl::StatusOr<ValueId> KeptKeys(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId mask_index,
                                  int64_t rank, ValueId keys_source) {
-  const ValueId mask = CastTo(graph, node, prefix, mask_index, ir::DType::kInt64);
+  const ValueId mask = PrependCast(graph, node, prefix, mask_index, ir::DType::kInt64);
   if (rank == 2 || rank == 3) {
     return Prepend(graph, node, prefix, "Greater", {mask, Int64Scalar(graph, node, "zero", 0)});
   }
@@ -88,8 +74,8 @@ absl::StatusOr<ValueId> AdditiveMask(Graph& graph, const Node& node, std::vector
   absl::StatusOr<ValueId> keep = KeptKeys(graph, node, prefix, mask_index, rank, keys_source);
   if (!keep.ok()) return keep.status();
   const ValueId additive = Prepend(graph, node, prefix, "Where",
-                                   {*keep, graph.AddConstant(absl::StrCat(node.name, "__kept"), *std::move(zero)),
-                                    graph.AddConstant(absl::StrCat(node.name, "__filter"), *std::move(filter))});
+                                   {*keep, NodeConstant(graph, node, "kept", *std::move(zero)),
+                                    NodeConstant(graph, node, "filter", *std::move(filter))});
   const std::vector<int64_t> axes = rank == 3 ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2};
   return Prepend(graph, node, prefix, "Unsqueeze", {additive, Int64s(graph, node, "mask_axes", axes)});
 }
@@ -227,9 +213,10 @@ absl::Status EmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node
   if (outputs[1] != kNoValue && mask != kNoValue) {
     const ValueId ones =
         Prepend(graph, node, prefix, "Equal",
-                {CastTo(graph, node, prefix, mask, ir::DType::kInt64), Int64Scalar(graph, node, "one", 1)});
+                {PrependCast(graph, node, prefix, mask, ir::DType::kInt64), Int64Scalar(graph, node, "one", 1)});
     Prepend(graph, node, prefix, "ReduceSum",
-            {CastTo(graph, node, prefix, ones, ir::DType::kInt32), Int64s(graph, node, "sum_axes", {1})}, outputs[1]);
+            {PrependCast(graph, node, prefix, ones, ir::DType::kInt32), Int64s(graph, node, "sum_axes", {1})},
+            outputs[1]);
     prefix.back().attrs.Set("keepdims", int64_t{0});
   } else if (outputs[1] != kNoValue) {
     Prepend(graph, node, prefix, "ConstantOfShape", {ShapeSlice(graph, node, prefix, ids, 0, 1)}, outputs[1]);

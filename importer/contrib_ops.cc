@@ -141,8 +141,8 @@ absl::Status BecomeActivation(Graph& graph, Node& node, ValueId x, const std::st
     absl::StatusOr<ir::Tensor> high = ScalarOfType(dtype, param(1, 3.4e38f));
     if (!low.ok()) return low.status();
     if (!high.ok()) return high.status();
-    const ValueId min = graph.AddConstant(absl::StrCat(node.name, "__min"), *std::move(low));
-    const ValueId max = graph.AddConstant(absl::StrCat(node.name, "__max"), *std::move(high));
+    const ValueId min = NodeConstant(graph, node, "min", *std::move(low));
+    const ValueId max = NodeConstant(graph, node, "max", *std::move(high));
     Become(node, activation, {x, min, max});
   } else {
     return absl::UnimplementedError(absl::StrCat("fused activation '", activation, "' is not supported"));

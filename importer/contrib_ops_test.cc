@@ -52,7 +52,7 @@ TEST(ContribOpsTest, AttentionBecomesOnnxAttentionOnTheSplitProjection) {
   testing_util::SetIntAttr(node, "num_heads", 2);
   testing_util::SetIntAttr(node, "unidirectional", 1);
   const std::string text = ImportText(ContribModel(node));
-  EXPECT_THAT(text, HasSubstr("attention__split: Split(%attention__0_MatMul_out, %attention__split_sizes)"));
+  EXPECT_THAT(text, HasSubstr("attention__1_Split: Split(%attention__0_MatMul_out, %attention__split_sizes)"));
   EXPECT_THAT(text, HasSubstr("-> (%y: float32[2,5,8]) {is_causal=1, kv_num_heads=2, q_num_heads=2}"));
 }
 

@@ -4,7 +4,6 @@
 // (QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearConcat, QLinearWhere) as dequantize ->
 // op -> quantize, which is how ORT fills their tables; QGemm and MatMulIntegerToFloat on the
 // integer MatMul with the int32 bias, scaled in float.
-#include <numeric>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,7 +19,7 @@ using ir::Tensor;
 using ir::ValueId;
 
 ValueId FloatScalar(Graph& graph, const Node& node, const std::string& what, float value) {
-  return graph.AddConstant(absl::StrCat(node.name, "__", what), Tensor::FromFloats({value}, {}));
+  return NodeConstant(graph, node, what, Tensor::FromFloats({value}, {}));
 }
 
 // `zero_point`, or a zero of `dtype` where it is absent (an output takes its input's dtype then).
@@ -28,7 +27,7 @@ absl::StatusOr<ValueId> ZeroPointOr(Graph& graph, const Node& node, ValueId zero
   if (zero_point != kNoValue) return zero_point;
   absl::StatusOr<Tensor> zero = ValuesOfType(dtype, {0.0f}, {});
   if (!zero.ok()) return zero.status();
-  return graph.AddConstant(absl::StrCat(node.name, "__zero_point"), *std::move(zero));
+  return NodeConstant(graph, node, "zero_point", *std::move(zero));
 }
 
 ValueId Dequantize(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, ValueId scale,
@@ -129,13 +128,13 @@ absl::Status QLinearPoolToFloat(Graph& graph, Node& node, std::vector<Node>& pre
   if (!rank.ok()) return rank.status();
   ValueId x = node.input(0);
   if (channels_last) x = ChannelsMoved(graph, node, prefix, x, *rank, /*to_channels_first=*/true);
-  const ValueId one = FloatScalar(graph, node, "one", 1.0f);
   const ValueId x_scale = global ? Prepend(graph, node, prefix, "Div", {node.input(1), node.input(3)}) : node.input(1);
   ValueId y = Prepend(graph, node, prefix, global ? "GlobalAveragePool" : "AveragePool",
                       {Dequantize(graph, node, prefix, x, x_scale, node.input(2))});
   if (!global) prefix.back().attrs = std::move(pool_attrs);
   if (channels_last) y = ChannelsMoved(graph, node, prefix, y, *rank, /*to_channels_first=*/false);
-  return BecomeQuantize(graph, node, y, global ? one : node.input(3), node.input(4));
+  const ValueId y_scale = global ? FloatScalar(graph, node, "one", 1.0f) : node.input(3);
+  return BecomeQuantize(graph, node, y, y_scale, node.input(4));
 }
 
 // QLinearConcat(Y_scale, Y_zp, X0, X0_scale, X0_zp, X1, ...): the inputs dequantized, joined on
@@ -195,13 +194,6 @@ absl::Status QuantizeToStandard(Graph&, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
-// The int32 accumulator of a MatMulInteger as float32.
-ValueId AsFloat(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId acc) {
-  const ValueId as_float = Prepend(graph, node, prefix, "Cast", {acc});
-  prefix.back().attrs.Set("to", static_cast<int64_t>(ir::DType::kFloat32));
-  return as_float;
-}
-
 // QGemm(A, a_scale, a_zp, B, b_scale, b_zp, C?, y_scale?, y_zp?): (A - a_zp) @ (B - b_zp) + C in
 // int32 (B's zero point and scale per column or per tensor), times alpha * a_scale * b_scale (over
 // y_scale), requantized to y_zp's dtype where y_zp is given, else float.
@@ -220,7 +212,7 @@ absl::Status QGemmToMatMulInteger(Graph& graph, Node& node, std::vector<Node>& p
   ValueId scale = Prepend(graph, node, prefix, "Mul", {alpha_a, node.input(4)});
   const ValueId y_scale = node.input(7), y_zero = node.input(8);
   if (y_scale != kNoValue) scale = Prepend(graph, node, prefix, "Div", {scale, y_scale});
-  const ValueId as_float = AsFloat(graph, node, prefix, acc);
+  const ValueId as_float = PrependCast(graph, node, prefix, acc, ir::DType::kFloat32);
   if (y_zero == kNoValue) {
     Become(node, "Mul", {as_float, scale});
     return absl::OkStatus();
@@ -237,7 +229,7 @@ absl::Status MatMulIntegerToFloatToMatMulInteger(Graph& graph, Node& node, std::
   const ValueId acc =
       Prepend(graph, node, prefix, "MatMulInteger", {node.input(0), node.input(1), node.input(4), node.input(5)});
   const ValueId scale = Prepend(graph, node, prefix, "Mul", {node.input(2), node.input(3)});
-  const ValueId as_float = AsFloat(graph, node, prefix, acc);
+  const ValueId as_float = PrependCast(graph, node, prefix, acc, ir::DType::kFloat32);
   const ValueId bias = node.input(6);
   if (bias == kNoValue) {
     Become(node, "Mul", {as_float, scale});
@@ -251,16 +243,8 @@ absl::Status MatMulIntegerToFloatToMatMulInteger(Graph& graph, Node& node, std::
 // DynamicQuantizeLinear does, then as MatMulIntegerToFloat.
 absl::Status DynamicQuantizeMatMulToMatMulInteger(Graph& graph, Node& node, std::vector<Node>& prefix) {
   AtTargetOpset(node);
-  Node quantize;
-  quantize.name = absl::StrCat(node.name, "__quantize_a");
-  quantize.op_type = "DynamicQuantizeLinear";
-  quantize.opset = node.opset;
-  quantize.inputs = {node.input(0)};
-  for (const char* out : {"_a", "_a_scale", "_a_zero_point"}) {
-    quantize.outputs.push_back(graph.AddValue(absl::StrCat(quantize.name, out)));
-  }
-  const std::vector<ValueId> q = quantize.outputs;
-  prefix.push_back(std::move(quantize));
+  const std::vector<ValueId> q =
+      PrependWithOutputs(graph, node, prefix, "DynamicQuantizeLinear", {node.input(0)}, 3);  // y, scale, zero point
   node.inputs = {q[0], node.input(1), q[1], node.input(2), q[2], node.input(3), node.input(4)};
   return MatMulIntegerToFloatToMatMulInteger(graph, node, prefix);
 }

@@ -10,8 +10,12 @@ using ir::Graph;
 using ir::Node;
 using ir::Tensor;
 
+ir::ValueId NodeConstant(Graph& graph, const Node& node, const std::string& what, Tensor value) {
+  return graph.AddConstant(absl::StrCat(node.name, "__", what), std::move(value));
+}
+
 void SetConstantInput(Graph& graph, Node& node, size_t index, const std::string& what, Tensor value) {
-  ir::ValueId id = graph.AddConstant(absl::StrCat(node.name, "__", what), std::move(value));
+  ir::ValueId id = NodeConstant(graph, node, what, std::move(value));
   if (node.inputs.size() <= index) node.inputs.resize(index + 1, ir::kNoValue);
   node.inputs[index] = id;
 }
@@ -54,19 +58,44 @@ absl::StatusOr<ir::ValueId> ConstantLike(Graph& graph, const Node& node, const s
                                          const std::vector<float>& values, std::vector<int64_t> shape) {
   absl::StatusOr<Tensor> t = ValuesOfType(InputDType(graph, node, 0), values, std::move(shape));
   if (!t.ok()) return t.status();
-  return graph.AddConstant(absl::StrCat(node.name, "__", what), *std::move(t));
+  return NodeConstant(graph, node, what, *std::move(t));
 }
 
-ir::ValueId Prepend(Graph& graph, const Node& node, std::vector<Node>& prefix, const std::string& op_type,
-                    std::vector<ir::ValueId> inputs, ir::ValueId output) {
+namespace {
+
+// Appends op_type(inputs) without outputs to `prefix`, named after `node`, at its opset.
+Node& AppendNode(const Node& node, std::vector<Node>& prefix, const std::string& op_type,
+                 std::vector<ir::ValueId> inputs) {
   Node added;
   added.name = absl::StrCat(node.name, "__", prefix.size(), "_", op_type);
   added.op_type = op_type;
   added.opset = node.opset;
   added.inputs = std::move(inputs);
-  added.outputs = {output != ir::kNoValue ? output : graph.AddValue(absl::StrCat(added.name, "_out"))};
   prefix.push_back(std::move(added));
-  return prefix.back().outputs[0];
+  return prefix.back();
+}
+
+}  // namespace
+
+ir::ValueId Prepend(Graph& graph, const Node& node, std::vector<Node>& prefix, const std::string& op_type,
+                    std::vector<ir::ValueId> inputs, ir::ValueId output) {
+  Node& added = AppendNode(node, prefix, op_type, std::move(inputs));
+  added.outputs = {output != ir::kNoValue ? output : graph.AddValue(absl::StrCat(added.name, "_out"))};
+  return added.outputs[0];
+}
+
+std::vector<ir::ValueId> PrependWithOutputs(Graph& graph, const Node& node, std::vector<Node>& prefix,
+                                            const std::string& op_type, std::vector<ir::ValueId> inputs, size_t count) {
+  Node& added = AppendNode(node, prefix, op_type, std::move(inputs));
+  for (size_t i = 0; i < count; ++i) added.outputs.push_back(graph.AddValue(absl::StrCat(added.name, "_out", i)));
+  return added.outputs;
+}
+
+ir::ValueId PrependCast(Graph& graph, const Node& node, std::vector<Node>& prefix, ir::ValueId x, ir::DType dtype,
+                        ir::ValueId output) {
+  const ir::ValueId cast = Prepend(graph, node, prefix, "Cast", {x}, output);
+  prefix.back().attrs.Set("to", static_cast<int64_t>(dtype));
+  return cast;
 }
 
 void Become(Node& node, const std::string& op_type, std::vector<ir::ValueId> inputs) {

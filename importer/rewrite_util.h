@@ -15,6 +15,9 @@ namespace importer {
 // Rewrites `node` in place; nodes that must run before it go to `prefix`, in order.
 using Rewrite = std::function<absl::Status(ir::Graph&, ir::Node&, std::vector<ir::Node>&)>;
 
+// A constant named after the node: "<node>__<what>".
+ir::ValueId NodeConstant(ir::Graph& graph, const ir::Node& node, const std::string& what, ir::Tensor value);
+
 // Sets input `index` to a new constant, padding skipped optional inputs with kNoValue.
 void SetConstantInput(ir::Graph& graph, ir::Node& node, size_t index, const std::string& what, ir::Tensor value);
 
@@ -36,6 +39,14 @@ absl::StatusOr<ir::ValueId> ConstantLike(ir::Graph& graph, const ir::Node& node,
 // a new value, or `output` when given (a value the original node declared).
 ir::ValueId Prepend(ir::Graph& graph, const ir::Node& node, std::vector<ir::Node>& prefix, const std::string& op_type,
                     std::vector<ir::ValueId> inputs, ir::ValueId output = ir::kNoValue);
+
+// As Prepend, for an op with `count` outputs (new values); returns them.
+std::vector<ir::ValueId> PrependWithOutputs(ir::Graph& graph, const ir::Node& node, std::vector<ir::Node>& prefix,
+                                            const std::string& op_type, std::vector<ir::ValueId> inputs, size_t count);
+
+// Prepends Cast(x) to `dtype` (into `output` when given).
+ir::ValueId PrependCast(ir::Graph& graph, const ir::Node& node, std::vector<ir::Node>& prefix, ir::ValueId x,
+                        ir::DType dtype, ir::ValueId output = ir::kNoValue);
 
 // `node` becomes op_type(inputs), its attributes dropped.
 void Become(ir::Node& node, const std::string& op_type, std::vector<ir::ValueId> inputs);

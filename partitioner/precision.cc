@@ -244,19 +244,14 @@ absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
 absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   if (mode_ != PrecisionMode::kFp16 && mode_ != PrecisionMode::kBf16) return false;
   // Control-flow bodies are typed float32 and run on the host, and sequence, optional and string
-  // values live on the host: such a graph stays float32.
+  // values live on the host; quantized ops read float32 scales (QLinearConv's and
+  // DynamicQuantizeLinear's only float32) and round float32 values: such a graph stays float32.
   for (const ir::Node& node : graph.nodes()) {
-    if (ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap") {
-      kept_fp32_reason_ = absl::StrCat("node '", node.name, "' (", node.op_type, ") has a body, which runs in float32");
-      return false;
-    }
-  }
-  // Quantized ops read float32 scales (QLinearConv's and DynamicQuantizeLinear's only float32) and
-  // their rounding is defined on float32 values: a quantized model stays float32.
-  for (const ir::Node& node : graph.nodes()) {
-    if (IsQuantizationOp(node.op_type)) {
+    const bool has_body = ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap";
+    if (has_body || IsQuantizationOp(node.op_type)) {
       kept_fp32_reason_ =
-          absl::StrCat("node '", node.name, "' (", node.op_type, ") is quantized: its scales stay float32");
+          absl::StrCat("node '", node.name, "' (", node.op_type, ") ",
+                       has_body ? "has a body, which runs in float32" : "is quantized: its scales stay float32");
       return false;
     }
   }

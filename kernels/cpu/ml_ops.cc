@@ -72,10 +72,11 @@ std::vector<int64_t> LabelIndices(const ir::Tensor& x, const ops::LabelEncoderMa
   std::map<double, int64_t> index;
   int64_t nan_key = -1;
   for (size_t k = m.number_keys.size(); k-- > 0;) {
-    if (std::isnan(m.number_keys[k]))
+    if (std::isnan(m.number_keys[k])) {
       nan_key = static_cast<int64_t>(k);
-    else
+    } else {
       index[m.number_keys[k]] = static_cast<int64_t>(k);
+    }
   }
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     const double v = x.GetAsDouble(i);
