@@ -340,7 +340,11 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, int opset) {
   if (unsupported.empty()) return absl::OkStatus();
   std::vector<std::string> parts;
   for (const auto& [op, nodes] : unsupported) {
-    parts.push_back(absl::StrCat(op, " (nodes ", absl::StrJoin(nodes, ", "), ")"));
+    // skl2onnx ends every classifier with a ZipMap unless told not to.
+    const char* hint = op == "ai.onnx.ml.ZipMap" ? "; its sequence-of-maps output is not supported: convert "
+                                                   "with skl2onnx's options={'zipmap': False}"
+                                                 : "";
+    parts.push_back(absl::StrCat(op, " (nodes ", absl::StrJoin(nodes, ", "), hint, ")"));
   }
   return absl::UnimplementedError(absl::StrCat("unsupported ops at opset ", opset, ": ", absl::StrJoin(parts, "; ")));
 }

@@ -161,7 +161,9 @@ InferResult InferPRelu(const InferContext& ctx) {
 // Where(cond, X, Y): cond bool, X and Y of one dtype, all three broadcast.
 InferResult InferWhere(const InferContext& ctx) {
   if (absl::Status s = ExpectDType(ctx, 0, {DType::kBool}); !s.ok()) return s;
-  if (absl::Status s = ExpectSupported(ctx, 1); !s.ok()) return s;
+  if (ctx.has_input(1) && ctx.type(1).dtype != DType::kString) {  // strings: ops::MovesElementsOnly
+    if (absl::Status s = ExpectSupported(ctx, 1); !s.ok()) return s;
+  }
   if (absl::Status s = ExpectPresent(ctx, 2); !s.ok()) return s;
   if (absl::Status s = ExpectSameDType(ctx, 2, 1); !s.ok()) return s;
   return BroadcastOutput(ctx, ctx.type(1).dtype);

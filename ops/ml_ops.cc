@@ -1,5 +1,6 @@
-// ai.onnx.ml Binarizer, ArrayFeatureExtractor, LabelEncoder and TreeEnsemble: attribute parsing and
-// inference (see ml_ops.h).
+// ai.onnx.ml Binarizer, ArrayFeatureExtractor, LabelEncoder, TreeEnsemble and the feature transforms
+// (Normalizer, Scaler, Imputer, OneHotEncoder, CategoryMapper, FeatureVectorizer): attribute parsing
+// and inference (see ml_ops.h).
 #include "ops/ml_ops.h"
 
 #include <cmath>
@@ -7,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/infer_util.h"
+#include "ops/ml_models.h"
 
 namespace ops {
 namespace {
@@ -129,6 +131,84 @@ absl::StatusOr<std::vector<ir::TensorType>> InferTreeEnsemble(const InferContext
   return std::vector<ir::TensorType>{{x.dtype, ir::Shape{rows, ir::Dim(attrs->n_targets)}}};
 }
 
+// Normalizer, Scaler: float [N, C] or [C] from any numeric input.
+absl::StatusOr<std::vector<ir::TensorType>> InferFloatRows(const InferContext& ctx) {
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kInt64, DType::kInt32}); !s.ok()) {
+    return s;
+  }
+  const ir::TensorType& x = ctx.type(0);
+  if (ctx.node.op_type == "ai.onnx.ml.Normalizer" && x.shape && (x.rank() < 1 || x.rank() > 2)) {
+    return absl::InvalidArgumentError("Normalizer's X must be [N, C] or [C]");
+  }
+  return std::vector<ir::TensorType>{{DType::kFloat32, x.shape}};
+}
+
+absl::StatusOr<std::vector<ir::TensorType>> InferImputer(const InferContext& ctx) {
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kInt64}); !s.ok()) return s;
+  const bool floats = ctx.type(0).dtype == DType::kFloat32;
+  if (floats ? ctx.attrs().GetFloats("imputed_value_floats").empty()
+             : ctx.attrs().GetInts("imputed_value_int64s").empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("Imputer needs imputed_value_", floats ? "floats" : "int64s",
+                                                   " for its ", floats ? "float" : "int64", " input"));
+  }
+  return SameAsInput0(ctx);
+}
+
+// X's shape + [categories], float.
+absl::StatusOr<std::vector<ir::TensorType>> InferOneHotEncoder(const InferContext& ctx) {
+  const DType input = ctx.type(0).dtype;
+  const bool strings = ctx.attrs().Has("cats_strings");
+  if (strings == ctx.attrs().Has("cats_int64s")) {
+    return absl::InvalidArgumentError("OneHotEncoder needs cats_int64s or cats_strings (one of them)");
+  }
+  if (strings != (input == DType::kString)) {
+    return absl::InvalidArgumentError(absl::StrCat("OneHotEncoder with ", strings ? "string" : "integer",
+                                                   " categories cannot encode ", ir::DTypeName(input)));
+  }
+  if (!strings) {
+    if (absl::Status s = ExpectDType(ctx, 0, {DType::kInt64, DType::kInt32, DType::kFloat32, DType::kFloat64});
+        !s.ok()) {
+      return s;
+    }
+  }
+  const int64_t count = static_cast<int64_t>(strings ? ctx.attrs().GetStrings("cats_strings").size()
+                                                     : ctx.attrs().GetInts("cats_int64s").size());
+  std::optional<ir::Shape> shape = ctx.type(0).shape;
+  if (shape) shape->push_back(ir::Dim(count));
+  return std::vector<ir::TensorType>{{DType::kFloat32, shape}};
+}
+
+absl::StatusOr<std::vector<ir::TensorType>> InferCategoryMapper(const InferContext& ctx) {
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kString, DType::kInt64}); !s.ok()) return s;
+  if (ctx.attrs().GetStrings("cats_strings").size() != ctx.attrs().GetInts("cats_int64s").size()) {
+    return absl::InvalidArgumentError("CategoryMapper's cats_strings and cats_int64s differ in length");
+  }
+  const DType out = ctx.type(0).dtype == DType::kString ? DType::kInt64 : DType::kString;
+  return std::vector<ir::TensorType>{{out, ctx.type(0).shape}};
+}
+
+// Inputs of one numeric type, each [N, ...] (or [C]: one row) -> float [N, sum(inputdimensions)].
+absl::StatusOr<std::vector<ir::TensorType>> InferFeatureVectorizer(const InferContext& ctx) {
+  const std::vector<int64_t> dims = ctx.attrs().GetInts("inputdimensions");
+  if (dims.size() != ctx.num_inputs()) {
+    return absl::InvalidArgumentError("FeatureVectorizer needs one inputdimensions entry per input");
+  }
+  int64_t width = 0;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (absl::Status s = ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kInt64, DType::kInt32});
+        !s.ok()) {
+      return s;
+    }
+    if (ctx.type(i).dtype != ctx.type(0).dtype)
+      return absl::InvalidArgumentError("FeatureVectorizer's inputs differ in type");
+    if (dims[i] < 0) return absl::InvalidArgumentError("inputdimensions holds a negative width");
+    width += dims[i];
+  }
+  const ir::TensorType& x = ctx.type(0);
+  const ir::Dim rows = !x.shape ? ir::Dim() : x.rank() <= 1 ? ir::Dim(1) : (*x.shape)[0];
+  return std::vector<ir::TensorType>{{DType::kFloat32, ir::Shape{rows, ir::Dim(width)}}};
+}
+
 // A tensor attribute's elements as doubles (empty when absent).
 std::vector<double> TensorDoubles(const ir::Attributes& a, const char* name) {
   std::vector<double> out;
@@ -228,12 +308,21 @@ absl::StatusOr<TreeEnsembleAttrs> ParseTreeEnsemble(const ir::Node& node) {
 }
 
 std::vector<OpDef> MlOpDefs() {
-  return {
+  std::vector<OpDef> defs = {
       {"ai.onnx.ml.Binarizer", 1, 1, InferBinarizer},
       {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, InferArrayFeatureExtractor, false, true},
       {"ai.onnx.ml.LabelEncoder", 1, 1, InferLabelEncoder, false, true},
       {"ai.onnx.ml.TreeEnsemble", 1, 1, InferTreeEnsemble},
+      {"ai.onnx.ml.Normalizer", 1, 1, InferFloatRows},
+      {"ai.onnx.ml.Scaler", 1, 1, InferFloatRows},
+      {"ai.onnx.ml.Imputer", 1, 1, InferImputer},
+      {"ai.onnx.ml.OneHotEncoder", 1, 1, InferOneHotEncoder, false, true},
+      {"ai.onnx.ml.CategoryMapper", 1, 1, InferCategoryMapper, false, true},
+      {"ai.onnx.ml.FeatureVectorizer", 1, std::numeric_limits<int>::max(), InferFeatureVectorizer},
   };
+  std::vector<OpDef> models = MlModelOpDefs();
+  defs.insert(defs.end(), models.begin(), models.end());
+  return defs;
 }
 
 }  // namespace ops

@@ -1,6 +1,9 @@
-// The ops of ONNX's classical-ML domain (ai.onnx.ml, opsets 1-5) that ONNX's node suite covers:
-// Binarizer, ArrayFeatureExtractor, LabelEncoder (1: classes_strings; 2-4: keys_* / values_*) and
-// TreeEnsemble (5): attribute parsing and type/shape inference. They run on the host (kernels/cpu/ml_ops.cc).
+// The ops of ONNX's classical-ML domain (ai.onnx.ml, opsets 1-5): Binarizer, ArrayFeatureExtractor,
+// LabelEncoder (1: classes_strings; 2-4: keys_* / values_*), TreeEnsemble (5) and the feature
+// transforms (Normalizer, Scaler, Imputer, OneHotEncoder, CategoryMapper, FeatureVectorizer):
+// attribute parsing and type/shape inference; the model ops (linear, SVM, tree ensembles) are in
+// ops/ml_models.h. They run on the host (kernels/cpu/ml_ops.cc, ml_transforms.cc, ml_models.cc).
+// ZipMap (a sequence of maps) is not supported.
 #ifndef ONNXRUN_OPS_ML_OPS_H_
 #define ONNXRUN_OPS_ML_OPS_H_
 

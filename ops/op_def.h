@@ -55,6 +55,10 @@ absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const I
 
 // nullptr when the op is not supported.
 const OpDef* FindOpDef(std::string_view op_type);
+// Ops whose outputs only copy, select or rearrange input elements (Reshape, Gather, Concat, Where,
+// Pad, ...): they take string tensors, and their kernels run on element indices in their place
+// (kernels::cpu::RunNode), so no byte-moving kernel sees a string.
+bool MovesElementsOnly(std::string_view op_type);
 // Sorted op type names, for help text and errors.
 std::vector<std::string> SupportedOpTypes();
 // Default-domain ops that are not in the registry because the importer consumes them or rewrites

@@ -1,6 +1,7 @@
 // The op registry: one explicit table built from the per-family tables.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "ops/op_def.h"
@@ -26,6 +27,7 @@ const std::map<std::string_view, OpDef>& Registry() {
     for (const OpDef& def : StringTextOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : DeformConvOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : MlOpDefs()) (*map)[def.op_type] = def;
+    for (auto& [op_type, def] : *map) def.takes_strings = def.takes_strings || MovesElementsOnly(op_type);
     return map;
   }();
   return *registry;
@@ -53,6 +55,16 @@ absl::Status CheckStringOutputs(const OpDef& def, const InferContext& ctx, const
 }
 
 }  // namespace
+
+bool MovesElementsOnly(std::string_view op_type) {
+  static const auto* const kOps =
+      new std::set<std::string_view>{"Reshape",      "Flatten",         "Squeeze",   "Unsqueeze", "Transpose",
+                                     "Gather",       "GatherElements",  "GatherND",  "Concat",    "Split",
+                                     "Slice",        "Expand",          "Tile",      "Compress",  "Where",
+                                     "Pad",          "ScatterElements", "ScatterND", "Scatter",   "DepthToSpace",
+                                     "SpaceToDepth", "ReverseSequence", "Shape",     "Trilu"};
+  return kOps->count(op_type) > 0;
+}
 
 absl::StatusOr<std::vector<ir::TensorType>> InferTypes(const OpDef& def, const InferContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs() && !def.takes_non_tensors; ++i) {

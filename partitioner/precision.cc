@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/half.h"
 #include "ops/control_flow.h"
@@ -245,13 +246,16 @@ absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
   if (mode_ != PrecisionMode::kFp16 && mode_ != PrecisionMode::kBf16) return false;
   // Control-flow bodies are typed float32 and run on the host, and sequence, optional and string
   // values live on the host; quantized ops read float32 scales (QLinearConv's and
-  // DynamicQuantizeLinear's only float32) and round float32 values: such a graph stays float32.
+  // DynamicQuantizeLinear's only float32) and round float32 values, and the ai.onnx.ml ops take
+  // float32 or float64 only: such a graph stays float32.
   for (const ir::Node& node : graph.nodes()) {
     const bool has_body = ops::IsControlFlowOp(node.op_type) || node.op_type == "SequenceMap";
-    if (has_body || IsQuantizationOp(node.op_type)) {
-      kept_fp32_reason_ =
-          absl::StrCat("node '", node.name, "' (", node.op_type, ") ",
-                       has_body ? "has a body, which runs in float32" : "is quantized: its scales stay float32");
+    const bool classical_ml = absl::StartsWith(node.op_type, "ai.onnx.ml.");
+    if (has_body || IsQuantizationOp(node.op_type) || classical_ml) {
+      kept_fp32_reason_ = absl::StrCat("node '", node.name, "' (", node.op_type, ") ",
+                                       has_body       ? "has a body, which runs in float32"
+                                       : classical_ml ? "is a classical-ML op: it runs on the host in float32"
+                                                      : "is quantized: its scales stay float32");
       return false;
     }
   }

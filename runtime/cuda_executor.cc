@@ -81,6 +81,16 @@ int64_t CudaExecutor::peak_device_bytes(bool reserved) const {
 
 namespace {
 
+// String values stay on the host: a node that reads or makes one runs there.
+bool TouchesStrings(const ir::Graph& g, const ir::Node& node) {
+  for (const std::vector<ir::ValueId>* ids : {&node.inputs, &node.outputs}) {
+    for (ir::ValueId id : *ids) {
+      if (id != ir::kNoValue && g.value(id).type.dtype == ir::DType::kString) return true;
+    }
+  }
+  return false;
+}
+
 void RaiseTo(std::atomic<int64_t>& peak, uint64_t value) {
   int64_t seen = peak.load();
   while (static_cast<int64_t>(value) > seen && !peak.compare_exchange_weak(seen, static_cast<int64_t>(value))) {
@@ -299,7 +309,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (IsCastPadStep(g, step)) return RunCastPad(step, values);
   if (squeeze_excite_[index]) return RunSqueezeExcite(index, values);
   if (partitioner::IsAddLayerNormStep(g, step.nodes)) return RunAddLayerNorm(step, values);
-  if (step.kind == StepKind::kKernel && step.nodes.size() == 1) {
+  if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && !TouchesStrings(g, g.node(step.nodes[0]))) {
     const ir::Node& node = g.node(step.nodes[0]);
     if (node.op_type == "Attention") return RunAttention(index, step, values);
     if (RunsOnDevicePointwise(g, node)) return RunPointwise(step, values);

@@ -78,7 +78,10 @@ std::vector<KernelDef> DropoutKernels();          // dropout.cc
 std::vector<KernelDef> RandomKernels();           // random.cc: RandomUniform/Normal(Like), Bernoulli, Multinomial
 std::vector<KernelDef> AttentionKernels();        // attention.cc
 std::vector<KernelDef> RotaryEmbeddingKernels();  // rotary_embedding.cc
-std::vector<KernelDef> MlKernels();               // ml_ops.cc: the ai.onnx.ml ops
+std::vector<KernelDef> MlKernels();               // ml_ops.cc: ai.onnx.ml Binarizer, LabelEncoder, TreeEnsemble, ...
+std::vector<KernelDef> MlModelKernels();          // ml_models.cc: ai.onnx.ml Linear*, SVM*
+std::vector<KernelDef> MlTreeKernels();           // ml_trees.cc: ai.onnx.ml TreeEnsembleClassifier/Regressor
+std::vector<KernelDef> MlTransformKernels();      // ml_transforms.cc: ai.onnx.ml Normalizer, Scaler, Imputer, ...
 std::vector<KernelDef> KvCacheKernels();          // kv_cache.cc: TensorScatter
 std::vector<KernelDef> TfIdfKernels();            // tfidf.cc
 std::vector<KernelDef> OptimizerKernels();        // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum

@@ -35,6 +35,9 @@ KernelFn FindKernel(std::string_view op_type) {
                         AttentionKernels,
                         RotaryEmbeddingKernels,
                         MlKernels,
+                        MlModelKernels,
+                        MlTreeKernels,
+                        MlTransformKernels,
                         KvCacheKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }

@@ -1,6 +1,8 @@
 // One node on the CPU: infer concrete output shapes, allocate, run the reference kernel.
 #include "kernels/cpu/run_node.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel.h"
 #include "kernels/cpu/kernel_traits.h"
@@ -48,6 +50,54 @@ absl::StatusOr<ir::Tensor> AllocateOutput(const ir::Node& node, const std::vecto
   return ir::Tensor::Create(dtype, dims);
 }
 
+bool HasStringInput(const std::vector<const ir::Tensor*>& inputs) {
+  return std::any_of(inputs.begin(), inputs.end(), [](const ir::Tensor* t) {
+    return t != nullptr && t->is_dense() && t->dtype() == ir::DType::kString;
+  });
+}
+
+// An element-moving op (ops::MovesElementsOnly) over string inputs: each string becomes its index
+// in one pool whose entry 0 is the empty string (what a kernel's zero fill means), the kernel moves
+// the indices, and the outputs typed string are read back from the pool.
+absl::StatusOr<std::vector<ir::Tensor>> RunOnStringIndices(const ir::Node& node,
+                                                           const std::vector<const ir::Tensor*>& inputs,
+                                                           const std::vector<ops::ConcreteOutput>& types,
+                                                           RunNodeOptions options) {
+  std::vector<std::string> pool = {""};
+  std::vector<ir::Tensor> indices(inputs.size());
+  std::vector<const ir::Tensor*> moved = inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Tensor* in = inputs[i];
+    if (in == nullptr || !in->is_dense() || in->dtype() != ir::DType::kString) continue;
+    absl::StatusOr<ir::Tensor> t = ir::Tensor::CreateUninitialized(ir::DType::kInt64, in->shape());
+    if (!t.ok()) return NodeError(node, t.status());
+    for (int64_t e = 0; e < in->num_elements(); ++e) {
+      t->data<int64_t>()[e] = static_cast<int64_t>(pool.size());
+      pool.push_back(in->strings()[e]);
+    }
+    indices[i] = *std::move(t);
+    moved[i] = &indices[i];
+  }
+  options.reusable_inputs = 0;
+  absl::StatusOr<std::vector<ir::Tensor>> outputs = RunNode(node, moved, options);
+  if (!outputs.ok()) return outputs.status();
+  for (size_t o = 0; o < outputs->size() && o < types.size(); ++o) {
+    ir::Tensor& out = (*outputs)[o];
+    if (types[o].dtype != ir::DType::kString || !out.is_dense()) continue;
+    absl::StatusOr<ir::Tensor> strings = ir::Tensor::Create(ir::DType::kString, out.shape());
+    if (!strings.ok()) return NodeError(node, strings.status());
+    for (int64_t e = 0; e < out.num_elements(); ++e) {
+      const int64_t at = out.data<int64_t>()[e];
+      if (at < 0 || at >= static_cast<int64_t>(pool.size())) {
+        return NodeError(node, absl::InternalError("a moved string index is outside the inputs"));
+      }
+      strings->mutable_strings()[e] = pool[at];
+    }
+    out = *std::move(strings);
+  }
+  return outputs;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs,
@@ -60,6 +110,9 @@ absl::StatusOr<std::vector<ir::Tensor>> RunNode(const ir::Node& node, const std:
   for (const ir::Tensor* t : inputs) concrete.push_back(ops::ConcreteInput::OfTensor(t));
   absl::StatusOr<std::vector<ops::ConcreteOutput>> types = ops::InferConcrete(node, concrete);
   if (!types.ok()) return NodeError(node, types.status());
+  if (ops::MovesElementsOnly(node.op_type) && HasStringInput(inputs)) {
+    return RunOnStringIndices(node, inputs, *types, options);
+  }
   KernelContext kctx{node,
                      inputs,
                      {},

@@ -1,0 +1,190 @@
+// The CPU kernels of the ai.onnx.ml feature transforms: Normalizer, Scaler, Imputer, OneHotEncoder,
+// CategoryMapper and FeatureVectorizer (inference in ops/ml_ops.cc), as ONNX Runtime computes them.
+// They run on the host on every backend.
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/float_values.h"
+#include "kernels/cpu/kernel.h"
+#include "kernels/cpu/ml_scores.h"
+
+namespace kernels::cpu {
+namespace {
+
+// Each row divided by its signed maximum (MAX), its sum of magnitudes (L1) or its length (L2);
+// a row whose divisor is 0 is left as it is.
+absl::Status Normalizer(KernelContext& ctx) {
+  const std::string norm = ctx.attrs().GetString("norm", "MAX");
+  if (norm != "MAX" && norm != "L1" && norm != "L2") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown Normalizer norm '", norm, "'"));
+  }
+  ml::Rows x = ml::ReadRows(*ctx.input(0));
+  for (int64_t r = 0; r < x.count; ++r) {
+    double* row = x.values.data() + r * x.features;
+    double divisor = norm == "MAX" ? std::numeric_limits<double>::lowest() : 0.0;
+    for (int64_t f = 0; f < x.features; ++f) {
+      if (norm == "MAX") {
+        if (!std::isnan(row[f])) divisor = std::max(divisor, row[f]);
+      } else {
+        divisor += norm == "L1" ? std::abs(row[f]) : row[f] * row[f];
+      }
+    }
+    if (norm == "L2") divisor = std::sqrt(divisor);
+    if (divisor == 0 || x.features == 0) continue;
+    for (int64_t f = 0; f < x.features; ++f) row[f] /= divisor;
+  }
+  return WriteDoubles(x.values, *ctx.output(0));
+}
+
+// A per-feature attribute's value for flat element i: one value for all, or one per index of
+// dims[1] (dims[0] for 1-D X), as ONNX Runtime reads them.
+absl::StatusOr<int64_t> FeatureStride(const ir::Tensor& x, size_t count, const char* what) {
+  const int64_t stride = x.rank() == 0 ? 1 : x.rank() == 1 ? x.shape()[0] : x.shape()[1];
+  if (count != 1 && static_cast<int64_t>(count) != stride) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " has ", count, " values; X has ", stride, " features"));
+  }
+  return count == 1 ? 0 : stride;
+}
+
+absl::Status Scaler(KernelContext& ctx) {
+  std::vector<float> offset = ctx.attrs().GetFloats("offset", {0.0f}), scale = ctx.attrs().GetFloats("scale", {1.0f});
+  const ir::Tensor& x = *ctx.input(0);
+  absl::StatusOr<int64_t> offset_stride = FeatureStride(x, offset.size(), "offset");
+  if (!offset_stride.ok()) return offset_stride.status();
+  absl::StatusOr<int64_t> scale_stride = FeatureStride(x, scale.size(), "scale");
+  if (!scale_stride.ok()) return scale_stride.status();
+  std::vector<double> y(static_cast<size_t>(x.num_elements()));
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    const int64_t o = *offset_stride ? i % *offset_stride : 0, s = *scale_stride ? i % *scale_stride : 0;
+    y[i] = (x.GetAsDouble(i) - offset[o]) * scale[s];
+  }
+  return WriteDoubles(y, *ctx.output(0));
+}
+
+// Elements equal to the replaced value (NaN matches NaN) become the imputed value of their feature
+// (or the first imputed value when there is not one per feature).
+absl::Status Imputer(KernelContext& ctx) {
+  const ir::Tensor& x = *ctx.input(0);
+  ir::Tensor& y = *ctx.output(0);
+  const int64_t stride = x.rank() == 0 ? 1 : x.rank() == 1 ? x.shape()[0] : x.shape()[1];
+  auto impute = [&](auto* out, const auto* in, const auto& imputed, auto replaced, bool nan_matches) {
+    const bool per_feature = static_cast<int64_t>(imputed.size()) == stride;
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      const bool missing = in[i] == replaced || (nan_matches && std::isnan(static_cast<double>(in[i])));
+      out[i] = missing ? imputed[per_feature ? i % stride : 0] : in[i];
+    }
+  };
+  if (x.dtype() == ir::DType::kFloat32) {
+    const float replaced = ctx.attrs().GetFloat("replaced_value_float", 0.0f);
+    impute(y.data<float>(), x.data<float>(), ctx.attrs().GetFloats("imputed_value_floats"), replaced,
+           std::isnan(replaced));
+  } else {
+    impute(y.data<int64_t>(), x.data<int64_t>(), ctx.attrs().GetInts("imputed_value_int64s"),
+           ctx.attrs().GetInt("replaced_value_int64", 0), false);
+  }
+  return absl::OkStatus();
+}
+
+// Each element -> a row of n_cats floats, 1 at its category (numbers truncated to int64); an
+// unknown value gives zeros, or an error when zeros = 0.
+absl::Status OneHotEncoder(KernelContext& ctx) {
+  const ir::Tensor& x = *ctx.input(0);
+  const bool strings = x.dtype() == ir::DType::kString;
+  std::unordered_map<std::string, int64_t> by_string;
+  std::unordered_map<int64_t, int64_t> by_int;
+  const std::vector<std::string> names = ctx.attrs().GetStrings("cats_strings");
+  const std::vector<int64_t> ints = ctx.attrs().GetInts("cats_int64s");
+  for (size_t i = 0; i < names.size(); ++i) by_string[names[i]] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < ints.size(); ++i) by_int[ints[i]] = static_cast<int64_t>(i);
+  const int64_t count = static_cast<int64_t>(strings ? names.size() : ints.size());
+  const bool zeros = ctx.attrs().GetInt("zeros", 1) != 0;
+  float* out = ctx.output(0)->data<float>();
+  std::fill(out, out + x.num_elements() * count, 0.0f);
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    int64_t at = -1;
+    if (strings) {
+      auto it = by_string.find(x.strings()[i]);
+      if (it != by_string.end()) at = it->second;
+    } else {
+      const double v = x.GetAsDouble(i);
+      auto it = std::isfinite(v) ? by_int.find(static_cast<int64_t>(v)) : by_int.end();
+      if (it != by_int.end()) at = it->second;
+    }
+    if (at >= 0) {
+      out[i * count + at] = 1.0f;
+    } else if (!zeros) {
+      return absl::InvalidArgumentError(absl::StrCat("OneHotEncoder: element ", i, " is not a category (zeros=0)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Strings to int64 by cats_strings -> cats_int64s, or back; unknowns get default_int64 (-1) or
+// default_string ("_Unused"). A repeated key maps to its last pair.
+absl::Status CategoryMapper(KernelContext& ctx) {
+  const std::vector<std::string> names = ctx.attrs().GetStrings("cats_strings");
+  const std::vector<int64_t> ints = ctx.attrs().GetInts("cats_int64s");
+  const ir::Tensor& x = *ctx.input(0);
+  ir::Tensor& y = *ctx.output(0);
+  if (x.dtype() == ir::DType::kString) {
+    std::unordered_map<std::string, int64_t> map;
+    for (size_t i = 0; i < names.size(); ++i) map[names[i]] = ints[i];
+    const int64_t fallback = ctx.attrs().GetInt("default_int64", -1);
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      auto it = map.find(x.strings()[i]);
+      y.data<int64_t>()[i] = it == map.end() ? fallback : it->second;
+    }
+    return absl::OkStatus();
+  }
+  std::unordered_map<int64_t, std::string> map;
+  for (size_t i = 0; i < ints.size(); ++i) map[ints[i]] = names[i];
+  const std::string fallback = ctx.attrs().GetString("default_string", "_Unused");
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    auto it = map.find(x.data<int64_t>()[i]);
+    y.mutable_strings()[i] = it == map.end() ? fallback : it->second;
+  }
+  return absl::OkStatus();
+}
+
+// Each input's row (flattened past its first axis) into its inputdimensions slot: cut when
+// longer, zero-padded when shorter.
+absl::Status FeatureVectorizer(KernelContext& ctx) {
+  const std::vector<int64_t> dims = ctx.attrs().GetInts("inputdimensions");
+  ir::Tensor& y = *ctx.output(0);
+  const int64_t rows = y.shape()[0], width = y.shape()[1];
+  float* out = y.data<float>();
+  std::fill(out, out + rows * width, 0.0f);
+  int64_t slot = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const ir::Tensor& x = *ctx.input(i);
+    const int64_t x_rows = x.rank() <= 1 ? 1 : x.shape()[0];
+    if (x_rows != rows)
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " has ", x_rows, " rows, not ", rows));
+    const int64_t row_size = rows == 0 ? 0 : x.num_elements() / rows, copied = std::min(row_size, dims[i]);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t f = 0; f < copied; ++f)
+        out[r * width + slot + f] = static_cast<float>(x.GetAsDouble(r * row_size + f));
+    }
+    slot += dims[i];
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<KernelDef> MlTransformKernels() {
+  return {
+      {"ai.onnx.ml.Normalizer", Normalizer},
+      {"ai.onnx.ml.Scaler", Scaler},
+      {"ai.onnx.ml.Imputer", Imputer},
+      {"ai.onnx.ml.OneHotEncoder", OneHotEncoder},
+      {"ai.onnx.ml.CategoryMapper", CategoryMapper},
+      {"ai.onnx.ml.FeatureVectorizer", FeatureVectorizer},
+  };
+}
+
+}  // namespace kernels::cpu

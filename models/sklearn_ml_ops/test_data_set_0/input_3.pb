@@ -1,0 +1,1 @@
+2cat2dog2bird2fish2cat2unseen2bird2fish2cat2dog2bird2fish2cat2dog2bird2fish2cat2dog2bird2fish2cat2dog2bird2fishBS

@@ -1,0 +1,1 @@
+2dog2other2dog2other2other2other2dog2cat2other2other2other2cat2cat2other2other2dog2cat2dog2other2dog2other2bird2cat2bird2dog2cat2bird2cat2other2other2other2other2other2bird2dog2otherBhandwritten_strings_sliced

@@ -1,0 +1,1 @@
+2other2cat2dog2dog2other2dog2other2other2cat2other2cat2other2other2cat2dog2bird2other2other2other2dog2cat2bird2cat2catBhandwritten_strings_where

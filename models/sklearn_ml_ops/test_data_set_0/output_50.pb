@@ -1,0 +1,1 @@
+2cat2other2dog2cat2bird2dog2fish2dog2cat2other2unseen2dog2bird2other2fish2other2cat2cat2dog2other2bird2cat2fish2other2cat2other2dog2cat2bird2dog2fish2bird2cat2other2dog2other2bird2other2fish2dog2cat2cat2dog2bird2bird2cat2fish2catBhandwritten_strings_split_0

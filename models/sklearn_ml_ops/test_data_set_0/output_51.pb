@@ -1,0 +1,1 @@
+2cat2other2other2other2other2cat2other2cat2other2dog2dog2dog2bird2bird2cat2cat2other2other2bird2other2dog2other2dog2dogBhandwritten_strings_split_1

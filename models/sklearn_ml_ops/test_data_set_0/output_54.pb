@@ -1,0 +1,1 @@
+2a2a2b2a2c2a2a2b2c2a2a2a2a2a2a2b2c2a2b2b2a2a2c2aBhandwritten_trees_label
