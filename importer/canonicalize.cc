@@ -300,6 +300,20 @@ absl::Status MvnAttrsToAxes(Graph& graph, Node& node, std::vector<Node>& prefix)
   return absl::OkStatus();
 }
 
+// SwiGLU (opset 28): Swish_alpha(A) * B = A * Sigmoid(alpha * A) * B, as pointwise ops the GPU
+// fuses into the producing matmul's tail.
+absl::Status SwiGluToMuls(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  if (node.inputs.size() < 2) return absl::InvalidArgumentError("SwiGLU needs A and B");
+  absl::StatusOr<ir::ValueId> alpha = ConstantLike(graph, node, "alpha", {node.attrs.GetFloat("alpha", 1.0f)}, {});
+  if (!alpha.ok()) return alpha.status();
+  const ir::ValueId a = node.input(0), b = node.input(1);
+  const ir::ValueId gate = Prepend(graph, node, prefix, "Sigmoid", {Prepend(graph, node, prefix, "Mul", {a, *alpha})});
+  const ir::ValueId swish = Prepend(graph, node, prefix, "Mul", {a, gate});
+  node.attrs = ir::Attributes();
+  Become(node, "Mul", {swish, b});
+  return absl::OkStatus();
+}
+
 const std::map<std::string, Rewrite>& Rewrites() {
   static const auto* table = [] {
     auto* rewrites = new std::map<std::string, Rewrite>{
@@ -353,6 +367,7 @@ const std::map<std::string, Rewrite>& Rewrites() {
         {"Crop", CropToSlice},
         {"DynamicSlice", DynamicSliceToSlice},
         {"MeanVarianceNormalization", MvnAttrsToAxes},
+        {"SwiGLU", SwiGluToMuls},
     };
     // ONNX Runtime's contrib ops (keys with their domain, or no standard op's name).
     rewrites->insert(ContribRewrites().begin(), ContribRewrites().end());

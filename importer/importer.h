@@ -36,7 +36,7 @@ struct ImportLimits {
 // output_dtype, which onnxrun refuses unless at their defaults, and new ops); older models load too when their ops have
 // the same form (the importer drops opset-1-5 leftovers such as `consumed_inputs`).
 inline constexpr int kMinOpset = 1;
-inline constexpr int kMaxOpset = 24;
+inline constexpr int kMaxOpset = 28;
 
 // Reads and imports a model file; external data is resolved relative to its folder.
 absl::StatusOr<ir::Graph> ImportModelFile(const std::string& path, const ImportLimits& limits = {});

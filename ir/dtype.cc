@@ -1,6 +1,8 @@
 // Element type names and sizes.
 #include "ir/dtype.h"
 
+#include <iterator>
+
 namespace ir {
 
 size_t DTypeSize(DType dtype) {
@@ -38,8 +40,15 @@ std::string DTypeName(DType dtype) {
     case DType::kUint32: return "uint32";
     case DType::kUint64: return "uint64";
     case DType::kBFloat16: return "bfloat16";
-    default: return "dtype(" + std::to_string(static_cast<int>(dtype)) + ")";
+    default: break;
   }
+  // ONNX's narrow types (opsets 19-28), named so that errors say which one is not supported.
+  static const char* const kNarrow[] = {"float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+                                        "uint4",        "int4",           "float4e2m1", "float8e8m0",
+                                        "uint2",        "int2",           "float6e2m3", "float6e3m2"};
+  const int code = static_cast<int>(dtype);
+  if (code >= 17 && code < 17 + static_cast<int>(std::size(kNarrow))) return kNarrow[code - 17];
+  return "dtype(" + std::to_string(code) + ")";
 }
 
 size_t DTypeLimitSize(DType dtype) { return dtype == DType::kString ? kStringElementBytes : DTypeSize(dtype); }

@@ -120,6 +120,11 @@ absl::StatusOr<AttentionAttrs> ParseAttentionAttrs(const ir::Node& node) {
   attrs.kv_num_heads = a.GetInt("kv_num_heads", 0);
   attrs.softcap = a.GetFloat("softcap", 0.0f);
   attrs.qk_matmul_output_mode = a.GetInt("qk_matmul_output_mode", 0);
+  attrs.left_window = a.GetInt("left_window_size", -1);
+  attrs.right_window = a.GetInt("right_window_size", -1);
+  if (attrs.left_window < -1 || attrs.right_window < -1) {
+    return Invalid("left_window_size and right_window_size must be -1 or >= 0");
+  }
   if (attrs.q_num_heads < 0 || attrs.kv_num_heads < 0) return Invalid("q_num_heads and kv_num_heads must be >= 0");
   if (attrs.qk_matmul_output_mode < 0 || attrs.qk_matmul_output_mode > 3) {
     return Invalid(absl::StrCat("qk_matmul_output_mode ", attrs.qk_matmul_output_mode, " is not 0 to 3"));

@@ -34,6 +34,14 @@ struct AttentionAttrs {
   int64_t q_num_heads = 0, kv_num_heads = 0;  // required for 3-D inputs
   double softcap = 0;
   int64_t qk_matmul_output_mode = 0;  // 0 scaled QK, 1 after softcap, 2 after the mask, 3 after softmax
+  // Opset 25's sliding window: a query at absolute position p attends keys p - left .. p + right
+  // (-1: unbounded on that side).
+  int64_t left_window = -1, right_window = -1;
+  bool windowed() const { return left_window >= 0 || right_window >= 0; }
+  // Whether the window hides key j from the query at absolute position p.
+  bool OutsideWindow(int64_t p, int64_t j) const {
+    return (left_window >= 0 && p - j > left_window) || (right_window >= 0 && j - p > right_window);
+  }
 };
 absl::StatusOr<AttentionAttrs> ParseAttentionAttrs(const ir::Node& node);
 

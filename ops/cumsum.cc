@@ -46,7 +46,7 @@ absl::StatusOr<int64_t> CumSumAxis(const ir::Tensor& axis, int64_t rank) {
   if (axis.num_elements() != 1) {
     return absl::InvalidArgumentError(absl::StrCat("axis must hold one value, not ", axis.num_elements()));
   }
-  if (rank == 0) return absl::InvalidArgumentError("CumSum of a scalar (rank 0) has no axis");
+  if (rank == 0) return absl::InvalidArgumentError("a cumulative sum or product of a scalar (rank 0) has no axis");
   return NormalizeAxis(axis.ToInt64Vector()[0], rank);
 }
 
@@ -58,6 +58,6 @@ ScanExtents ScanExtentsOf(const std::vector<int64_t>& dims, int64_t axis) {
   return e;
 }
 
-std::vector<OpDef> CumSumOpDefs() { return {{"CumSum", 2, 2, InferCumSum}}; }
+std::vector<OpDef> CumSumOpDefs() { return {{"CumSum", 2, 2, InferCumSum}, {"CumProd", 2, 2, InferCumSum}}; }
 
 }  // namespace ops

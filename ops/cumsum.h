@@ -1,6 +1,6 @@
-// CumSum (opsets 11 and 14): its attributes and axis, parsed once for inference, the CPU kernel and
-// the CUDA runner. y[..., i, ...] = sum of x along `axis` up to i (excluding x[i] when `exclusive`,
-// from the end when `reverse`).
+// CumSum (opsets 11 and 14) and CumProd (opset 26, the same with products): its attributes and
+// axis, parsed once for inference, the CPU kernel and the CUDA runner (CumSum only). y[..., i, ...] = sum of x along
+// `axis` up to i (excluding x[i] when `exclusive`, from the end when `reverse`).
 #ifndef ONNXRUN_OPS_CUMSUM_H_
 #define ONNXRUN_OPS_CUMSUM_H_
 

@@ -193,6 +193,21 @@ InferResult InferCast(const InferContext& ctx) {
   return AllOutputs(ctx, ir::TensorType{dtype, ctx.type(0).shape});
 }
 
+// BitCast (opset 26): the same bits as another dtype of the same width; X's shape.
+InferResult InferBitCast(const InferContext& ctx) {
+  if (absl::Status s = ExpectSupported(ctx, 0); !s.ok()) return s;
+  const int64_t to = ctx.attrs().GetInt("to", 0);
+  const DType dtype = to > 0 && to <= std::numeric_limits<int32_t>::max() ? static_cast<DType>(to) : DType::kUndefined;
+  if (!ir::IsSupportedDType(dtype)) {
+    return absl::UnimplementedError(absl::StrCat("BitCast to dtype code ", to, " is not supported"));
+  }
+  if (ir::DTypeSize(dtype) != ir::DTypeSize(ctx.type(0).dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat("BitCast from ", ir::DTypeName(ctx.type(0).dtype), " to ",
+                                                   ir::DTypeName(dtype), " changes the bit width"));
+  }
+  return AllOutputs(ctx, ir::TensorType{dtype, ctx.type(0).shape});
+}
+
 }  // namespace
 
 std::vector<OpDef> ElementwiseOpDefs() {
@@ -230,6 +245,7 @@ std::vector<OpDef> ElementwiseOpDefs() {
       {"Where", 3, 3, InferWhere},
       {"Clip", 1, 3, InferClip},
       {"Cast", 1, 1, InferCast, /*takes_non_tensors=*/false, /*takes_strings=*/true},
+      {"BitCast", 1, 1, InferBitCast},
       {"Identity", 1, 1, InferIdentity, /*takes_non_tensors=*/true, /*takes_strings=*/true},
   };
 }

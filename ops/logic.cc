@@ -32,10 +32,6 @@ bool IsInteger(DType d) {
   }
 }
 
-bool IsUnsigned(DType d) {
-  return d == DType::kUint8 || d == DType::kUint16 || d == DType::kUint32 || d == DType::kUint64;
-}
-
 absl::Status ExpectPresent(const InferContext& ctx, size_t i) {
   if (!ctx.has_input(i)) return absl::InvalidArgumentError(absl::StrCat("input ", i, " is missing"));
   return absl::OkStatus();
@@ -128,15 +124,12 @@ InferResult InferMod(const InferContext& ctx) {
   absl::StatusOr<ModAttrs> attrs = ParseModAttrs(ctx.node);
   if (!attrs.ok()) return attrs.status();
   if (absl::Status s = ExpectSameKindPair(ctx, IsNumeric, "numeric"); !s.ok()) return s;
-  if (ir::IsFloatingPoint(ctx.type(0).dtype) && !attrs->fmod) {
-    return absl::InvalidArgumentError("Mod of floating-point inputs needs fmod=1");
-  }
   return Broadcast(ctx, ctx.type(0).dtype);
 }
 
 InferResult InferBitShift(const InferContext& ctx) {
   if (absl::StatusOr<BitShiftAttrs> a = ParseBitShiftAttrs(ctx.node); !a.ok()) return a.status();
-  if (absl::Status s = ExpectSameKindPair(ctx, IsUnsigned, "unsigned integer"); !s.ok()) return s;
+  if (absl::Status s = ExpectSameKindPair(ctx, IsInteger, "integer"); !s.ok()) return s;
   return Broadcast(ctx, ctx.type(0).dtype);
 }
 

@@ -70,38 +70,39 @@ struct ImportedOp {
 const std::vector<ImportedOp>& ImporterRewrittenOps();
 
 // Per-family tables (one .cc each); the registry concatenates them.
-std::vector<OpDef> ElementwiseOpDefs();    // unary/binary/variadic math, activations, Cast, Where, Clip, Identity
-std::vector<OpDef> NnOpDefs();             // Conv, ConvTranspose, pools, norms, MatMul, Gemm
-std::vector<OpDef> TensorOpDefs();         // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
-std::vector<OpDef> TensorCopyOpDefs();     // data movement: Concat, Split, Slice, Gather, Pad
-std::vector<OpDef> ReduceResizeOpDefs();   // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
-std::vector<OpDef> CumSumOpDefs();         // ops/cumsum.h
-std::vector<OpDef> LrnOpDefs();            // ops/lrn.h
-std::vector<OpDef> RnnOpDefs();            // RNN, GRU, LSTM
-std::vector<OpDef> QuantizeOpDefs();       // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
-std::vector<OpDef> VisionOpDefs();         // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
-std::vector<OpDef> TensorGenOpDefs();      // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
-std::vector<OpDef> TensorSelectOpDefs();   // TopK, NonZero, Compress, Unique (data-dependent sizes)
-std::vector<OpDef> TensorScatterOpDefs();  // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
-std::vector<OpDef> TensorSpatialOpDefs();  // MaxUnpool, Col2Im, CenterCropPad
-std::vector<OpDef> LogicOpDefs();          // ops/logic.h: comparisons, Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, Bit*
-std::vector<OpDef> MathOpDefs();           // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
-std::vector<OpDef> EinsumOpDefs();         // ops/einsum.h
-std::vector<OpDef> MathNormOpDefs();       // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
-std::vector<OpDef> LossOpDefs();           // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-std::vector<OpDef> SpectralOpDefs();       // ops/spectral.h: DFT, STFT, MelWeightMatrix
-std::vector<OpDef> DropoutOpDefs();        // ops/dropout.h
-std::vector<OpDef> RandomOpDefs();         // ops/random.h
-std::vector<OpDef> GroupRmsNormOpDefs();   // ops/group_rms_norm.h
-std::vector<OpDef> AttentionOpDefs();      // ops/attention.h: Attention, RotaryEmbedding
-std::vector<OpDef> TfIdfOpDefs();          // ops/tfidf.h: TfIdfVectorizer
-std::vector<OpDef> OptimizerOpDefs();      // ops/optimizer.h: ai.onnx.preview.training Adagrad, Adam, Momentum
-std::vector<OpDef> ControlFlowOpDefs();    // ops/control_flow.h: If, Loop, Scan
-std::vector<OpDef> SequenceOpDefs();       // ops/sequence.h: Sequence*, Optional*
-std::vector<OpDef> StringOpDefs();         // ops/string_normalizer.h: StringNormalizer
-std::vector<OpDef> StringTextOpDefs();     // ops/string_text.h: StringConcat, StringSplit, RegexFullMatch
-std::vector<OpDef> DeformConvOpDefs();     // ops/deform_conv.h: DeformConv
-std::vector<OpDef> MlOpDefs();             // ops/ml_ops.h: ai.onnx.ml Binarizer, ArrayFeatureExtractor, ...
+std::vector<OpDef> ElementwiseOpDefs();     // unary/binary/variadic math, activations, Cast, Where, Clip, Identity
+std::vector<OpDef> NnOpDefs();              // Conv, ConvTranspose, pools, norms, MatMul, Gemm
+std::vector<OpDef> TensorOpDefs();          // shape ops: Reshape, Squeeze, Transpose, Shape, Expand, ...
+std::vector<OpDef> TensorCopyOpDefs();      // data movement: Concat, Split, Slice, Gather, Pad
+std::vector<OpDef> ReduceResizeOpDefs();    // ReduceMean/Sum/Max, Softmax, LogSoftmax, Resize
+std::vector<OpDef> CumSumOpDefs();          // ops/cumsum.h
+std::vector<OpDef> LrnOpDefs();             // ops/lrn.h
+std::vector<OpDef> RnnOpDefs();             // RNN, GRU, LSTM
+std::vector<OpDef> QuantizeOpDefs();        // Quantize/DequantizeLinear, MatMulInteger, QLinearConv, ...
+std::vector<OpDef> VisionOpDefs();          // NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, LpPool, GlobalLpPool
+std::vector<OpDef> TensorGenOpDefs();       // ConstantOfShape, Range, EyeLike, Tile, Trilu, Size, OneHot, windows
+std::vector<OpDef> TensorSelectOpDefs();    // TopK, NonZero, Compress, Unique (data-dependent sizes)
+std::vector<OpDef> TensorScatterOpDefs();   // Gather/ScatterElements, Gather/ScatterND, SpaceToDepth, ReverseSequence
+std::vector<OpDef> TensorSpatialOpDefs();   // MaxUnpool, Col2Im, CenterCropPad
+std::vector<OpDef> LogicOpDefs();           // ops/logic.h: comparisons, Not/And/Or/Xor, IsInf, IsNaN, Sign, Mod, Bit*
+std::vector<OpDef> MathOpDefs();            // ops/math.h: rounding, trig, Softsign..Mish, Mean, Hardmax
+std::vector<OpDef> EinsumOpDefs();          // ops/einsum.h
+std::vector<OpDef> MathNormOpDefs();        // ops/math_norm.h: Det, LpNormalization, MeanVarianceNormalization
+std::vector<OpDef> LossOpDefs();            // ops/loss.h: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+std::vector<OpDef> SpectralOpDefs();        // ops/spectral.h: DFT, STFT, MelWeightMatrix
+std::vector<OpDef> DropoutOpDefs();         // ops/dropout.h
+std::vector<OpDef> RandomOpDefs();          // ops/random.h
+std::vector<OpDef> GroupRmsNormOpDefs();    // ops/group_rms_norm.h
+std::vector<OpDef> AttentionOpDefs();       // ops/attention.h: Attention, RotaryEmbedding
+std::vector<OpDef> TfIdfOpDefs();           // ops/tfidf.h: TfIdfVectorizer
+std::vector<OpDef> OptimizerOpDefs();       // ops/optimizer.h: ai.onnx.preview.training Adagrad, Adam, Momentum
+std::vector<OpDef> ControlFlowOpDefs();     // ops/control_flow.h: If, Loop, Scan
+std::vector<OpDef> SequenceOpDefs();        // ops/sequence.h: Sequence*, Optional*
+std::vector<OpDef> StringOpDefs();          // ops/string_normalizer.h: StringNormalizer
+std::vector<OpDef> StringTextOpDefs();      // ops/string_text.h: StringConcat, StringSplit, RegexFullMatch
+std::vector<OpDef> DeformConvOpDefs();      // ops/deform_conv.h: DeformConv
+std::vector<OpDef> MlOpDefs();              // ops/ml_ops.h: ai.onnx.ml Binarizer, ArrayFeatureExtractor, ...
+std::vector<OpDef> RecurrentStateOpDefs();  // ops/recurrent_state.cc: CausalConvWithState, LinearAttention
 
 }  // namespace ops
 

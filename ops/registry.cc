@@ -12,13 +12,20 @@ namespace {
 const std::map<std::string_view, OpDef>& Registry() {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, OpDef>();
-    for (auto family :
-         {ElementwiseOpDefs, NnOpDefs,           TensorOpDefs,        TensorCopyOpDefs,    ReduceResizeOpDefs,
-          CumSumOpDefs,      LrnOpDefs,          RnnOpDefs,           QuantizeOpDefs,      VisionOpDefs,
-          TensorGenOpDefs,   TensorSelectOpDefs, TensorScatterOpDefs, TensorSpatialOpDefs, LogicOpDefs,
-          MathOpDefs,        EinsumOpDefs,       MathNormOpDefs,      LossOpDefs,          SpectralOpDefs,
-          DropoutOpDefs,     TfIdfOpDefs,        OptimizerOpDefs,     RandomOpDefs,        GroupRmsNormOpDefs,
-          AttentionOpDefs}) {
+    for (auto family : {ElementwiseOpDefs,   NnOpDefs,
+                        TensorOpDefs,        TensorCopyOpDefs,
+                        ReduceResizeOpDefs,  CumSumOpDefs,
+                        LrnOpDefs,           RnnOpDefs,
+                        QuantizeOpDefs,      VisionOpDefs,
+                        TensorGenOpDefs,     TensorSelectOpDefs,
+                        TensorScatterOpDefs, TensorSpatialOpDefs,
+                        LogicOpDefs,         MathOpDefs,
+                        EinsumOpDefs,        MathNormOpDefs,
+                        LossOpDefs,          SpectralOpDefs,
+                        DropoutOpDefs,       TfIdfOpDefs,
+                        OptimizerOpDefs,     RandomOpDefs,
+                        GroupRmsNormOpDefs,  AttentionOpDefs,
+                        RecurrentStateOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;
@@ -98,6 +105,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"Affine", "Mul and Add"},
       {"ScaledTanh", "Mul, Tanh, Mul"},
       {"ParametricSoftplus", "Mul, Softplus, Mul"},
+      {"SwiGLU", "Mul, Sigmoid, Mul, Mul"},
       // ONNX Runtime's contrib ops (importer/contrib_*.cc).
       {"SimplifiedLayerNormalization", "RMSNormalization"},
       {"com.microsoft.Gelu", "Gelu"},

@@ -58,8 +58,9 @@ absl::StatusOr<Types> InferRange(const InferContext& ctx) {
   const char* names[] = {"start", "limit", "delta"};
   for (size_t i = 0; i < 3; ++i) {
     if (absl::Status s = ExpectScalarInput(ctx, i, names[i]); !s.ok()) return s;
-    if (absl::Status s =
-            ExpectDType(ctx, i, {DType::kFloat32, DType::kFloat64, DType::kInt16, DType::kInt32, DType::kInt64});
+    if (absl::Status s = ExpectDType(ctx, i,
+                                     {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                                      DType::kInt16, DType::kInt32, DType::kInt64});
         !s.ok()) {
       return s;
     }

@@ -67,7 +67,7 @@ absl::StatusOr<int64_t> RangeCount(const ir::Tensor& start, const ir::Tensor& li
     const int64_t d = delta.GetAsInt64(0);
     if (d == 0) return Invalid("delta is 0");
     count = IntegerRangeCount(start.GetAsInt64(0), limit.GetAsInt64(0), d);
-  } else if (dtype == ir::DType::kFloat32 || dtype == ir::DType::kFloat64) {
+  } else if (ir::IsFloatingPoint(dtype)) {
     const double s = start.GetAsDouble(0), l = limit.GetAsDouble(0), d = delta.GetAsDouble(0);
     if (d == 0) return Invalid("delta is 0");
     if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) {

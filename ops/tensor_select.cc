@@ -141,7 +141,7 @@ absl::StatusOr<Types> InferCompress(const InferContext& ctx) {
 
 absl::StatusOr<Types> InferUnique(const InferContext& ctx) {
   const TensorType& in = ctx.type(0);
-  if (!ir::IsSupportedDType(in.dtype) || in.dtype == DType::kBFloat16) {
+  if (!ir::IsSupportedDType(in.dtype)) {  // bfloat16 since opset 28
     return Invalid(absl::StrCat("unsupported dtype ", ir::DTypeName(in.dtype)));
   }
   const TensorType vector{DType::kInt64, Shape{Dim()}};

@@ -164,6 +164,7 @@ std::string AttentionDeviceRejection(const ir::Graph& graph, const ir::Node& nod
   absl::StatusOr<ops::AttentionAttrs> attrs = ops::ParseAttentionAttrs(node);
   if (!attrs.ok()) return std::string(attrs.status().message());
   if (attrs->softcap != 0) return "softcap";
+  if (attrs->windowed()) return "a sliding window (left_window_size / right_window_size)";
   const ir::DType dtype = graph.value(node.inputs[0]).type.dtype;
   if (!IsFloat(dtype)) return "dtype is not float32/float16/bfloat16";
   return "";

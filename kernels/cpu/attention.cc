@@ -185,8 +185,9 @@ absl::Status AttentionFloat32(KernelContext& ctx, const ops::AttentionAttrs& att
       for (int64_t i = 0; i < d.q_seq; ++i) {
         float* row = scores.data() + i * keys;
         for (int64_t j = 0; j < keys; ++j) {
-          row[j] = attrs.is_causal && j > i ? -std::numeric_limits<float>::infinity()
-                                            : static_cast<float>(row[j] + mask.at(b, h, i, j));
+          row[j] = (attrs.is_causal && j > i) || attrs.OutsideWindow(i, j)
+                       ? -std::numeric_limits<float>::infinity()
+                       : static_cast<float>(row[j] + mask.at(b, h, i, j));
         }
         SoftmaxRowFloat(row, keys);
       }
@@ -264,6 +265,7 @@ absl::Status Attention(KernelContext& ctx) {
           if (attrs->qk_matmul_output_mode == 1) out_qk[j] = s;
           s += mask->at(b, h, i, j);
           if (attrs->is_causal && j > i + causal_offset) s = kMasked;
+          if (attrs->OutsideWindow(i + causal_offset, j)) s = kMasked;
           if (j >= valid) s = kMasked;
           if (attrs->qk_matmul_output_mode == 2) out_qk[j] = s;
           row[j] = s;

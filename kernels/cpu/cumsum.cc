@@ -1,5 +1,5 @@
-// The CPU reference kernel of CumSum (attributes and axis from ops/cumsum.h). Float16 accumulates in
-// float; integers wrap modulo 2^bits like Add.
+// The CPU reference kernel of CumSum and CumProd (attributes and axis from ops/cumsum.h). Float16
+// accumulates in float; integers wrap modulo 2^bits like Add and Mul.
 #include "ops/cumsum.h"
 
 #include <type_traits>
@@ -28,19 +28,20 @@ template <typename T>
 using Accumulator = typename AccumulatorOf<T>::type;
 
 template <typename T>
-void Scan(const T* x, T* y, const ops::ScanExtents& e, const ops::CumSumAttrs& attrs) {
+void Scan(const T* x, T* y, const ops::ScanExtents& e, const ops::CumSumAttrs& attrs, bool product) {
   using Acc = Accumulator<T>;
   for (int64_t o = 0; o < e.outer; ++o) {
     for (int64_t i = 0; i < e.inner; ++i) {
       const int64_t base = o * e.length * e.inner + i;
-      Acc sum = Acc{};
+      Acc sum = product ? Acc{1} : Acc{};
+      auto combine = [product](Acc a, Acc b) { return static_cast<Acc>(product ? a * b : a + b); };
       for (int64_t step = 0; step < e.length; ++step) {
         const int64_t k = attrs.reverse ? e.length - 1 - step : step;
         const int64_t at = base + k * e.inner;
         const Acc value = static_cast<Acc>(x[at]);
-        if (!attrs.exclusive) sum = static_cast<Acc>(sum + value);
+        if (!attrs.exclusive) sum = combine(sum, value);
         y[at] = static_cast<T>(sum);
-        if (attrs.exclusive) sum = static_cast<Acc>(sum + value);
+        if (attrs.exclusive) sum = combine(sum, value);
       }
     }
   }
@@ -58,13 +59,13 @@ absl::Status CumSum(KernelContext& ctx) {
   const ops::ScanExtents extents = ops::ScanExtentsOf(x->shape(), *axis);
   return DispatchNumeric(x->dtype(), [&](auto tag) -> absl::Status {
     using T = decltype(tag);
-    Scan<T>(x->template data<T>(), y->template data<T>(), extents, *attrs);
+    Scan<T>(x->template data<T>(), y->template data<T>(), extents, *attrs, ctx.node.op_type == "CumProd");
     return absl::OkStatus();
   });
 }
 
 }  // namespace
 
-std::vector<KernelDef> CumSumKernels() { return {{"CumSum", CumSum}}; }
+std::vector<KernelDef> CumSumKernels() { return {{"CumSum", CumSum}, {"CumProd", CumSum}}; }
 
 }  // namespace kernels::cpu

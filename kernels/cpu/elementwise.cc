@@ -1,6 +1,7 @@
 // Owns the elementwise family's CPU kernel table (ElementwiseKernels) and the kernels of Where,
-// Clip, Cast and Identity; unary and broadcasting arithmetic kernels live in
+// Clip, Cast, BitCast and Identity; unary and broadcasting arithmetic kernels live in
 // elementwise_unary.cc and elementwise_binary.cc.
+#include <cstring>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -173,15 +174,24 @@ absl::Status Identity(KernelContext& ctx) {
   return CopyInputToOutput(ctx);
 }
 
+// BitCast: the input's bytes, unchanged, under the output's dtype (inference checked the widths).
+absl::Status BitCast(KernelContext& ctx) {
+  absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<ir::Tensor*> out = RequireOutput(ctx, 0);
+  if (!out.ok()) return out.status();
+  if ((*out)->byte_size() != (*x)->byte_size()) return absl::InvalidArgumentError("BitCast changes the byte size");
+  std::memcpy((*out)->raw_data(), (*x)->raw_data(), (*x)->byte_size());
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace elementwise
 
 std::vector<KernelDef> ElementwiseKernels() {
   std::vector<KernelDef> kernels = {
-      {"Where", elementwise::Where},
-      {"Clip", elementwise::Clip},
-      {"Cast", elementwise::Cast},
-      {"Identity", elementwise::Identity},
+      {"Where", elementwise::Where},     {"Clip", elementwise::Clip},         {"Cast", elementwise::Cast},
+      {"BitCast", elementwise::BitCast}, {"Identity", elementwise::Identity},
   };
   for (auto family : {elementwise::UnaryKernels, elementwise::BinaryKernels}) {
     for (const KernelDef& def : family()) kernels.push_back(def);

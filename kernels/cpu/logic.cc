@@ -273,14 +273,17 @@ absl::Status BitShift(KernelContext& ctx) {
   absl::StatusOr<ops::BitShiftAttrs> attrs = ops::ParseBitShiftAttrs(ctx.node);
   if (!attrs.ok()) return attrs.status();
   const bool left = attrs->left;
+  // A shift by a negative amount or by the width or more leaves only the sign fill: -1 for a
+  // right shift of a negative signed value, else 0. Signed right shifts are arithmetic; signed left
+  // shifts drop the bits shifted past the sign bit (opset 28).
   return IntegerBinary(ctx, [left](auto x, auto y) {
     using T = decltype(x);
-    if constexpr (std::is_unsigned_v<T>) {
-      if (y >= std::numeric_limits<T>::digits) return T{0};  // shifting every bit out
-      return static_cast<T>(left ? x << y : x >> y);
-    } else {
-      return T{0};  // inference accepts unsigned types only
-    }
+    using U = std::make_unsigned_t<T>;
+    constexpr int kBits = std::numeric_limits<U>::digits;
+    const bool negative_fill = !left && std::is_signed_v<T> && x < 0;
+    if ((std::is_signed_v<T> && y < 0) || static_cast<U>(y) >= kBits) return negative_fill ? T(-1) : T{0};
+    if (left) return static_cast<T>(static_cast<U>(static_cast<U>(x) << y));
+    return static_cast<T>(x >> y);
   });
 }
 
@@ -296,6 +299,16 @@ T IntegerMod(T x, T y, bool fmod) {
   } else {
     return static_cast<T>(x % y);
   }
+}
+
+// Floating-point x mod y: C's fmod, or with fmod = 0 numpy's mod (the divisor's sign; a zero
+// remainder takes the divisor's sign too).
+template <typename C>
+C FloatMod(C x, C y, bool fmod) {
+  const C r = std::fmod(x, y);
+  if (fmod || std::isnan(r)) return r;
+  if (r == 0) return std::copysign(C{0}, y);
+  return (r < 0) != (y < 0) ? r + y : r;
 }
 
 absl::Status Mod(KernelContext& ctx) {
@@ -318,11 +331,10 @@ absl::Status Mod(KernelContext& ctx) {
                       });
       return absl::OkStatus();
     } else {
-      if (!fmod) return absl::InvalidArgumentError("Mod: floating-point inputs need fmod=1");
       using C = ComputeType<T>;
       BroadcastBinary(args->plan, args->a->template data<T>(), args->b->template data<T>(),
                       args->out->template data<T>(),
-                      [](T x, T y) { return Convert<T>(std::fmod(static_cast<C>(x), static_cast<C>(y))); });
+                      [fmod](T x, T y) { return Convert<T>(FloatMod(static_cast<C>(x), static_cast<C>(y), fmod)); });
       return absl::OkStatus();
     }
   });

@@ -56,10 +56,22 @@ absl::Status RangeKernel(KernelContext& ctx) {
   if (absl::Status s = CheckOutput(ctx, 0, start.dtype(), {*count}); !s.ok()) return s;
   ir::Tensor& out = *ctx.output(0);
   if (ir::IsFloatingPoint(start.dtype())) {
+    // float16 / bfloat16 (opset 27): start + i * delta in float (stash_type 1, the default) or
+    // rounded to the type at each step.
+    const bool stash_float = ctx.attrs().GetInt("stash_type", 1) == 1;
     return DispatchFloat(start.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const double s = start.GetAsDouble(0), d = delta.GetAsDouble(0);
-      for (int64_t i = 0; i < *count; ++i) out.data<T>()[i] = static_cast<T>(s + static_cast<double>(i) * d);
+      for (int64_t i = 0; i < *count; ++i) {
+        if constexpr (ir::kIsHalfLike<T>) {
+          const float step =
+              stash_float ? static_cast<float>(i) * static_cast<float>(d)
+                          : static_cast<float>(T(static_cast<float>(T(static_cast<float>(i))) * static_cast<float>(d)));
+          out.data<T>()[i] = T(static_cast<float>(s) + step);
+        } else {
+          out.data<T>()[i] = static_cast<T>(s + static_cast<double>(i) * d);
+        }
+      }
       return absl::OkStatus();
     });
   }

@@ -261,9 +261,15 @@ absl::Status SpaceToDepthKernel(KernelContext& ctx) {
   const int64_t n = in.shape()[0], c = in.shape()[1], h = in.shape()[2], w = in.shape()[3];
   if (absl::Status s = CheckOutput(ctx, 0, in.dtype(), {n, c * *b * *b, h / *b, w / *b}); !s.ok()) return s;
   if (ctx.output(0)->num_elements() == 0) return absl::OkStatus();
-  // The output viewed as [N, b (row offset), b (column offset), C, H/b, W/b].
-  const std::vector<int64_t> shape = {n, *b, *b, c, h / *b, w / *b};
-  const std::vector<int64_t> strides = {c * h * w, w, 1, h * w, *b * w, *b};
+  // The output viewed as [N, b (row offset), b (column offset), C, H/b, W/b] (DCR), or with the
+  // channel first, [N, C, b, b, H/b, W/b] (CRD, opset 28).
+  const std::string mode = ctx.attrs().GetString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") return Invalid(absl::StrCat("SpaceToDepth mode '", mode, "' is not DCR or CRD"));
+  const bool crd = mode == "CRD";
+  const std::vector<int64_t> shape =
+      crd ? std::vector<int64_t>{n, c, *b, *b, h / *b, w / *b} : std::vector<int64_t>{n, *b, *b, c, h / *b, w / *b};
+  const std::vector<int64_t> strides = crd ? std::vector<int64_t>{c * h * w, h * w, w, 1, *b * w, *b}
+                                           : std::vector<int64_t>{c * h * w, w, 1, h * w, *b * w, *b};
   StridedCopy(ctx.output(0)->raw_data(), in.raw_data(), ir::DTypeSize(in.dtype()), shape, strides);
   return absl::OkStatus();
 }

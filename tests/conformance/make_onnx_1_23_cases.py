@@ -1,7 +1,7 @@
 # Regenerates tests/conformance/onnx_1_23_node.tar.xz: ONNX's own node test cases, made by the test-case
 # generator of the onnx package from PyPI (1.23.2: `pip install onnx==1.23.2 numpy`), for every case whose
-# model imports ai.onnx opset 18 to 24 — the opsets libonnx-testdata (ONNX 1.12) lacks. Usage:
-#   python make_onnx_1_23_cases.py OUT 18 24 && tar cf - -C $(dirname OUT) $(basename OUT) | xz -9 > onnx_1_23_node.tar.xz
+# model imports ai.onnx opset 18 to 28 — the opsets libonnx-testdata (ONNX 1.12) lacks. Usage:
+#   python make_onnx_1_23_cases.py OUT 18 28 && python make_onnx_1_23_cases.py OUT ml && tar cf - -C $(dirname OUT) $(basename OUT) | xz -9 > onnx_1_23_node.tar.xz
 # (the archive's top folder is "genall"; tests/conformance/conformance_test.cc unpacks it).
 import os, sys
 import onnx
