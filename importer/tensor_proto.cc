@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ir/half.h"
+#include "ir/narrow.h"
 
 namespace importer {
 namespace {
@@ -20,6 +21,35 @@ absl::Status SizeMismatch(const onnx::TensorProto& proto, int64_t got, int64_t w
   return absl::InvalidArgumentError(
       absl::StrCat("tensor '", proto.name(), "' has ", got, " elements of data, its shape needs ", want));
 }
+
+// Bytes of `count` elements of `dtype` packed as TensorProto packs them (4-, 2- and 6-bit types
+// LSB first, several to a byte).
+int64_t PackedBytes(ir::DType dtype, int64_t count) { return (count * ir::PackedBits(dtype) + 7) / 8; }
+
+// The packed bit stream `packed` into one element per byte of `out`.
+void Unpack(const uint8_t* packed, int bits, int64_t count, uint8_t* out) {
+  for (int64_t i = 0; i < count; ++i) {
+    int value = 0;
+    for (int b = 0; b < bits; ++b) {
+      const int64_t at = i * bits + b;
+      value |= ((packed[at / 8] >> (at % 8)) & 1) << b;
+    }
+    out[i] = static_cast<uint8_t>(value);
+  }
+}
+
+std::string Pack(const uint8_t* codes, int bits, int64_t count) {
+  std::string packed(static_cast<size_t>((count * bits + 7) / 8), '\0');
+  for (int64_t i = 0; i < count; ++i) {
+    for (int b = 0; b < bits; ++b) {
+      const int64_t at = i * bits + b;
+      if ((codes[i] >> b) & 1) packed[at / 8] = static_cast<char>(packed[at / 8] | (1 << (at % 8)));
+    }
+  }
+  return packed;
+}
+
+bool IsPacked(ir::DType dtype) { return ir::PackedBits(dtype) < 8; }
 
 // Copies a typed repeated field into the tensor, converting each element to the storage type.
 template <typename Field>
@@ -43,7 +73,11 @@ absl::Status CopyTyped(const onnx::TensorProto& proto, const Field& field, ir::T
       case ir::DType::kUint32: tensor.data<uint32_t>()[i] = static_cast<uint32_t>(v); break;
       case ir::DType::kInt64: tensor.data<int64_t>()[i] = static_cast<int64_t>(v); break;
       case ir::DType::kUint64: tensor.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
-      default: return absl::InternalError("unexpected dtype");
+      default:
+        if (!ir::IsNarrowDType(tensor.dtype())) return absl::InternalError("unexpected dtype");
+        // float8 (one code per entry); float6 (the low 6 bits of each entry)
+        tensor.data<uint8_t>()[i] =
+            static_cast<uint8_t>(static_cast<uint32_t>(v) & (ir::PackedBits(tensor.dtype()) == 6 ? 0x3F : 0xFF));
     }
   }
   return absl::OkStatus();
@@ -109,6 +143,11 @@ absl::StatusOr<ir::Tensor> ReadExternalData(const onnx::TensorProto& proto, cons
   file.seekg(offset);
   file.read(static_cast<char*>(tensor->raw_data()), want);
   if (!file) return absl::DataLossError(absl::StrCat("reading external data '", location, "' failed"));
+  if (IsPacked(dtype)) {  // `want` packed bytes at the start of the buffer: spread them out
+    const std::string packed(static_cast<const char*>(tensor->raw_data()), static_cast<size_t>(want));
+    Unpack(reinterpret_cast<const uint8_t*>(packed.data()), ir::PackedBits(dtype), tensor->num_elements(),
+           tensor->data<uint8_t>());
+  }
   return tensor;
 }
 
@@ -126,6 +165,8 @@ int64_t TypedDataSize(const onnx::TensorProto& proto, ir::DType dtype) {
 
 // Whether the inline data has exactly the size the shape needs; checked before allocating.
 absl::Status InlineDataFits(const onnx::TensorProto& proto, ir::DType dtype, int64_t count, int64_t bytes) {
+  if (ir::IsNarrowDType(dtype)) bytes = PackedBytes(dtype, count);
+  if (ir::PackedBits(dtype) == 4 || ir::PackedBits(dtype) == 2) count = bytes;  // int32_data: a packed byte each
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != bytes) {
       return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ", proto.raw_data().size(),
@@ -138,6 +179,19 @@ absl::Status InlineDataFits(const onnx::TensorProto& proto, ir::DType dtype, int
 }
 
 absl::Status FillData(const onnx::TensorProto& proto, ir::Tensor& t) {
+  if (IsPacked(t.dtype())) {
+    const int bits = ir::PackedBits(t.dtype());
+    std::string bytes = proto.raw_data();
+    if (!proto.has_raw_data() && bits == 6) return CopyTyped(proto, proto.int32_data(), t);  // a code per entry
+    if (!proto.has_raw_data()) {
+      for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<char>(v & 0xFF));
+    }
+    if (static_cast<int64_t>(bytes.size()) != PackedBytes(t.dtype(), t.num_elements())) {
+      return SizeMismatch(proto, static_cast<int64_t>(bytes.size()), PackedBytes(t.dtype(), t.num_elements()));
+    }
+    Unpack(reinterpret_cast<const uint8_t*>(bytes.data()), bits, t.num_elements(), t.data<uint8_t>());
+    return absl::OkStatus();
+  }
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != t.byte_size()) {
       return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "' has ", proto.raw_data().size(),
@@ -199,7 +253,8 @@ absl::StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& proto, const
                                                      " needs ", bytes, " bytes, more than the limit of ", max_bytes));
   }
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    return ReadExternalData(proto, model_dir, dtype, std::move(shape), bytes);
+    return ReadExternalData(proto, model_dir, dtype, std::move(shape),
+                            IsPacked(dtype) ? PackedBytes(dtype, *count) : bytes);
   }
   absl::Status fits = InlineDataFits(proto, dtype, *count, bytes);
   if (!fits.ok()) return fits;
@@ -220,6 +275,10 @@ onnx::TensorProto TensorToProto(const ir::Tensor& tensor, const std::string& nam
   for (int64_t d : tensor.shape()) proto.add_dims(d);
   if (const std::string* strings = tensor.strings()) {
     for (int64_t i = 0; i < tensor.num_elements(); ++i) proto.add_string_data(strings[i]);
+    return proto;
+  }
+  if (IsPacked(tensor.dtype())) {
+    proto.set_raw_data(Pack(tensor.data<uint8_t>(), ir::PackedBits(tensor.dtype()), tensor.num_elements()));
     return proto;
   }
   proto.set_raw_data(tensor.raw_data(), tensor.byte_size());

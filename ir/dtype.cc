@@ -3,6 +3,8 @@
 
 #include <iterator>
 
+#include "ir/narrow.h"
+
 namespace ir {
 
 size_t DTypeSize(DType dtype) {
@@ -20,7 +22,7 @@ size_t DTypeSize(DType dtype) {
     case DType::kUint32: return 4;
     case DType::kUint64: return 8;
     case DType::kBFloat16: return 2;
-    default: return 0;
+    default: return IsNarrowDType(dtype) ? 1 : 0;  // narrow types: one byte per element (ir/narrow.h)
   }
 }
 

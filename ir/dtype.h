@@ -24,6 +24,19 @@ enum class DType : int32_t {
   kUint32 = 12,
   kUint64 = 13,
   kBFloat16 = 16,  // storage and Cast only
+  // ONNX's narrow types (ir/narrow.h): one byte per element here, storage, Cast and Q/DQ only.
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUint4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUint2 = 25,
+  kInt2 = 26,
+  kFloat6E2M3 = 27,
+  kFloat6E3M2 = 28,
 };
 
 // What one string element counts against the byte limits (kMaxTensorBytes, the importer's limits):

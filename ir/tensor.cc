@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/half.h"
+#include "ir/narrow.h"
 
 namespace ir {
 
@@ -182,7 +183,7 @@ double Tensor::GetAsDouble(int64_t i) const {
     case DType::kBool: return data<uint8_t>()[i] ? 1.0 : 0.0;
     case DType::kUint32: return data<uint32_t>()[i];
     case DType::kUint64: return static_cast<double>(data<uint64_t>()[i]);
-    default: return 0.0;
+    default: return IsNarrowDType(dtype_) ? NarrowToDouble(dtype_, data<uint8_t>()[i]) : 0.0;
   }
 }
 

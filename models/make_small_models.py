@@ -199,14 +199,56 @@ def local_functions(rng):
     return model, [rng.standard_normal((2, 4, 6, 6)).astype(np.float32)]
 
 
-def save(name, model, inputs, reference=None):
-    """`reference`: the model ONNX Runtime computes the expected outputs with (default: `model`)."""
+def narrow_qdq(rng):
+    """The narrow types as quantized exports write them: int4 weights quantized in blocks of 8 along
+    the input axis (DequantizeLinear with block_size, opset 21, packed int4 initializers) and uint4
+    per output column, a float8e4m3fn activation round trip (QuantizeLinear / DequantizeLinear),
+    and a float8e5m2 Cast round trip (opset 21: ONNX Runtime has no kernels for the float4 and int2
+    forms of opsets 23-25 to check them against; ONNX's node cases cover those). Input [N, 16]."""
+    import ml_dtypes
+    node = helper.make_node
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    block_scale = (np.abs(w).reshape(2, 8, 8).max(axis=1) / 7).astype(np.float32)  # [2, 8]
+    w_int4 = np.clip(np.round(w / np.repeat(block_scale, 8, axis=0)), -8, 7).astype(ml_dtypes.int4)
+    column_scale = (np.abs(w).max(axis=0) / 15).astype(np.float32)
+    w_uint4 = np.clip(np.round(w / column_scale) + 8, 0, 15).astype(ml_dtypes.uint4)
+    inits = [helper.make_tensor("w_int4", TensorProto.INT4, w.shape, w_int4.astype(np.int8).ravel().tolist()),
+             numpy_helper.from_array(block_scale, "w_block_scale"),
+             helper.make_tensor("w_uint4", TensorProto.UINT4, w.shape, w_uint4.astype(np.uint8).ravel().tolist()),
+             numpy_helper.from_array(column_scale, "w_column_scale"),
+             helper.make_tensor("w_uint4_zero", TensorProto.UINT4, [8], [8] * 8),
+             numpy_helper.from_array(np.array(0.05, np.float32), "act_scale"),
+             helper.make_tensor("act_zero", TensorProto.FLOAT8E4M3FN, [], [0.0])]
+    nodes = [node("DequantizeLinear", ["w_int4", "w_block_scale"], ["w_blocked"], axis=0, block_size=8),
+             node("MatMul", ["x", "w_blocked"], ["y_int4"]),
+             node("DequantizeLinear", ["w_uint4", "w_column_scale", "w_uint4_zero"], ["w_columns"], axis=1),
+             node("MatMul", ["x", "w_columns"], ["y_uint4"]),
+             node("QuantizeLinear", ["y_int4", "act_scale", "act_zero"], ["y_fp8"]),
+             node("DequantizeLinear", ["y_fp8", "act_scale"], ["y_fp8_roundtrip"]),
+             node("Cast", ["y_uint4"], ["y_e5m2"], to=TensorProto.FLOAT8E5M2),
+             node("Cast", ["y_e5m2"], ["y_e5m2_roundtrip"], to=TensorProto.FLOAT)]
+    outputs = ["y_int4", "y_uint4", "y_fp8_roundtrip", "y_e5m2_roundtrip"]
+    graph = helper.make_graph(nodes, "narrow_qdq", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 16])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, ["N", 16 if o.startswith("x") else 8]) for o in outputs], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], producer_name="onnxrun")
+    model.ir_version = 10
+    onnx.checker.check_model(model)
+    return model, [rng.standard_normal((4, 16)).astype(np.float32)]
+
+
+def save(name, model, inputs, reference=None, optimize=True):
+    """`reference`: the model ONNX Runtime computes the expected outputs with (default: `model`);
+    `optimize=False` turns ORT's graph optimizations off (they fuse int4 DequantizeLinear + MatMul into
+    MatMulNBits, which quantizes the activations too and so is not the model's arithmetic)."""
     import onnxruntime as ort
     folder = os.path.join(HERE, name)
     data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     onnx.save(model, os.path.join(folder, "model.onnx"))
-    session = ort.InferenceSession((reference or model).SerializeToString(), providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    if not optimize:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession((reference or model).SerializeToString(), options, providers=["CPUExecutionProvider"])
     feeds = {i.name: x for i, x in zip(session.get_inputs(), inputs)}
     outputs = session.run(None, feeds)
     for i, x in enumerate(inputs):
@@ -223,3 +265,4 @@ if __name__ == "__main__":
     save("legacy_ops", *legacy_ops(np.random.default_rng(8)))
     save("legacy_opset3", *legacy_opset3(np.random.default_rng(9)))
     save("local_functions", *local_functions(np.random.default_rng(10)))
+    save("narrow_qdq", *narrow_qdq(np.random.default_rng(11)), optimize=False)

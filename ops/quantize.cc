@@ -2,6 +2,7 @@
 // (per-tensor or per-axis), DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and
 // QLinearConv. The matmul and conv shapes come from MatMul's and Conv's own inference.
 #include "absl/strings/str_cat.h"
+#include "ir/narrow.h"
 #include "ops/infer_util.h"
 #include "ops/op_def.h"
 
@@ -19,7 +20,8 @@ constexpr std::initializer_list<DType> kScaleTypes = {DType::kFloat32, DType::kF
                                                       DType::kFloat64};
 
 bool IsQuantType(DType d) {
-  return d == DType::kUint8 || d == DType::kInt8 || d == DType::kUint16 || d == DType::kInt16;
+  return d == DType::kUint8 || d == DType::kInt8 || d == DType::kUint16 || d == DType::kInt16 ||
+         (ir::IsNarrowDType(d) && d != DType::kFloat8E8M0);  // float8/6/4, int4/2 (ir/narrow.h)
 }
 
 // An error unless input `i` (when present with a known shape) is a scalar, a 1-element vector, or

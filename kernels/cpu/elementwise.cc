@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "ir/narrow.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/elementwise_broadcast.h"
 #include "kernels/cpu/elementwise_util.h"
@@ -126,6 +127,33 @@ absl::Status CastBFloat16(const ir::Tensor& x, ir::Tensor& out) {
   });
 }
 
+// Cast to or from one of ONNX's narrow types (ir/narrow.h), through double: `saturate` (default 1)
+// clamps float8 overflow, `round_mode` rounds float8e8m0 ("up" by default).
+absl::Status CastNarrow(const KernelContext& ctx, const ir::Tensor& x, ir::Tensor& out) {
+  const int64_t n = x.num_elements();
+  if (ir::IsNarrowDType(out.dtype())) {
+    const bool saturate = ctx.attrs().GetInt("saturate", 1) != 0;
+    const std::string mode = ctx.attrs().GetString("round_mode", "up");
+    const ir::NarrowRounding rounding = mode == "nearest" ? ir::NarrowRounding::kNearestEven
+                                        : mode == "down"  ? ir::NarrowRounding::kDown
+                                                          : ir::NarrowRounding::kUp;
+    for (int64_t i = 0; i < n; ++i) {
+      out.data<uint8_t>()[i] = ir::DoubleToNarrow(out.dtype(), x.GetAsDouble(i), saturate, rounding);
+    }
+    return absl::OkStatus();
+  }
+  if (out.dtype() == ir::DType::kBFloat16) return CastBFloat16(x, out);
+  const bool to_bool = out.dtype() == ir::DType::kBool;
+  return DispatchNumeric(out.dtype(), [&](auto to_tag) -> absl::Status {
+    using To = decltype(to_tag);
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = x.GetAsDouble(i);
+      out.data<To>()[i] = Convert<To>(to_bool ? (v != 0 ? 1.0 : 0.0) : v);
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::Status Cast(KernelContext& ctx) {
   absl::StatusOr<const ir::Tensor*> x = RequireInput(ctx, 0);
   if (!x.ok()) return x.status();
@@ -141,6 +169,7 @@ absl::Status Cast(KernelContext& ctx) {
   }
   if (to == ir::DType::kString) return CastToString(**x, **out);
   if ((*x)->dtype() == ir::DType::kString) return CastFromString(**x, **out);
+  if (ir::IsNarrowDType(to) || ir::IsNarrowDType((*x)->dtype())) return CastNarrow(ctx, **x, **out);
   const bool to_bool = to == ir::DType::kBool;
   if (to == ir::DType::kBFloat16 || (*x)->dtype() == ir::DType::kBFloat16) {
     return CastBFloat16(**x, **out);

@@ -2,10 +2,12 @@
 // blocked (`block_size`, opset 21)) and
 // DynamicQuantizeLinear (uint8, range always including 0). Rounding is to nearest, ties to even.
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "ir/half.h"
+#include "ir/narrow.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/kernel.h"
 #include "kernels/cpu/quantize_util.h"
@@ -56,11 +58,28 @@ absl::StatusOr<ScaleAndZero> ReadScaleAndZero(const KernelContext& ctx) {
   return ScaleAndZero{*std::move(scale), *std::move(zero)};
 }
 
+// QuantizeLinear into a narrow type: integers round to nearest even and saturate; floats convert
+// x / scale + zero_point (saturating unless saturate = 0).
+absl::Status QuantizeNarrow(const KernelContext& ctx, const ScaleAndZero& p, const ir::Tensor& x, ir::Tensor& y) {
+  const bool saturate = ctx.attrs().GetInt("saturate", 1) != 0;
+  return DispatchNumeric(x.dtype(), [&](auto tag) {
+    using C = Compute<decltype(tag)>;
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      const C scaled = static_cast<C>(x.GetAsDouble(i)) / static_cast<C>(p.scale.at(i));
+      y.data<uint8_t>()[i] = ir::IsNarrowInteger(y.dtype())
+                                 ? ir::SaturateToNarrowInteger(y.dtype(), std::nearbyint(scaled) + p.zero.at(i))
+                                 : ir::DoubleToNarrow(y.dtype(), static_cast<double>(scaled) + p.zero.at(i), saturate);
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::Status QuantizeLinear(KernelContext& ctx) {
   absl::StatusOr<ScaleAndZero> p = ReadScaleAndZero(ctx);
   if (!p.ok()) return p.status();
   const ir::Tensor& x = *ctx.input(0);
   ir::Tensor& y = *ctx.output(0);
+  if (ir::IsNarrowDType(y.dtype())) return QuantizeNarrow(ctx, *p, x, y);
   return DispatchNumeric(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = Compute<T>;
@@ -82,6 +101,17 @@ absl::Status DequantizeLinear(KernelContext& ctx) {
   if (!p.ok()) return p.status();
   const ir::Tensor& x = *ctx.input(0);
   ir::Tensor& y = *ctx.output(0);
+  if (ir::IsNarrowDType(x.dtype())) {  // (value - zero_point) * scale, the value decoded
+    return DispatchFloat(y.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using C = Compute<T>;
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        y.data<T>()[i] =
+            static_cast<T>(static_cast<C>(x.GetAsDouble(i) - p->zero.at(i)) * static_cast<C>(p->scale.at(i)));
+      }
+      return absl::OkStatus();
+    });
+  }
   return DispatchQuantized(x.dtype(), [&](auto qtag) {
     using Q = decltype(qtag);
     return DispatchFloat(y.dtype(), [&](auto tag) {
