@@ -364,9 +364,12 @@ class CudaExecutor {
   // Runs a FusedGraph step that MatchPointwiseConv accepts on the own 1x1-conv kernel (the cuDNN
   // graph when the tensors are not 16-byte aligned).
   absl::Status RunOwnPointwiseConv(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values);
-  // Whether the step is a MatMul + epilogue in fp16/bf16 on dense inputs; then makes its cuBLASLt
-  // matmul into `entry` once. False when it is not one or cuBLASLt cannot run it.
-  bool PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values);
+  // Whether the step is a MatMul + epilogue in fp16/bf16 (or float32 when cuBLASLt takes the whole
+  // epilogue) on dense inputs; then makes its cuBLASLt matmul into `entry` once. False when it is
+  // not one or cuBLASLt cannot run it. `exact_fp32`: also a MatMul with no tail (the fallback for
+  // float32 matmuls cuDNN has no exact engine for).
+  bool PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values,
+                             bool exact_fp32 = false);
   // The fastest of cuBLASLt's algorithms for `lt`, timed on the step's real inputs.
   kernels::cublas::LtMatmul FastestAlgorithm(const kernels::cublas::LtMatmul& lt, const MatmulEpilogueForm& form,
                                              const std::vector<DeviceTensor>& values);

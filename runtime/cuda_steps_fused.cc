@@ -80,6 +80,13 @@ absl::Status CudaExecutor::RunFused(size_t index, std::vector<DeviceTensor>& val
     InstallFused(BuildFusedStep(cudnn_, plan_, index, dims, cache_ ? &*cache_ : nullptr, gpu_signature_));
   }
   FusedEntry& entry = fused_[index].at(key);
+  // A float32 matmul cuDNN offers no exact engine for (strict fp32): cuBLASLt in float32.
+  if (!entry.status.ok() && plan_.precision == "fp32" && PrepareMatmulEpilogue(index, entry, values, true)) {
+    entry.choice = FusedChoice::kMatmulEpilogue;
+    entry.note = absl::StrCat(MatmulEpilogueNote(entry.lt_matmul->shape(), *entry.epilogue),
+                              " in float32 (no cuDNN engine computes it in exact float32)");
+    entry.status = absl::OkStatus();
+  }
   if (!entry.status.ok()) return RunSplit(index, entry.status, values);
   if (entry.choice == FusedChoice::kUnmeasured) {
     absl::Status chosen = ChooseGraphOrSplit(index, entry, values);
@@ -125,6 +132,8 @@ absl::StatusOr<DeviceTensor> CudaExecutor::ExecutePlan(const LoweredStep& lowere
 }
 
 absl::Status CudaExecutor::ExecuteFused(size_t index, const FusedEntry& entry, std::vector<DeviceTensor>& values) {
+  // A float32 matmul cuBLASLt took over for want of an exact cuDNN engine has no plan to fall back to.
+  if (entry.plan == nullptr) return RunSplit(index, absl::UnavailableError("no exact float32 cuDNN engine"), values);
   const Step& step = plan_.steps[index];
   absl::StatusOr<DeviceTensor> output = ExecutePlan(entry.lowered, *entry.plan, values);
   if (!output.ok()) return output.status();
@@ -175,15 +184,17 @@ std::string MatmulEpilogueNote(const kernels::cublas::LtMatmulShape& lt, const M
   return note;
 }
 
-bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values) {
+bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const std::vector<DeviceTensor>& values,
+                                         bool exact_fp32) {
   if (entry.lt_matmul) return true;
-  absl::StatusOr<MatmulEpilogueForm> form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index]);
+  absl::StatusOr<MatmulEpilogueForm> form = MatchMatmulEpilogue(plan_.graph, plan_.steps[index], exact_fp32);
   if (!form.ok() || !values[form->x].valid()) return false;
   const DeviceTensor& x = values[form->x];
   const ir::Tensor& w = *plan_.graph.value(form->weights).constant;
-  const std::optional<cudaDataType_t> type = LtDataType(x.dtype);  // 16-bit only: the epilogue kernel's types
-  if (!type || *type == CUDA_R_32F || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0] ||
-      w.shape()[0] <= 0 || w.shape()[1] <= 0) {
+  // 16-bit types (the own epilogue kernel's); float32 only where cuBLASLt applies the whole epilogue.
+  const std::optional<cudaDataType_t> type = LtDataType(x.dtype);
+  if (!type || w.dtype() != x.dtype || x.dims.empty() || x.dims.back() != w.shape()[0] || w.shape()[0] <= 0 ||
+      w.shape()[1] <= 0) {
     return false;
   }
   kernels::cublas::LtMatmulShape shape;
@@ -199,6 +210,14 @@ bool CudaExecutor::PrepareMatmulEpilogue(size_t index, FusedEntry& entry, const 
   // cuBLASLt applies the activation after its bias, so only when it adds the bias (or there is none).
   if (shape.bias != nullptr || form->bias == ir::kNoValue) {
     shape.activation = LtActivationFor(form->activation, options_.fast_gelu);
+  }
+  if (*type == CUDA_R_32F) {
+    const bool all_in_lt =
+        (form->bias == ir::kNoValue || shape.bias != nullptr) &&
+        (form->activation == kernels::cuda::MatmulEpilogueParams::kNone || shape.activation != LtActivation::kNone) &&
+        (form->residual == ir::kNoValue || shape.residual);
+    if (!all_in_lt) return false;
+    shape.tf32 = plan_.precision == "tf32";  // fp32: CUBLAS_COMPUTE_32F, no TF32
   }
   absl::StatusOr<kernels::cublas::LtMatmul> lt = kernels::cublas::LtMatmul::Create(shape);
   if (!lt.ok()) return false;

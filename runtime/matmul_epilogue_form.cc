@@ -42,8 +42,10 @@ std::optional<Activation> ActivationOf(const ir::Node& node) {
 
 }  // namespace
 
-absl::StatusOr<MatmulEpilogueForm> MatchMatmulEpilogue(const ir::Graph& g, const Step& step) {
-  if (step.nodes.size() < 2 || step.outputs.size() != 1) return absl::UnimplementedError("no tail, or outputs");
+absl::StatusOr<MatmulEpilogueForm> MatchMatmulEpilogue(const ir::Graph& g, const Step& step, bool allow_plain) {
+  if (step.nodes.size() < (allow_plain ? 1u : 2u) || step.outputs.size() != 1) {
+    return absl::UnimplementedError("no tail, or outputs");
+  }
   const ir::Node& mm = g.node(step.nodes[0]);
   if (mm.op_type != "MatMul" || mm.inputs.size() != 2 || mm.outputs.size() != 1) {
     return absl::UnimplementedError("not a MatMul");

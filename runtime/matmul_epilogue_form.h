@@ -18,8 +18,10 @@ struct MatmulEpilogueForm {
   kernels::cuda::MatmulEpilogueParams::Activation activation = kernels::cuda::MatmulEpilogueParams::kNone;
 };
 
-// The form of `step`, or an error saying why not (e.g. "Sigmoid after the matmul").
-absl::StatusOr<MatmulEpilogueForm> MatchMatmulEpilogue(const ir::Graph& g, const Step& step);
+// The form of `step`, or an error saying why not (e.g. "Sigmoid after the matmul"). A MatMul with
+// no tail is one only with `allow_plain` (the exact-float32 fallback; the measured choice times
+// cuBLASLt against cuDNN for steps with an epilogue).
+absl::StatusOr<MatmulEpilogueForm> MatchMatmulEpilogue(const ir::Graph& g, const Step& step, bool allow_plain = false);
 
 }  // namespace exec
 
