@@ -51,8 +51,7 @@ absl::Status LinearClassifier(KernelContext& ctx) {
       out[0] = m->post == PostTransform::kProbit ? ml::Probit(scores[0]) : scores[0];
     }
   }
-  if (absl::Status s = ml::WriteLabels(m->labels, picks, *ctx.output(0)); !s.ok()) return s;
-  return WriteDoubles(z, *ctx.output(1));
+  return ml::WriteClassifierOutputs(m->labels, picks, z, *ctx.output(0), *ctx.output(1));
 }
 
 absl::Status LinearRegressor(KernelContext& ctx) {
@@ -206,8 +205,7 @@ absl::Status SvmClassifier(KernelContext& ctx) {
         m->vectors > 0 ? SupportVectorRow(*m, x.row(r), picks[r]) : LinearSvmRow(*m, x, r, picks[r]);
     z.insert(z.end(), row.begin(), row.end());
   }
-  if (absl::Status s = ml::WriteLabels(m->labels, picks, *ctx.output(0)); !s.ok()) return s;
-  return WriteDoubles(z, *ctx.output(1));
+  return ml::WriteClassifierOutputs(m->labels, picks, z, *ctx.output(0), *ctx.output(1));
 }
 
 absl::Status SvmRegressor(KernelContext& ctx) {

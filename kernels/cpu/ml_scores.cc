@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/float_values.h"
 
 namespace kernels::cpu::ml {
 
@@ -95,6 +96,12 @@ absl::Status WriteLabels(const ops::ClassLabels& labels, const std::vector<Label
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status WriteClassifierOutputs(const ops::ClassLabels& labels, const std::vector<LabelPick>& picks,
+                                    const std::vector<double>& scores, ir::Tensor& y, ir::Tensor& z) {
+  if (absl::Status s = WriteLabels(labels, picks, y); !s.ok()) return s;
+  return WriteDoubles(scores, z);
 }
 
 int64_t ArgMax(const double* values, int64_t n) {

@@ -43,6 +43,9 @@ struct LabelPick {
   bool literal = false;
 };
 absl::Status WriteLabels(const ops::ClassLabels& labels, const std::vector<LabelPick>& picks, ir::Tensor& y);
+// A classifier's two outputs: the labels (WriteLabels) and the scores, row after row.
+absl::Status WriteClassifierOutputs(const ops::ClassLabels& labels, const std::vector<LabelPick>& picks,
+                                    const std::vector<double>& scores, ir::Tensor& y, ir::Tensor& z);
 
 // The first index of the largest value.
 int64_t ArgMax(const double* values, int64_t n);

@@ -156,8 +156,7 @@ absl::Status TreeEnsembleClassifier(KernelContext& ctx) {
     double* row = z.data() + r * t->targets;
     picks[r] = t->targets == 2 ? TwoClassRow(*t, *s, row) : ManyClassRow(*t, *s, row);
   }
-  if (absl::Status s = ml::WriteLabels(t->labels, picks, *ctx.output(0)); !s.ok()) return s;
-  return WriteDoubles(z, *ctx.output(1));
+  return ml::WriteClassifierOutputs(t->labels, picks, z, *ctx.output(0), *ctx.output(1));
 }
 
 }  // namespace
