@@ -193,7 +193,7 @@ uint8_t DoubleToNarrow(DType dtype, double value, bool saturate, NarrowRounding 
 uint8_t SaturateToNarrowInteger(DType dtype, double rounded) {
   int bits;
   bool is_signed;
-  if (!IntegerFormat(dtype, bits, is_signed)) return 0;
+  if (!IntegerFormat(dtype, bits, is_signed) || std::isnan(rounded)) return 0;
   const double lo = is_signed ? -(1 << (bits - 1)) : 0, hi = is_signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
   const int value = static_cast<int>(std::clamp(rounded, lo, hi));
   return static_cast<uint8_t>(value & ((1 << bits) - 1));

@@ -2,7 +2,9 @@
 #include "ir/tensor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -192,7 +194,13 @@ int64_t Tensor::GetAsInt64(int64_t i) const {
     case DType::kInt64: return data<int64_t>()[i];
     case DType::kInt32: return data<int32_t>()[i];
     case DType::kUint64: return static_cast<int64_t>(data<uint64_t>()[i]);
-    default: return static_cast<int64_t>(GetAsDouble(i));
+    default: {
+      const double v = GetAsDouble(i);  // NaN (a float8 NaN code) and values past int64 give 0 / the bound
+      if (std::isnan(v)) return 0;
+      return v >= 9.2e18    ? std::numeric_limits<int64_t>::max()
+             : v <= -9.2e18 ? std::numeric_limits<int64_t>::min()
+                            : static_cast<int64_t>(v);
+    }
   }
 }
 

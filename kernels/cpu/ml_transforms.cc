@@ -111,7 +111,7 @@ absl::Status OneHotEncoder(KernelContext& ctx) {
       if (it != by_string.end()) at = it->second;
     } else {
       const double v = x.GetAsDouble(i);
-      auto it = std::isfinite(v) ? by_int.find(static_cast<int64_t>(v)) : by_int.end();
+      auto it = std::abs(v) < 9.2e18 ? by_int.find(static_cast<int64_t>(v)) : by_int.end();  // NaN too
       if (it != by_int.end()) at = it->second;
     }
     if (at >= 0) {
