@@ -181,11 +181,13 @@ absl::Status InlineDataFits(const onnx::TensorProto& proto, ir::DType dtype, int
 absl::Status FillData(const onnx::TensorProto& proto, ir::Tensor& t) {
   if (IsPacked(t.dtype())) {
     const int bits = ir::PackedBits(t.dtype());
-    std::string bytes = proto.raw_data();
     if (!proto.has_raw_data() && bits == 6) return CopyTyped(proto, proto.int32_data(), t);  // a code per entry
+    // raw_data as it is; int32_data holds a packed byte per entry (4- and 2-bit types).
+    std::string from_int32;
     if (!proto.has_raw_data()) {
-      for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<char>(v & 0xFF));
+      for (int32_t v : proto.int32_data()) from_int32.push_back(static_cast<char>(v & 0xFF));
     }
+    const std::string& bytes = proto.has_raw_data() ? proto.raw_data() : from_int32;
     if (static_cast<int64_t>(bytes.size()) != PackedBytes(t.dtype(), t.num_elements())) {
       return SizeMismatch(proto, static_cast<int64_t>(bytes.size()), PackedBytes(t.dtype(), t.num_elements()));
     }

@@ -136,11 +136,14 @@ absl::StatusOr<std::vector<ir::TensorType>> InferFloatRows(const InferContext& c
   if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32, DType::kFloat64, DType::kInt64, DType::kInt32}); !s.ok()) {
     return s;
   }
+  return std::vector<ir::TensorType>{{DType::kFloat32, ctx.type(0).shape}};
+}
+
+absl::StatusOr<std::vector<ir::TensorType>> InferNormalizer(const InferContext& ctx) {
   const ir::TensorType& x = ctx.type(0);
-  if (ctx.node.op_type == "ai.onnx.ml.Normalizer" && x.shape && (x.rank() < 1 || x.rank() > 2)) {
+  if (x.shape && (x.rank() < 1 || x.rank() > 2))
     return absl::InvalidArgumentError("Normalizer's X must be [N, C] or [C]");
-  }
-  return std::vector<ir::TensorType>{{DType::kFloat32, x.shape}};
+  return InferFloatRows(ctx);
 }
 
 absl::StatusOr<std::vector<ir::TensorType>> InferImputer(const InferContext& ctx) {
@@ -313,7 +316,7 @@ std::vector<OpDef> MlOpDefs() {
       {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, InferArrayFeatureExtractor, false, true},
       {"ai.onnx.ml.LabelEncoder", 1, 1, InferLabelEncoder, false, true},
       {"ai.onnx.ml.TreeEnsemble", 1, 1, InferTreeEnsemble},
-      {"ai.onnx.ml.Normalizer", 1, 1, InferFloatRows},
+      {"ai.onnx.ml.Normalizer", 1, 1, InferNormalizer},
       {"ai.onnx.ml.Scaler", 1, 1, InferFloatRows},
       {"ai.onnx.ml.Imputer", 1, 1, InferImputer},
       {"ai.onnx.ml.OneHotEncoder", 1, 1, InferOneHotEncoder, false, true},

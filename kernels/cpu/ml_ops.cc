@@ -12,6 +12,7 @@
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/ml_scores.h"
 
 namespace kernels::cpu {
 namespace {
@@ -111,20 +112,11 @@ absl::Status LabelEncoder(KernelContext& ctx) {
 // Whether a TreeEnsemble node sends `v` to its true branch.
 bool TakesTrueBranch(const ops::TreeEnsembleAttrs& t, int64_t n, double v) {
   if (std::isnan(v) && t.missing_tracks_true[n]) return true;
-  const double split = t.splits[n];
-  switch (t.modes[n]) {
-    case 0: return v <= split;
-    case 1: return v < split;
-    case 2: return v >= split;
-    case 3: return v > split;
-    case 4: return v == split;
-    case 5: return v != split;
-    default:
-      for (double member : t.members[n]) {
-        if (member == v) return true;
-      }
-      return false;
+  if (t.modes[n] != 6) return ml::BranchTakesTrue(t.modes[n], v, t.splits[n]);
+  for (double member : t.members[n]) {  // MEMBER: v is in the node's set
+    if (member == v) return true;
   }
+  return false;
 }
 
 // The leaf a row reaches from `root`; an error for a walk longer than the node count (a cycle).

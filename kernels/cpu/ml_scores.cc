@@ -104,6 +104,17 @@ absl::Status WriteClassifierOutputs(const ops::ClassLabels& labels, const std::v
   return WriteDoubles(scores, z);
 }
 
+bool BranchTakesTrue(int64_t mode, double v, double split) {
+  switch (mode) {
+    case 0: return v <= split;
+    case 1: return v < split;
+    case 2: return v >= split;
+    case 3: return v > split;
+    case 4: return v == split;
+    default: return v != split;
+  }
+}
+
 int64_t ArgMax(const double* values, int64_t n) {
   int64_t best = 0;
   for (int64_t i = 1; i < n; ++i) {

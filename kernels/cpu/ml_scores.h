@@ -1,6 +1,7 @@
 // What the ai.onnx.ml model kernels share: their input read as rows of doubles, post_transform as
 // ONNX Runtime applies it (its logistic, probit approximation, softmax and SOFTMAX_ZERO, and how it
-// turns one two-class score into two columns), and label outputs (int64 or string).
+// turns one two-class score into two columns), label outputs (int64 or string) and the tree
+// ensembles' branch comparison.
 #ifndef ONNXRUN_KERNELS_CPU_ML_SCORES_H_
 #define ONNXRUN_KERNELS_CPU_ML_SCORES_H_
 
@@ -46,6 +47,10 @@ absl::Status WriteLabels(const ops::ClassLabels& labels, const std::vector<Label
 // A classifier's two outputs: the labels (WriteLabels) and the scores, row after row.
 absl::Status WriteClassifierOutputs(const ops::ClassLabels& labels, const std::vector<LabelPick>& picks,
                                     const std::vector<double>& scores, ir::Tensor& y, ir::Tensor& z);
+
+// A tree node's comparison of `v` with its split for branch modes 0-5 (LEQ, LT, GTE, GT, EQ, NEQ, as
+// TreeEnsemble-5 numbers them; the legacy ensembles' mode strings map to the same numbers).
+bool BranchTakesTrue(int64_t mode, double v, double split);
 
 // The first index of the largest value.
 int64_t ArgMax(const double* values, int64_t n);

@@ -40,10 +40,14 @@ absl::Status Normalizer(KernelContext& ctx) {
   return WriteDoubles(x.values, *ctx.output(0));
 }
 
-// A per-feature attribute's value for flat element i: one value for all, or one per index of
-// dims[1] (dims[0] for 1-D X), as ONNX Runtime reads them.
+// How many features X has as ONNX Runtime's Scaler and Imputer count them: dims[1] (dims[0] for
+// 1-D X); a per-feature value belongs to flat element i at i % that.
+int64_t FeatureCount(const ir::Tensor& x) { return x.rank() == 0 ? 1 : x.rank() == 1 ? x.shape()[0] : x.shape()[1]; }
+
+// A per-feature attribute's stride: 0 for one value for all, else FeatureCount (an error for any
+// other number of values).
 absl::StatusOr<int64_t> FeatureStride(const ir::Tensor& x, size_t count, const char* what) {
-  const int64_t stride = x.rank() == 0 ? 1 : x.rank() == 1 ? x.shape()[0] : x.shape()[1];
+  const int64_t stride = FeatureCount(x);
   if (count != 1 && static_cast<int64_t>(count) != stride) {
     return absl::InvalidArgumentError(absl::StrCat(what, " has ", count, " values; X has ", stride, " features"));
   }
@@ -70,7 +74,7 @@ absl::Status Scaler(KernelContext& ctx) {
 absl::Status Imputer(KernelContext& ctx) {
   const ir::Tensor& x = *ctx.input(0);
   ir::Tensor& y = *ctx.output(0);
-  const int64_t stride = x.rank() == 0 ? 1 : x.rank() == 1 ? x.shape()[0] : x.shape()[1];
+  const int64_t stride = FeatureCount(x);
   auto impute = [&](auto* out, const auto* in, const auto& imputed, auto replaced, bool nan_matches) {
     const bool per_feature = static_cast<int64_t>(imputed.size()) == stride;
     for (int64_t i = 0; i < x.num_elements(); ++i) {

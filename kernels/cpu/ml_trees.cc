@@ -18,16 +18,7 @@ using ml::LabelPick;
 using ops::Trees;
 
 bool GoesTrue(const Trees& t, int64_t n, double v) {
-  if (std::isnan(v) && t.missing_tracks_true[n]) return true;
-  const double split = t.thresholds[n];
-  switch (t.modes[n]) {
-    case 0: return v <= split;
-    case 1: return v < split;
-    case 2: return v >= split;
-    case 3: return v > split;
-    case 4: return v == split;
-    default: return v != split;
-  }
+  return (std::isnan(v) && t.missing_tracks_true[n]) || ml::BranchTakesTrue(t.modes[n], v, t.thresholds[n]);
 }
 
 // The leaf `row` reaches from `root`; an error for a feature X lacks or a walk longer than the
