@@ -5,8 +5,9 @@
 #   1. bazel test //...                               the whole suite, optimised
 #   2. --config=asan (ASan + UBSan, fatal)            the CPU path: unit, conformance, bad_input,
 #                                                     cli, fuzz regressions (all but the zoo, which
-#                                                     is slow, and the CUDA/cuDNN kernel tests,
-#                                                     whose vendor libraries leak by design)
+#                                                     is slow, the CUDA/cuDNN kernel tests,
+#                                                     whose vendor libraries leak by design, and
+#                                                     the tests tagged "gpu", which skip without one)
 #   3. --config=tsan                                  //tests/concurrency
 #   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target (seed 1,
 #                                                     at most 150,000 runs: repeatable)
@@ -65,9 +66,11 @@ all_tests=$(bazel query 'tests(//...)' 2>/dev/null)
 # The zoo (0.7 GB of models, minutes of CPU) runs in the optimised suite only; so do the CUDA and
 # cuDNN kernel tests (cuBLAS/cuDNN keep allocations LeakSanitizer reports).
 # The Python package's test loads the module into Debian's (unsanitized) python3, which an ASan
-# build cannot be loaded into: it runs in the optimised suite only.
+# build cannot be loaded into: it runs in the optimised suite only. A test tagged "gpu" has no case
+# that runs without a GPU: CI has none, so building it under ASan would only cost time.
 cpu_path_tests=$(bazel query 'tests(//...) except rdeps(//..., //models:zoo)
-                              except tests(//kernels/cuda/... + //kernels/cudnn/... + //tests/python/...)' 2>/dev/null)
+                              except tests(//kernels/cuda/... + //kernels/cudnn/... + //tests/python/...)
+                              except attr(tags, "[\[ ]gpu[,\]]", tests(//...))' 2>/dev/null)
 
 run_suite "all" "" $all_tests
 run_suite "asan" "--config=asan" $cpu_path_tests
