@@ -23,6 +23,7 @@ std::string CanonicalOpType(const onnx::NodeProto& node) {
 
 DomainVersions SupportedDomainVersions(const std::string& domain) {
   if (domain == "ai.onnx.preview.training") return {1, 1};  // Adagrad, Adam, Momentum
+  if (domain == "ai.onnx.preview") return {1, 1};           // FlexAttention (flex_attention.h)
   if (domain == "ai.onnx.ml") return {1, 5};                // ops/ml_ops.h
   if (domain == "com.microsoft") return {1, 1};             // ONNX Runtime's contrib ops (contrib_ops.h)
   return {};

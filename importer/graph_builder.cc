@@ -12,6 +12,7 @@
 #include "importer/body_types.h"
 #include "importer/canonicalize.h"
 #include "importer/convert.h"
+#include "importer/flex_attention.h"
 #include "importer/node_order.h"
 #include "importer/tensor_proto.h"
 #include "ops/infer_graph.h"
@@ -77,6 +78,9 @@ class GraphBuilder {
   // Converts the node's attributes; bodies are built and their captures become implicit inputs.
   absl::Status ConvertAttributes(const onnx::NodeProto& proto, ir::Node& node);
   absl::Status AddCanonicalNodes(const onnx::NodeProto& proto, int index, ir::Node node);
+  // ai.onnx.preview's FlexAttention: the standard nodes of ExpandFlexAttention, added in its place.
+  absl::Status AddExpandedFlexAttention(const onnx::NodeProto& proto, int index, const ir::Node& node,
+                                        const std::string& prefix);
 
   ImportState& state_;
   const GraphBuilder* parent_;
@@ -297,6 +301,7 @@ absl::Status GraphBuilder::AddNode(const onnx::NodeProto& proto, int index) {
     if (!id.ok()) return Prefixed(id.status(), prefix);
     node.inputs.push_back(*id);
   }
+  if (node.op_type == "ai.onnx.preview.FlexAttention") return AddExpandedFlexAttention(proto, index, node, prefix);
   if (absl::Status converted = ConvertAttributes(proto, node); !converted.ok()) return Prefixed(converted, prefix);
   if (node.op_type == "Constant") return AddConstantNode(proto, node);
   // Optional inputs left out at the end; a control-flow node keeps its slots (implicit inputs follow).
@@ -310,6 +315,28 @@ absl::Status GraphBuilder::AddNode(const onnx::NodeProto& proto, int index) {
     node.outputs.push_back(out.empty() ? ir::kNoValue : (ids_[out] = graph_.AddValue(out)));
   }
   return AddCanonicalNodes(proto, index, std::move(node));
+}
+
+absl::Status GraphBuilder::AddExpandedFlexAttention(const onnx::NodeProto& proto, int index, const ir::Node& node,
+                                                    const std::string& prefix) {
+  std::vector<ir::TensorType> types;
+  for (ir::ValueId in : node.inputs) {
+    if (in == ir::kNoValue) return absl::InvalidArgumentError(absl::StrCat(prefix, "Q, K and V are all required"));
+    types.push_back(graph_.value(in).type);
+  }
+  types.resize(3);
+  absl::StatusOr<std::vector<onnx::NodeProto>> nodes =
+      ExpandFlexAttention(proto, absl::StrCat(node.name, "/"), types[0], types[1], types[2]);
+  if (!nodes.ok()) return Prefixed(nodes.status(), prefix);
+  state_.nodes += static_cast<int64_t>(nodes->size());
+  if (state_.nodes > state_.limits.max_nodes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(prefix, "its expansion makes the model more than ", state_.limits.max_nodes, " nodes, the limit"));
+  }
+  for (const onnx::NodeProto& n : *nodes) {
+    if (absl::Status added = AddNode(n, index); !added.ok()) return added;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status GraphBuilder::AddCanonicalNodes(const onnx::NodeProto& proto, int index, ir::Node node) {

@@ -280,5 +280,61 @@ TEST(ImporterTest, DefaultDomainOpNeedsAnAiOnnxImport) {
   EXPECT_THAT(ImportText(model), HasSubstr("node 'relu' (Relu): model has no ai.onnx opset_import"));
 }
 
+// FlexAttention(Q [1,4,3,8], K and V [1,kv_heads,5,8]) in ai.onnx.preview 1 over ai.onnx 24; a
+// score_mod graph adding the main graph's input "bias" (read from the enclosing graph) when asked.
+onnx::ModelProto FlexAttentionModel(int64_t kv_heads, bool score_mod) {
+  onnx::ModelProto model = testing_util::MakeModel(24);
+  auto* import = model.add_opset_import();
+  import->set_domain("ai.onnx.preview");
+  import->set_version(1);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("q", {1, 4, 3, 8});
+  *g->add_input() = TensorInfo("k", {1, kv_heads, 5, 8});
+  *g->add_input() = TensorInfo("v", {1, kv_heads, 5, 8});
+  *g->add_input() = TensorInfo("bias", {5});
+  *g->add_output() = TensorInfo("y", {1, 4, 3, 8});
+  onnx::NodeProto node = MakeNode("FlexAttention", {"q", "k", "v"}, {"y"}, "flex");
+  node.set_domain("ai.onnx.preview");
+  if (score_mod) {
+    onnx::AttributeProto* attr = node.add_attribute();
+    attr->set_name("score_mod");
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = attr->mutable_g();
+    *body->add_input() = TensorInfo("s", {});
+    *body->add_output() = TensorInfo("s_out", {});
+    *body->add_node() = MakeNode("Add", {"s", "bias"}, {"s_out"}, "add_bias");
+  }
+  *g->add_node() = node;
+  return model;
+}
+
+TEST(ImporterTest, FlexAttentionBecomesMatMulSoftmaxMatMulWithItsScoreModInlined) {
+  const std::string text = ImportText(FlexAttentionModel(4, true));
+  EXPECT_THAT(text, HasSubstr("flex/score_mod/add_bias: Add("));
+  EXPECT_THAT(text, HasSubstr(", %bias) -> (%flex/score_mod_"));
+  EXPECT_THAT(text, HasSubstr("Softmax("));
+  EXPECT_THAT(text, HasSubstr("-> (%y: float32[1,4,3,8])"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("Expand(")));  // equal head counts: no repeat
+}
+
+TEST(ImporterTest, FlexAttentionRepeatsKeyValueHeadsForGroupedQueries) {
+  const std::string text = ImportText(FlexAttentionModel(2, false));
+  EXPECT_THAT(text, HasSubstr("Expand("));
+  EXPECT_THAT(text, HasSubstr("-> (%y: float32[1,4,3,8])"));
+}
+
+TEST(ImporterTest, MalformedFlexAttentionIsRefusedWithItsReason) {
+  EXPECT_THAT(ImportText(FlexAttentionModel(3, false)),
+              HasSubstr("node 'flex' (ai.onnx.preview.FlexAttention): q_num_heads (4) must be a multiple of "
+                        "kv_num_heads (3)"));
+  onnx::ModelProto two_inputs = FlexAttentionModel(4, true);
+  onnx::GraphProto* body = two_inputs.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  *body->add_input() = TensorInfo("extra", {});
+  EXPECT_THAT(ImportText(two_inputs), HasSubstr("score_mod must be a graph with one input and one output"));
+  onnx::ModelProto int_softmax = FlexAttentionModel(4, false);
+  testing_util::SetIntAttr(*int_softmax.mutable_graph()->mutable_node(0), "softmax_precision", 7);
+  EXPECT_THAT(ImportText(int_softmax), HasSubstr("softmax_precision 7 is not one of float, float16, bfloat16, double"));
+}
+
 }  // namespace
 }  // namespace importer

@@ -63,9 +63,12 @@ std::vector<onnx::GraphProto*> Subgraphs(onnx::NodeProto& node) {
 // One function's body bound to one call: value names and attribute references rewritten.
 class BodyCopy {
  public:
+  // Names in `kept` (a graph's reads of enclosing values) stay as they are; every other name the
+  // body does not bind to the call gets `prefix`.
   BodyCopy(const onnx::NodeProto& call, const onnx::FunctionProto& fn,
-           const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& defaults, std::string prefix)
-      : call_(call), defaults_(defaults), prefix_(std::move(prefix)) {
+           const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& defaults, std::string prefix,
+           std::set<std::string> kept = {})
+      : call_(call), defaults_(defaults), prefix_(std::move(prefix)), kept_(std::move(kept)) {
     for (int i = 0; i < fn.input_size(); ++i) bound_[fn.input(i)] = i < call.input_size() ? call.input(i) : "";
     std::set<std::string> produced;
     for (const onnx::NodeProto& n : fn.node()) produced.insert(n.output().begin(), n.output().end());
@@ -105,7 +108,8 @@ class BodyCopy {
   std::string Rename(const std::string& name) const {
     if (name.empty()) return name;
     auto it = bound_.find(name);
-    return it != bound_.end() ? it->second : prefix_ + name;
+    if (it != bound_.end()) return it->second;
+    return kept_.count(name) ? name : prefix_ + name;
   }
 
   void RewriteNode(onnx::NodeProto& n) const {
@@ -145,6 +149,7 @@ class BodyCopy {
   const onnx::NodeProto& call_;
   const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& defaults_;
   const std::string prefix_;
+  const std::set<std::string> kept_;
   std::map<std::string, std::string> bound_;  // formal input / output -> the call's value
   std::vector<std::pair<std::string, std::string>> passed_through_;
 };
@@ -217,7 +222,55 @@ class Inliner {
   int64_t nodes_ = 0, calls_ = 0;
 };
 
+// The names `graph` and the bodies inside it define (inputs, initializers, node outputs), and
+// the names they read.
+void CollectNames(const onnx::GraphProto& graph, std::set<std::string>& defined, std::set<std::string>& read) {
+  for (const onnx::ValueInfoProto& info : graph.input()) defined.insert(info.name());
+  for (const onnx::TensorProto& t : graph.initializer()) defined.insert(t.name());
+  for (const onnx::SparseTensorProto& t : graph.sparse_initializer()) defined.insert(t.values().name());
+  for (const onnx::NodeProto& n : graph.node()) {
+    defined.insert(n.output().begin(), n.output().end());
+    read.insert(n.input().begin(), n.input().end());
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) CollectNames(a.g(), defined, read);
+      for (const onnx::GraphProto& g : a.graphs()) CollectNames(g, defined, read);
+    }
+  }
+  for (const onnx::ValueInfoProto& info : graph.output()) read.insert(info.name());
+}
+
 }  // namespace
+
+std::vector<onnx::NodeProto> InlineGraphBody(const onnx::GraphProto& graph, const std::vector<std::string>& inputs,
+                                             const std::vector<std::string>& outputs, const std::string& prefix) {
+  onnx::FunctionProto fn;
+  onnx::NodeProto call;
+  for (const onnx::ValueInfoProto& info : graph.input()) fn.add_input(info.name());
+  for (const onnx::ValueInfoProto& info : graph.output()) fn.add_output(info.name());
+  for (const std::string& name : inputs) call.add_input(name);
+  for (const std::string& name : outputs) call.add_output(name);
+  for (const onnx::TensorProto& t : graph.initializer()) {
+    onnx::NodeProto* constant = fn.add_node();
+    constant->set_op_type("Constant");
+    constant->add_output(t.name());
+    onnx::AttributeProto* value = constant->add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = t;
+  }
+  for (const onnx::NodeProto& n : graph.node()) *fn.add_node() = n;
+  std::set<std::string> defined, read, kept;
+  CollectNames(graph, defined, read);
+  for (const std::string& name : read) {
+    if (!defined.count(name)) kept.insert(name);
+  }
+  const google::protobuf::RepeatedPtrField<onnx::AttributeProto> no_defaults;
+  const BodyCopy body(call, fn, no_defaults, prefix, std::move(kept));
+  std::vector<onnx::NodeProto> nodes;
+  for (int i = 0; i < fn.node_size(); ++i) nodes.push_back(body.Node(fn.node(i), i));
+  for (onnx::NodeProto& n : body.PassThroughs()) nodes.push_back(std::move(n));
+  return nodes;
+}
 
 absl::Status InlineLocalFunctions(onnx::ModelProto& model, int64_t max_nodes) {
   if (model.functions_size() == 0) return absl::OkStatus();

@@ -9,6 +9,8 @@
 #define ONNXRUN_IMPORTER_INLINE_FUNCTIONS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "onnx/onnx_pb.h"
@@ -19,6 +21,12 @@ namespace importer {
 // to 32 deep; a function that calls itself is an error). Fails with ResourceExhausted when the
 // expanded graphs would hold more than `max_nodes` nodes. A model without functions is unchanged.
 absl::Status InlineLocalFunctions(onnx::ModelProto& model, int64_t max_nodes);
+
+// `graph` (a graph attribute, such as FlexAttention's score_mod) as nodes that run in place of a
+// call: its inputs read `inputs`, its outputs are written to `outputs`, every other name it defines
+// gets `prefix`, names it reads from enclosing graphs stay, its initializers become Constant nodes.
+std::vector<onnx::NodeProto> InlineGraphBody(const onnx::GraphProto& graph, const std::vector<std::string>& inputs,
+                                             const std::vector<std::string>& outputs, const std::string& prefix);
 
 }  // namespace importer
 

@@ -106,6 +106,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"ScaledTanh", "Mul, Tanh, Mul"},
       {"ParametricSoftplus", "Mul, Softplus, Mul"},
       {"SwiGLU", "Mul, Sigmoid, Mul, Mul"},
+      {"ai.onnx.preview.FlexAttention", "MatMul, Softmax, MatMul, its score_mod / prob_mod graphs inlined"},
       // ONNX Runtime's contrib ops (importer/contrib_*.cc).
       {"SimplifiedLayerNormalization", "RMSNormalization"},
       {"com.microsoft.Gelu", "Gelu"},

@@ -42,6 +42,21 @@ class KernelCache {
   std::map<const ir::Node*, std::deque<std::vector<int64_t>>> shapes_;  // per node, oldest first
 };
 
+// What make() gives for `node` (its attributes parsed into a model, say), made once and kept in
+// `cache` under no dims when there is a cache, made on every call when there is none.
+template <typename T>
+absl::StatusOr<std::shared_ptr<const T>> CachedForNode(KernelCache* cache, const ir::Node& node,
+                                                       absl::FunctionRef<absl::StatusOr<T>()> make) {
+  auto make_entry = [&]() -> absl::StatusOr<KernelCache::Entry> {
+    absl::StatusOr<T> made = make();
+    if (!made.ok()) return made.status();
+    return std::make_shared<const T>(*std::move(made));
+  };
+  absl::StatusOr<KernelCache::Entry> entry = cache != nullptr ? cache->GetOrMake(node, {}, make_entry) : make_entry();
+  if (!entry.ok()) return entry.status();
+  return std::static_pointer_cast<const T>(*std::move(entry));
+}
+
 }  // namespace kernels::cpu
 
 #endif  // ONNXRUN_KERNELS_CPU_KERNEL_CACHE_H_

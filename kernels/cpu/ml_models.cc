@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/kernel_cache.h"
 #include "kernels/cpu/ml_scores.h"
 
 namespace kernels::cpu {
@@ -29,8 +30,10 @@ std::vector<double> Linear(const Rows& x, int64_t r, const std::vector<double>& 
 }
 
 absl::Status LinearClassifier(KernelContext& ctx) {
-  absl::StatusOr<ops::LinearModel> m = ops::ParseLinearClassifier(ctx.node);
-  if (!m.ok()) return m.status();
+  absl::StatusOr<std::shared_ptr<const ops::LinearModel>> parsed =
+      CachedForNode<ops::LinearModel>(ctx.cache, ctx.node, [&] { return ops::ParseLinearClassifier(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const ops::LinearModel* m = parsed->get();
   const Rows x = ml::ReadRows(*ctx.input(0));
   const int64_t columns = ctx.output(1)->shape().back();
   std::vector<double> z(static_cast<size_t>(x.count * columns));
@@ -55,8 +58,10 @@ absl::Status LinearClassifier(KernelContext& ctx) {
 }
 
 absl::Status LinearRegressor(KernelContext& ctx) {
-  absl::StatusOr<ops::LinearModel> m = ops::ParseLinearRegressor(ctx.node);
-  if (!m.ok()) return m.status();
+  absl::StatusOr<std::shared_ptr<const ops::LinearModel>> parsed =
+      CachedForNode<ops::LinearModel>(ctx.cache, ctx.node, [&] { return ops::ParseLinearRegressor(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const ops::LinearModel* m = parsed->get();
   const Rows x = ml::ReadRows(*ctx.input(0));
   std::vector<double> y;
   for (int64_t r = 0; r < x.count; ++r) {
@@ -194,8 +199,10 @@ std::vector<double> LinearSvmRow(const ops::SvmModel& m, const Rows& x, int64_t 
 }
 
 absl::Status SvmClassifier(KernelContext& ctx) {
-  absl::StatusOr<ops::SvmModel> m = ops::ParseSvmClassifier(ctx.node);
-  if (!m.ok()) return m.status();
+  absl::StatusOr<std::shared_ptr<const ops::SvmModel>> parsed =
+      CachedForNode<ops::SvmModel>(ctx.cache, ctx.node, [&] { return ops::ParseSvmClassifier(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const ops::SvmModel* m = parsed->get();
   const Rows x = ml::ReadRows(*ctx.input(0));
   if (x.features != m->features) return absl::InvalidArgumentError("X's feature count differs from the model's");
   std::vector<double> z;
@@ -209,8 +216,10 @@ absl::Status SvmClassifier(KernelContext& ctx) {
 }
 
 absl::Status SvmRegressor(KernelContext& ctx) {
-  absl::StatusOr<ops::SvmModel> m = ops::ParseSvmRegressor(ctx.node);
-  if (!m.ok()) return m.status();
+  absl::StatusOr<std::shared_ptr<const ops::SvmModel>> parsed =
+      CachedForNode<ops::SvmModel>(ctx.cache, ctx.node, [&] { return ops::ParseSvmRegressor(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const ops::SvmModel* m = parsed->get();
   const Rows x = ml::ReadRows(*ctx.input(0));
   if (x.features != m->features) return absl::InvalidArgumentError("X's feature count differs from the model's");
   std::vector<double> y(static_cast<size_t>(x.count));

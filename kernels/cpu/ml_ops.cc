@@ -12,6 +12,7 @@
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/kernel_cache.h"
 #include "kernels/cpu/ml_scores.h"
 
 namespace kernels::cpu {
@@ -89,8 +90,10 @@ std::vector<int64_t> LabelIndices(const ir::Tensor& x, const ops::LabelEncoderMa
 
 absl::Status LabelEncoder(KernelContext& ctx) {
   const ir::Tensor& x = *ctx.input(0);
-  absl::StatusOr<ops::LabelEncoderMap> map = ops::ParseLabelEncoder(ctx.node, x.dtype());
-  if (!map.ok()) return map.status();
+  absl::StatusOr<std::shared_ptr<const ops::LabelEncoderMap>> parsed = CachedForNode<ops::LabelEncoderMap>(
+      ctx.cache, ctx.node, [&] { return ops::ParseLabelEncoder(ctx.node, x.dtype()); });
+  if (!parsed.ok()) return parsed.status();
+  const ops::LabelEncoderMap* map = parsed->get();
   const std::vector<int64_t> found = LabelIndices(x, *map);
   ir::Tensor& y = *ctx.output(0);
   if (map->value_dtype == ir::DType::kString) {
@@ -136,8 +139,10 @@ absl::StatusOr<int64_t> LeafOf(const ops::TreeEnsembleAttrs& t, int64_t root, co
 }
 
 absl::Status TreeEnsemble(KernelContext& ctx) {
-  absl::StatusOr<ops::TreeEnsembleAttrs> attrs = ops::ParseTreeEnsemble(ctx.node);
-  if (!attrs.ok()) return attrs.status();
+  absl::StatusOr<std::shared_ptr<const ops::TreeEnsembleAttrs>> parsed =
+      CachedForNode<ops::TreeEnsembleAttrs>(ctx.cache, ctx.node, [&] { return ops::ParseTreeEnsemble(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const ops::TreeEnsembleAttrs* attrs = parsed->get();
   const ops::TreeEnsembleAttrs& t = *attrs;
   absl::StatusOr<std::vector<double>> x = ReadDoubles(*ctx.input(0));
   if (!x.ok()) return x.status();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/kernel_cache.h"
 #include "kernels/cpu/ml_scores.h"
 #include "ops/ml_models.h"
 
@@ -66,8 +67,10 @@ absl::StatusOr<Scores> Accumulate(const Trees& t, const double* row, int64_t fea
 }
 
 absl::Status TreeEnsembleRegressor(KernelContext& ctx) {
-  absl::StatusOr<Trees> t = ops::ParseTreeRegressor(ctx.node);
-  if (!t.ok()) return t.status();
+  absl::StatusOr<std::shared_ptr<const Trees>> parsed =
+      CachedForNode<Trees>(ctx.cache, ctx.node, [&] { return ops::ParseTreeRegressor(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const Trees* t = parsed->get();
   const ml::Rows x = ml::ReadRows(*ctx.input(0));
   const double trees = static_cast<double>(t->roots.size());
   std::vector<double> y;
@@ -136,8 +139,10 @@ LabelPick ManyClassRow(const Trees& t, Scores& s, double* z) {
 }
 
 absl::Status TreeEnsembleClassifier(KernelContext& ctx) {
-  absl::StatusOr<Trees> t = ops::ParseTreeClassifier(ctx.node);
-  if (!t.ok()) return t.status();
+  absl::StatusOr<std::shared_ptr<const Trees>> parsed =
+      CachedForNode<Trees>(ctx.cache, ctx.node, [&] { return ops::ParseTreeClassifier(ctx.node); });
+  if (!parsed.ok()) return parsed.status();
+  const Trees* t = parsed->get();
   const ml::Rows x = ml::ReadRows(*ctx.input(0));
   std::vector<double> z(static_cast<size_t>(x.count * t->targets));
   std::vector<LabelPick> picks(static_cast<size_t>(x.count));
