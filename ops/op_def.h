@@ -103,6 +103,7 @@ std::vector<OpDef> StringTextOpDefs();      // ops/string_text.h: StringConcat, 
 std::vector<OpDef> DeformConvOpDefs();      // ops/deform_conv.h: DeformConv
 std::vector<OpDef> MlOpDefs();              // ops/ml_ops.h: ai.onnx.ml Binarizer, ArrayFeatureExtractor, ...
 std::vector<OpDef> RecurrentStateOpDefs();  // ops/recurrent_state.cc: CausalConvWithState, LinearAttention
+std::vector<OpDef> ImageDecoderOpDefs();    // ops/image_decoder.cc: ImageDecoder
 
 }  // namespace ops
 

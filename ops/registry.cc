@@ -12,20 +12,34 @@ namespace {
 const std::map<std::string_view, OpDef>& Registry() {
   static const auto* registry = [] {
     auto* map = new std::map<std::string_view, OpDef>();
-    for (auto family : {ElementwiseOpDefs,   NnOpDefs,
-                        TensorOpDefs,        TensorCopyOpDefs,
-                        ReduceResizeOpDefs,  CumSumOpDefs,
-                        LrnOpDefs,           RnnOpDefs,
-                        QuantizeOpDefs,      VisionOpDefs,
-                        TensorGenOpDefs,     TensorSelectOpDefs,
-                        TensorScatterOpDefs, TensorSpatialOpDefs,
-                        LogicOpDefs,         MathOpDefs,
-                        EinsumOpDefs,        MathNormOpDefs,
-                        LossOpDefs,          SpectralOpDefs,
-                        DropoutOpDefs,       TfIdfOpDefs,
-                        OptimizerOpDefs,     RandomOpDefs,
-                        GroupRmsNormOpDefs,  AttentionOpDefs,
-                        RecurrentStateOpDefs}) {
+    for (auto family : {ElementwiseOpDefs,
+                        NnOpDefs,
+                        TensorOpDefs,
+                        TensorCopyOpDefs,
+                        ReduceResizeOpDefs,
+                        CumSumOpDefs,
+                        LrnOpDefs,
+                        RnnOpDefs,
+                        QuantizeOpDefs,
+                        VisionOpDefs,
+                        TensorGenOpDefs,
+                        TensorSelectOpDefs,
+                        TensorScatterOpDefs,
+                        TensorSpatialOpDefs,
+                        LogicOpDefs,
+                        MathOpDefs,
+                        EinsumOpDefs,
+                        MathNormOpDefs,
+                        LossOpDefs,
+                        SpectralOpDefs,
+                        DropoutOpDefs,
+                        TfIdfOpDefs,
+                        OptimizerOpDefs,
+                        RandomOpDefs,
+                        GroupRmsNormOpDefs,
+                        AttentionOpDefs,
+                        RecurrentStateOpDefs,
+                        ImageDecoderOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;

@@ -87,6 +87,7 @@ std::vector<KernelDef> KvCacheKernels();          // kv_cache.cc: TensorScatter
 std::vector<KernelDef> TfIdfKernels();            // tfidf.cc
 std::vector<KernelDef> OptimizerKernels();        // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum
 std::vector<KernelDef> DeformConvKernels();       // deform_conv.cc
+std::vector<KernelDef> ImageDecoderKernels();     // image_decoder.cc (kernels/image decodes)
 
 // control_flow.cc: If, Loop, Scan.
 std::vector<KernelDef> ControlFlowKernels();
