@@ -30,6 +30,7 @@ const std::map<std::string, Rewrite>& ContribRewrites();
 // (contrib_attention.cc), merged into ContribRewrites().
 std::map<std::string, Rewrite> QuantizedContribRewrites();
 std::map<std::string, Rewrite> AttentionContribRewrites();
+std::map<std::string, Rewrite> NBitsContribRewrites();  // contrib_nbits.cc: MatMulNBits
 
 }  // namespace importer
 

@@ -14,7 +14,9 @@ ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
     QLinearGlobalAveragePool, QGemm, QLinearSoftmax), as the ONNX model zoo's int8 models are;
   ort_bert_optimized: a 2-layer BERT (hidden 32) from Hugging Face transformers, exported by
     torch.onnx (opset 13) and fused by ORT's transformers optimizer (EmbedLayerNormalization,
-    Attention, SkipLayerNormalization, BiasGelu), as ORT users ship BERT.
+    Attention, SkipLayerNormalization, BiasGelu), as ORT users ship BERT;
+  ort_matmul_nbits: an MLP quantized by ORT's weight-only quantizer (MatMulNBits, as ORT's and
+    onnxruntime-genai's int4 LLMs carry it) and hand-written 8-, 2- and 4-bit MatMulNBits forms.
 Needs `python3 -m pip install onnx onnxruntime numpy sympy` and, for ort_bert_optimized, a Python
 with torch and transformers (4.30 works with Debian's torch 1.13; EXPORT_PYTHON names it, default
 /usr/bin/python3). Deterministic: rerunning gives the same files."""
@@ -273,6 +275,70 @@ def ort_quantized_cnn(rng):
     return model, [rng.standard_normal((2, 3, 16, 16)).astype(np.float32)]
 
 
+def pack_codes(codes, bits):
+    """Rows of `bits`-bit codes packed low bits first, as ORT's quantizer packs them."""
+    per_byte = 8 // bits
+    codes = np.pad(codes, [(0, 0), (0, -codes.shape[1] % per_byte)])
+    packed = np.zeros((codes.shape[0], codes.shape[1] // per_byte), np.uint8)
+    for i in range(per_byte):
+        packed |= (codes[:, i::per_byte] << (i * bits)).astype(np.uint8)
+    return packed
+
+
+def nbits_node(rng, name, k, n, bits, block, zero_points):
+    """A MatMulNBits node of `features` [.., k] -> [.., n] written by hand, with a bias; zero_points
+    "float" (of the scales' dtype), "packed" (uint8 codes) or None (the midpoint), and its initializers."""
+    blocks, levels = -(-k // block), 1 << bits
+    codes = rng.integers(0, levels, (n, blocks * block))
+    inits = [numpy_helper.from_array(pack_codes(codes, bits).reshape(n, blocks, block * bits // 8), f"{name}_b"),
+             # scales that keep the weights within about +-0.5, as a trained layer's are
+             numpy_helper.from_array((rng.random((n, blocks)) + 0.5).astype(np.float32) / levels, f"{name}_scales")]
+    inputs = ["features", f"{name}_b", f"{name}_scales"]
+    if zero_points == "float":
+        inits.append(numpy_helper.from_array((rng.random((n, blocks)) * levels).astype(np.float32), f"{name}_zp"))
+    elif zero_points == "packed":
+        inits.append(numpy_helper.from_array(pack_codes(rng.integers(0, levels, (n, blocks)), bits).ravel(), f"{name}_zp"))
+    inputs += [f"{name}_zp" if zero_points else "", "", f"{name}_bias"]
+    inits.append(numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), f"{name}_bias"))
+    node = helper.make_node("MatMulNBits", inputs, [name], domain=MS, name=name, K=k, N=n, bits=bits,
+                            block_size=block)
+    return node, inits
+
+
+def ort_matmul_nbits(rng):
+    """An MLP whose MatMuls ORT's weight-only quantizer made MatMulNBits (4-bit, asymmetric, blocks
+    of 32 over a K of 80, so the last block is padded), plus hand-written MatMulNBits nodes on the
+    same features: 8-bit with zero points over blocks of 16, 2-bit without zero points, 4-bit with
+    float zero points over blocks of 16, each with a bias."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    k, hidden, n = 80, 48, 40
+    w1 = (rng.standard_normal((k, hidden)) / np.sqrt(k)).astype(np.float32)
+    w2 = (rng.standard_normal((hidden, n)) / np.sqrt(hidden)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["features", "w1"], ["h"], name="fc1"),
+             helper.make_node("Relu", ["h"], ["r"], name="relu"),
+             helper.make_node("MatMul", ["r", "w2"], ["mlp"], name="fc2")]
+    graph = helper.make_graph(nodes, "ort_matmul_nbits",
+                              [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", 3, k])],
+                              [helper.make_tensor_value_info("mlp", TensorProto.FLOAT, ["batch", 3, n])],
+                              [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    quantizer = MatMulNBitsQuantizer(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                                     block_size=32, is_symmetric=False)
+    quantizer.process()
+    model = quantizer.model.model
+    for name, bits, block, zero_points, width in [("nbits8_zp", 8, 16, "packed", 24),
+                                                   ("nbits2", 2, 32, None, 16),
+                                                   ("nbits4_float_zp", 4, 16, "float", 20)]:
+        node, inits = nbits_node(rng, name, k, width, bits, block, zero_points)
+        model.graph.node.append(node)
+        model.graph.initializer.extend(inits)
+        model.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, ["batch", 3, width]))
+    if not any(o.domain == MS for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid(MS, 1))
+    ops = sorted({(n.domain or "ai.onnx") + "." + n.op_type for n in model.graph.node})
+    print("ort_matmul_nbits ops:", ", ".join(ops))
+    return model, [rng.standard_normal((2, 3, k)).astype(np.float32)]
+
+
 BERT_EXPORT = """
 import sys, torch
 from transformers import BertConfig, BertModel
@@ -309,3 +375,4 @@ if __name__ == "__main__":
     save("ort_contrib_ops", *ort_contrib_ops(np.random.default_rng(11)))
     save("ort_quantized_cnn", *ort_quantized_cnn(np.random.default_rng(12)))
     save("ort_bert_optimized", *ort_bert_optimized(np.random.default_rng(13)))
+    save("ort_matmul_nbits", *ort_matmul_nbits(np.random.default_rng(14)))

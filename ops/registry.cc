@@ -135,6 +135,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.Attention", "MatMul, Split, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.MultiHeadAttention", "Split, Add, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.EmbedLayerNormalization", "Gather, Add, LayerNormalization (mask index: ReduceSum)"},
+      {"com.microsoft.MatMulNBits", "MatMul (and Add) on the weight dequantized at import"},
       {"com.microsoft.QLinearAdd", "DequantizeLinear, Add, QuantizeLinear"},
       {"com.microsoft.QLinearMul", "DequantizeLinear, Mul, QuantizeLinear"},
       {"com.microsoft.QLinearSigmoid", "DequantizeLinear, Sigmoid, QuantizeLinear"},
