@@ -234,11 +234,67 @@ absl::Status EmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node
 
 }  // namespace
 
+// The number of heads of a 3-D RotaryEmbedding input when num_heads is 0 (ORT derives it from the
+// rotated width: all of a head when rotary_embedding_dim is 0); 0 when the dims are not known.
+int64_t DerivedHeads(const Graph& graph, const Node& node) {
+  const ir::TensorType &x = graph.value(node.input(0)).type, &cos = graph.value(node.input(2)).type;
+  if (x.rank() != 3 || cos.rank() != 2 || !(*x.shape)[2].known() || !(*cos.shape)[1].known()) return 0;
+  const int64_t rotary = node.attrs.GetInt("rotary_embedding_dim", 0),
+                head = rotary > 0 ? rotary : 2 * (*cos.shape)[1].value;
+  return head > 0 && (*x.shape)[2].value % head == 0 ? (*x.shape)[2].value / head : 0;
+}
+
+// Positions [B, S] = start + 0..S-1 from a one-element position_ids (ORT's form for a batch whose
+// sequences all start at `start`).
+ValueId PositionsFromStart(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId start) {
+  const int64_t seq_axis = graph.value(node.input(0)).type.rank() == 4 ? 2 : 1;
+  const ValueId shape = Prepend(graph, node, prefix, "Shape", {node.input(0)});
+  const ValueId batch =
+      Prepend(graph, node, prefix, "Gather", {shape, NodeConstant(graph, node, "batch_axis", Tensor::FromInt64s({0}))});
+  const ValueId seq = Prepend(graph, node, prefix, "Gather",
+                              {shape, NodeConstant(graph, node, "seq_axis", Tensor::FromInt64s({seq_axis}))});
+  const ValueId scalar_shape = NodeConstant(graph, node, "scalar_shape", Tensor::FromInt64s({}));
+  const ValueId first = Prepend(graph, node, prefix, "Reshape",
+                                {PrependCast(graph, node, prefix, start, ir::DType::kInt64), scalar_shape});
+  const ValueId last =
+      Prepend(graph, node, prefix, "Add", {first, Prepend(graph, node, prefix, "Reshape", {seq, scalar_shape})});
+  const ValueId range = Prepend(graph, node, prefix, "Range", {first, last, Int64Scalar(graph, node, "one", 1)});
+  std::vector<ValueId> dims = {batch, seq};
+  const ValueId target = Prepend(graph, node, prefix, "Concat", dims);
+  prefix.back().attrs.Set("axis", int64_t{0});
+  return Prepend(graph, node, prefix, "Expand", {range, target});
+}
+
+// com.microsoft.RotaryEmbedding(input, position_ids, cos_cache, sin_cache): ONNX's RotaryEmbedding
+// (X, cos_cache, sin_cache, position_ids) with interleaved, num_heads and rotary_embedding_dim.
+absl::Status ContribRotaryToRotary(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  if (node.attrs.GetInt("is_packed_batching", 0) != 0) {
+    return absl::UnimplementedError("RotaryEmbedding with is_packed_batching=1 is not supported");
+  }
+  const int64_t interleaved = node.attrs.GetInt("interleaved", 0),
+                rotary = node.attrs.GetInt("rotary_embedding_dim", 0);
+  int64_t heads = node.attrs.GetInt("num_heads", 0);
+  if (heads == 0) heads = DerivedHeads(graph, node);
+  ValueId positions = node.input(1);
+  const ir::TensorType& position_type = graph.value(positions).type;
+  if (position_type.shape && position_type.shape->size() <= 1 &&
+      (position_type.shape->empty() || (*position_type.shape)[0].value == 1)) {
+    positions = PositionsFromStart(graph, node, prefix, positions);
+  }
+  Become(node, "RotaryEmbedding", {node.input(0), node.input(2), node.input(3), positions});
+  node.attrs.Set("interleaved", interleaved);
+  if (heads > 0) node.attrs.Set("num_heads", heads);
+  if (rotary > 0) node.attrs.Set("rotary_embedding_dim", rotary);
+  return absl::OkStatus();
+}
+
 std::map<std::string, Rewrite> AttentionContribRewrites() {
   return {
       {"com.microsoft.Attention", NeedsInputs({0, 1}, AttentionToStandard)},
       {"com.microsoft.MultiHeadAttention", NeedsInputs({0, 1, 2}, MultiHeadAttentionToStandard)},
       {"com.microsoft.EmbedLayerNormalization", NeedsInputs({0, 2, 3, 5, 6}, EmbedLayerNormToStandard)},
+      {"com.microsoft.RotaryEmbedding", NeedsInputs({0, 1, 2, 3}, ContribRotaryToRotary)},
   };
 }
 

@@ -104,6 +104,7 @@ std::vector<OpDef> DeformConvOpDefs();      // ops/deform_conv.h: DeformConv
 std::vector<OpDef> MlOpDefs();              // ops/ml_ops.h: ai.onnx.ml Binarizer, ArrayFeatureExtractor, ...
 std::vector<OpDef> RecurrentStateOpDefs();  // ops/recurrent_state.cc: CausalConvWithState, LinearAttention
 std::vector<OpDef> ImageDecoderOpDefs();    // ops/image_decoder.cc: ImageDecoder
+std::vector<OpDef> GroupQueryAttentionOpDefs();  // ops/group_query_attention.h: com.microsoft GQA
 
 }  // namespace ops
 

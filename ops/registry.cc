@@ -39,7 +39,8 @@ const std::map<std::string_view, OpDef>& Registry() {
                         GroupRmsNormOpDefs,
                         AttentionOpDefs,
                         RecurrentStateOpDefs,
-                        ImageDecoderOpDefs}) {
+                        ImageDecoderOpDefs,
+                        GroupQueryAttentionOpDefs}) {
       for (const OpDef& def : family()) (*map)[def.op_type] = def;
     }
     for (const OpDef& def : ControlFlowOpDefs()) (*map)[def.op_type] = def;
@@ -136,6 +137,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.MultiHeadAttention", "Split, Add, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.EmbedLayerNormalization", "Gather, Add, LayerNormalization (mask index: ReduceSum)"},
       {"com.microsoft.MatMulNBits", "MatMul (and Add) on the weight dequantized at import"},
+      {"com.microsoft.RotaryEmbedding", "RotaryEmbedding (ONNX's; a start position becomes [B, S] positions)"},
       {"com.microsoft.QLinearAdd", "DequantizeLinear, Add, QuantizeLinear"},
       {"com.microsoft.QLinearMul", "DequantizeLinear, Mul, QuantizeLinear"},
       {"com.microsoft.QLinearSigmoid", "DequantizeLinear, Sigmoid, QuantizeLinear"},

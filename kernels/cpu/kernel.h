@@ -88,6 +88,7 @@ std::vector<KernelDef> TfIdfKernels();            // tfidf.cc
 std::vector<KernelDef> OptimizerKernels();        // optimizer.cc: ai.onnx.preview.training Adagrad, Adam, Momentum
 std::vector<KernelDef> DeformConvKernels();       // deform_conv.cc
 std::vector<KernelDef> ImageDecoderKernels();     // image_decoder.cc (kernels/image decodes)
+std::vector<KernelDef> GroupQueryAttentionKernels();  // group_query_attention.cc: com.microsoft GQA
 
 // control_flow.cc: If, Loop, Scan.
 std::vector<KernelDef> ControlFlowKernels();
