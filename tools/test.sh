@@ -9,7 +9,7 @@
 #                                                     whose vendor libraries leak by design, and
 #                                                     the tests tagged "gpu", which skip without one)
 #   3. --config=tsan                                  //tests/concurrency
-#   4. tools/fuzz.sh $FUZZ_SECONDS (default 120)      the importer's libFuzzer target (seed 1,
+#   4. tools/fuzz.sh $FUZZ_SECONDS (default 60)       the importer's libFuzzer target (seed 1,
 #                                                     at most 150,000 runs: repeatable)
 #   5. tools/install.sh + examples/c_api with CMake    the installed library, header, pkg-config file
 #                                                     and Python module work from the install
@@ -66,8 +66,9 @@ all_tests=$(bazel query 'tests(//...)' 2>/dev/null)
 # The zoo (0.7 GB of models, minutes of CPU) runs in the optimised suite only; so do the CUDA and
 # cuDNN kernel tests (cuBLAS/cuDNN keep allocations LeakSanitizer reports).
 # The Python package's test loads the module into Debian's (unsanitized) python3, which an ASan
-# build cannot be loaded into: it runs in the optimised suite only. A test tagged "gpu" has no case
-# that runs without a GPU: CI has none, so building it under ASan would only cost time.
+# build cannot be loaded into: it runs in the optimised suite only. A test tagged "gpu" tests the
+# GPU backend: without a GPU it skips, but for a few cases of GPU support rules that the optimised
+# suite runs; CI has no GPU, so building it under ASan would only cost time.
 cpu_path_tests=$(bazel query 'tests(//...) except rdeps(//..., //models:zoo)
                               except tests(//kernels/cuda/... + //kernels/cudnn/... + //tests/python/...)
                               except attr(tags, "[\[ ]gpu[,\]]", tests(//...))' 2>/dev/null)
@@ -76,11 +77,11 @@ run_suite "all" "" $all_tests
 run_suite "asan" "--config=asan" $cpu_path_tests
 run_suite "tsan" "--config=tsan" //tests/concurrency:concurrent_run_test
 
-echo "=== fuzz: tools/fuzz.sh ${FUZZ_SECONDS:-120}"
+echo "=== fuzz: tools/fuzz.sh ${FUZZ_SECONDS:-60}"
 start=$SECONDS
 # A fixed seed and run count make CI's fuzz stage repeatable: it replays the same mutations every
 # time (new crashes are for the longer runs by hand, which become regressions).
-if tools/fuzz.sh "${FUZZ_SECONDS:-120}" -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-150000}" 2>&1 | tail -n 25; [[ ${PIPESTATUS[0]} == 0 ]]; then
+if tools/fuzz.sh "${FUZZ_SECONDS:-60}" -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-150000}" 2>&1 | tail -n 25; [[ ${PIPESTATUS[0]} == 0 ]]; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1)) rc=1
