@@ -28,11 +28,18 @@ absl::StatusOr<NBitsShape> ReadShape(const Node& node) {
   if (s.bits != 2 && s.bits != 4 && s.bits != 8) {
     return absl::UnimplementedError(absl::StrCat("bits=", s.bits, " (2, 4 or 8 are supported)"));
   }
-  if (s.k <= 0 || s.n <= 0 || s.block < 16 || (s.block & (s.block - 1)) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("K=", s.k, ", N=", s.n, ", block_size=", s.block,
-                                                   ": K and N must be positive, block_size a power of 2 >= 16"));
+  constexpr int64_t kMaxDim = int64_t{1} << 31, kMaxBlock = int64_t{1} << 16;
+  if (s.k <= 0 || s.n <= 0 || s.k > kMaxDim || s.n > kMaxDim || s.block < 16 || s.block > kMaxBlock ||
+      (s.block & (s.block - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("K=", s.k, ", N=", s.n, ", block_size=", s.block,
+                     ": K and N must be in 1..2^31, block_size a power of 2 in 16..65536"));
   }
   s.blocks = (s.k + s.block - 1) / s.block, s.blob = s.block * s.bits / 8;
+  // The dequantized [K, N] weight must be a tensor onnxrun can hold (B's size is checked against
+  // N x blocks x blob, which this bounds too).
+  absl::StatusOr<int64_t> weight = ir::CheckedElementCount({s.k, s.n}, ir::DType::kFloat32);
+  if (!weight.ok()) return weight.status();
   return s;
 }
 

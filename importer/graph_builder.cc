@@ -301,6 +301,11 @@ absl::Status GraphBuilder::AddNode(const onnx::NodeProto& proto, int index) {
     if (!id.ok()) return Prefixed(id.status(), prefix);
     node.inputs.push_back(*id);
   }
+  for (const std::string& out : proto.output()) {  // a model's own repeats, or an expansion's name
+    if (!out.empty() && ids_.count(out)) {
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "value '", out, "' is produced twice"));
+    }
+  }
   if (node.op_type == "ai.onnx.preview.FlexAttention") return AddExpandedFlexAttention(proto, index, node, prefix);
   if (absl::Status converted = ConvertAttributes(proto, node); !converted.ok()) return Prefixed(converted, prefix);
   if (node.op_type == "Constant") return AddConstantNode(proto, node);

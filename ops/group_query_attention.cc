@@ -74,9 +74,11 @@ absl::StatusOr<std::vector<ir::TensorType>> InferGqa(const InferContext& ctx) {
 absl::StatusOr<GqaAttrs> ParseGqaAttrs(const ir::Node& node) {
   GqaAttrs a;
   a.num_heads = node.attrs.GetInt("num_heads", 0), a.kv_num_heads = node.attrs.GetInt("kv_num_heads", 0);
-  if (a.num_heads <= 0 || a.kv_num_heads <= 0 || a.num_heads % a.kv_num_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("num_heads (", a.num_heads, ") must be a positive multiple of ",
-                                                   "kv_num_heads (", a.kv_num_heads, ")"));
+  constexpr int64_t kMaxHeads = 1 << 16;
+  if (a.num_heads <= 0 || a.kv_num_heads <= 0 || a.num_heads > kMaxHeads || a.kv_num_heads > kMaxHeads ||
+      a.num_heads % a.kv_num_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("num_heads (", a.num_heads, ") must be a multiple of ",
+                                                   "kv_num_heads (", a.kv_num_heads, "), both in 1..65536"));
   }
   a.scale = node.attrs.GetFloat("scale", 0), a.softcap = node.attrs.GetFloat("softcap", 0);
   a.local_window_size = node.attrs.GetInt("local_window_size", -1);

@@ -62,7 +62,9 @@ absl::StatusOr<GqaStep> ReadStep(const KernelContext& ctx, const ops::GqaAttrs& 
   const ir::Tensor& query = *ctx.input(ops::kGqaQuery);
   const bool packed = ctx.input(ops::kGqaKey) == nullptr;
   const int64_t heads_in_query = packed ? attrs.num_heads + 2 * attrs.kv_num_heads : attrs.num_heads;
-  if (query.rank() != 3 || query.shape()[2] % heads_in_query != 0) return Invalid("query must be [B, S, heads * D]");
+  if (query.rank() != 3 || query.shape()[2] == 0 || query.shape()[2] % heads_in_query != 0) {
+    return Invalid("query must be [B, S, heads * D] with D > 0");
+  }
   step.batch = query.shape()[0], step.seq = query.shape()[1], step.heads = attrs.num_heads;
   step.kv_heads = attrs.kv_num_heads, step.head = query.shape()[2] / heads_in_query;
   const ir::Tensor* past_key = ctx.input(ops::kGqaPastKey);

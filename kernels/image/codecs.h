@@ -11,8 +11,9 @@
 
 namespace kernels::image {
 
-// An image of `height` x `width` with its pixels allocated, or an error when the dims are not
-// positive or exceed kMaxPixels.
+// An error when the dims are not positive or exceed kMaxPixels.
+absl::Status CheckDims(const char* format, int64_t height, int64_t width);
+// An image of `height` x `width` with its pixels allocated (CheckDims first).
 absl::StatusOr<RgbImage> AllocateRgb(const char* format, int64_t height, int64_t width);
 
 absl::StatusOr<RgbImage> DecodeJpeg(absl::Span<const uint8_t> bytes);      // libjpeg_png.cc

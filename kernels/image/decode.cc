@@ -75,12 +75,13 @@ absl::StatusOr<RgbImage> DecodeBmp(absl::Span<const uint8_t> b) {
   absl::StatusOr<BmpHeader> h = ReadBmpHeader(b);
   if (!h.ok()) return h.status();
   const int64_t rows = h->height < 0 ? -h->height : h->height;
-  absl::StatusOr<RgbImage> image = AllocateRgb("BMP", rows, h->width);
-  if (!image.ok()) return image.status();
+  if (absl::Status dims = CheckDims("BMP", rows, h->width); !dims.ok()) return dims;
   const int64_t stride = (h->width * h->bpp + 31) / 32 * 4;
   if (h->pixels_at > b.size() || (b.size() - h->pixels_at) / stride < static_cast<uint64_t>(rows)) {
-    return Truncated("BMP");
+    return Truncated("BMP");  // before the pixels are allocated
   }
+  absl::StatusOr<RgbImage> image = AllocateRgb("BMP", rows, h->width);
+  if (!image.ok()) return image.status();
   const uint32_t palette_size = h->bpp <= 8 ? (h->colors != 0 ? h->colors : 1u << h->bpp) : 0;
   if (palette_size > 256 || h->palette_at + static_cast<size_t>(palette_size) * h->palette_entry > b.size()) {
     return Truncated("BMP");
@@ -159,13 +160,14 @@ absl::StatusOr<RgbImage> DecodePnm(absl::Span<const uint8_t> b) {
   if (!width.ok() || !height.ok() || !max.ok()) return Truncated("PNM");
   if (*max < 1 || *max > 65535)
     return absl::InvalidArgumentError(absl::StrCat("PNM maxval ", *max, " is out of range"));
-  absl::StatusOr<RgbImage> image = AllocateRgb("PNM", *height, *width);
-  if (!image.ok()) return image.status();
+  if (absl::Status dims = CheckDims("PNM", *height, *width); !dims.ok()) return dims;
   const int channels = color ? 3 : 1, sample_bytes = *max > 255 ? 2 : 1;
   const int64_t pixels = *height * *width;
   const int64_t row_bytes = bitmap ? (*width + 7) / 8 : *width * channels * sample_bytes;
   absl::StatusOr<const uint8_t*> raster = binary ? reader.Raster(row_bytes * *height) : nullptr;
-  if (!raster.ok()) return raster.status();
+  if (!raster.ok()) return raster.status();  // before the pixels are allocated
+  absl::StatusOr<RgbImage> image = AllocateRgb("PNM", *height, *width);
+  if (!image.ok()) return image.status();
   auto scaled = [&](int64_t v) { return static_cast<uint8_t>((v * 255 + *max / 2) / *max); };
   for (int64_t i = 0; i < pixels; ++i) {
     uint8_t* out = image->rgb.data() + i * 3;
@@ -195,7 +197,7 @@ absl::StatusOr<RgbImage> DecodePnm(absl::Span<const uint8_t> b) {
 
 }  // namespace
 
-absl::StatusOr<RgbImage> AllocateRgb(const char* format, int64_t height, int64_t width) {
+absl::Status CheckDims(const char* format, int64_t height, int64_t width) {
   if (height <= 0 || width <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("the ", format, " image has dims ", height, "x", width));
   }
@@ -203,6 +205,11 @@ absl::StatusOr<RgbImage> AllocateRgb(const char* format, int64_t height, int64_t
     return absl::ResourceExhaustedError(absl::StrCat("the ", format, " image is ", height, "x", width,
                                                      ", more than the limit of ", kMaxPixels, " pixels"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RgbImage> AllocateRgb(const char* format, int64_t height, int64_t width) {
+  if (absl::Status dims = CheckDims(format, height, width); !dims.ok()) return dims;
   RgbImage image;
   image.height = height, image.width = width;
   image.rgb.resize(static_cast<size_t>(height * width * 3));

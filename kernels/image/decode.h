@@ -20,9 +20,9 @@ struct RgbImage {
   std::vector<uint8_t> rgb;
 };
 
-// The most pixels an image may have (2^28: 768 MiB of RGB); a larger one is refused before any
-// pixel is decoded.
-inline constexpr int64_t kMaxPixels = int64_t{1} << 28;
+// The most pixels an image may have (2^26, 8192 x 8192: 192 MiB of RGB); a larger one is refused
+// before any pixel is decoded.
+inline constexpr int64_t kMaxPixels = int64_t{1} << 26;
 
 absl::StatusOr<RgbImage> DecodeImage(absl::Span<const uint8_t> bytes);
 

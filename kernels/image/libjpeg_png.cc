@@ -93,7 +93,7 @@ void ExpandToRgb8(png_structp png, png_infop info) {
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (color == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
   if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-  if (color & PNG_COLOR_MASK_ALPHA) png_set_strip_alpha(png);
+  png_set_strip_alpha(png);  // also the alpha a palette's or gray image's tRNS would expand to
   png_set_interlace_handling(png);
   png_read_update_info(png, info);
 }
@@ -116,6 +116,11 @@ bool RunPng(PngSource& source, absl::StatusOr<RgbImage>& image, std::vector<png_
   image = AllocateRgb("PNG", png_get_image_height(png, info), png_get_image_width(png, info));
   if (image.ok()) {
     ExpandToRgb8(png, info);
+    if (png_get_channels(png, info) != 3 || png_get_rowbytes(png, info) != static_cast<size_t>(image->width) * 3) {
+      image = absl::UnimplementedError("the PNG image does not read as 8-bit RGB");
+      png_destroy_read_struct(&png, &info, nullptr);
+      return true;
+    }
     rows.resize(static_cast<size_t>(image->height));
     for (int64_t y = 0; y < image->height; ++y) rows[y] = image->rgb.data() + y * image->width * 3;
     png_read_image(png, rows.data());

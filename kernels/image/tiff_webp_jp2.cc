@@ -101,6 +101,10 @@ absl::StatusOr<RgbImage> Jp2Pixels(opj_codec_t* codec, opj_stream_t* stream, opj
   if (!opj_read_header(stream, codec, &image)) {
     return absl::InvalidArgumentError(absl::StrCat("the JPEG 2000 image cannot be decoded: ", file.error));
   }
+  if (image->numcomps > 4) {  // OpenJPEG would allocate every component at full size
+    return absl::UnimplementedError(
+        absl::StrCat("JPEG 2000 images with ", image->numcomps, " components are not supported (at most 4)"));
+  }
   absl::StatusOr<RgbImage> rgb = AllocateRgb("JPEG 2000", static_cast<int64_t>(image->y1) - image->y0,
                                              static_cast<int64_t>(image->x1) - image->x0);
   if (!rgb.ok()) return rgb.status();

@@ -64,6 +64,8 @@ CASES = [  # name, picture mode, format, save options (None: ascii_pnm magic)
     ("png_rgba", "RGBA", "PNG", {}),
     ("png_palette", "P", "PNG", {}),
     ("png_gray", "L", "PNG", {}),
+    ("png_palette_trns", "P", "PNG", {"transparency": 3}),  # tRNS: libpng would expand it to alpha
+    ("png_gray_trns", "L", "PNG", {"transparency": 128}),
     ("png_bilevel", "1", "PNG", {}),
     ("png_interlaced", "RGB", "PNG", {"interlace": 1}),
     ("bmp_rgb", "RGB", "BMP", {}),
