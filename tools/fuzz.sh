@@ -36,6 +36,11 @@ if [[ -d $zoo ]]; then
   done
 fi
 cp tests/fuzz/regressions/*.onnx "$dir/seeds/" 2>/dev/null || true
+# The ImageDecoder and onnxruntime-genai op cases (tests/*/cases).
+for f in tests/*/cases/*/model.onnx; do
+  case_dir=$(dirname "$f")
+  cp "$f" "$dir/seeds/$(basename "$(dirname "$(dirname "$case_dir")")")_$(basename "$case_dir").onnx"
+done
 "$(command -v /usr/bin/python3 || command -v python3)" tests/fuzz/make_edge_models.py "$dir/seeds" || echo "note: no edge-case seeds (python3-onnx missing)"
 echo "fuzzing for ${seconds}s: $fuzzer, corpus $dir/corpus, $(ls "$dir/seeds" | wc -l) seeds"
 # -rss_limit_mb / -malloc_limit_mb: any input that makes one iteration take more memory than this

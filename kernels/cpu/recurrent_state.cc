@@ -79,6 +79,9 @@ absl::Status LinearAttention(KernelContext& ctx) {
                           0,
                           0,
                           0};
+  if (s.q_heads <= 0 || s.kv_heads <= 0 || s.q_heads % s.kv_heads != 0) {
+    return absl::InvalidArgumentError("q_num_heads must be a positive multiple of kv_num_heads");
+  }
   s.d_k = q.shape()[2] / s.q_heads, s.d_v = v.shape()[2] / s.kv_heads;
   if (k.shape() != std::vector<int64_t>{s.batch, s.steps, s.kv_heads * s.d_k} ||
       v.shape() != std::vector<int64_t>{s.batch, s.steps, s.kv_heads * s.d_v} || q.shape()[2] != s.q_heads * s.d_k) {
@@ -92,6 +95,12 @@ absl::Status LinearAttention(KernelContext& ctx) {
   }
   if (beta != nullptr && s.beta_width != s.kv_heads && s.beta_width != 1) {
     return absl::InvalidArgumentError("beta's last axis must be kv_num_heads or 1");
+  }
+  // One row of decay / beta per batch and step (the fuzzer found a shorter decay read past its end).
+  for (const ir::Tensor* per_step : {decay, beta}) {
+    if (per_step != nullptr && per_step->num_elements() != s.batch * s.steps * per_step->shape().back()) {
+      return absl::InvalidArgumentError("decay and beta must be [batch, steps, width]");
+    }
   }
   if (past != nullptr && past->shape() != std::vector<int64_t>{s.batch, s.kv_heads, s.d_k, s.d_v}) {
     return absl::InvalidArgumentError("past_state must be [B, kv_num_heads, d_k, d_v]");
