@@ -8,16 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "importer/inline_functions.h"
+#include "importer/tensor_proto.h"
 
 namespace importer {
 namespace {
-
-const onnx::AttributeProto* Attribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const onnx::AttributeProto& a : node.attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
 
 // Appends nodes whose outputs get fresh names under one prefix. A node returned by Add stays where
 // it is while more are added (a deque), so its attributes can be set after its inputs are written.
@@ -40,19 +34,8 @@ class NodeWriter {
     SetInt(n, "to", static_cast<int64_t>(to));
     return n.output(0);
   }
-  std::string Int64s(const std::vector<int64_t>& values) {
-    onnx::TensorProto t;
-    t.set_data_type(onnx::TensorProto::INT64);
-    t.add_dims(static_cast<int64_t>(values.size()));
-    for (int64_t v : values) t.add_int64_data(v);
-    return Constant(t);
-  }
-  std::string Float(float value) {
-    onnx::TensorProto t;
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    t.add_float_data(value);
-    return Constant(t);
-  }
+  std::string Int64s(const std::vector<int64_t>& values) { return Constant(ir::Tensor::FromInt64s(values)); }
+  std::string Float(float value) { return Constant(ir::Tensor::Scalar(value)); }
   // Dims `indices` of `shape` (a Shape output), as a 1-D int64 tensor.
   std::string Dims(const std::string& shape, const std::vector<int64_t>& indices) {
     return Op("Gather", {shape, Int64s(indices)});
@@ -78,12 +61,9 @@ class NodeWriter {
   }
 
  private:
-  std::string Constant(const onnx::TensorProto& value) {
+  std::string Constant(const ir::Tensor& value) {
     onnx::NodeProto& n = Add("Constant", {});
-    onnx::AttributeProto* a = n.add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    *a->mutable_t() = value;
+    *n.mutable_attribute() = ConstantNodeProto(TensorToProto(value, ""), "").attribute();
     return n.output(0);
   }
 
@@ -98,7 +78,7 @@ std::optional<int64_t> StaticDim(const ir::TensorType& type, int axis) {
 
 // The type the scores are cast to before score_mod (see flex_attention.h).
 absl::StatusOr<ir::DType> SoftmaxType(const onnx::NodeProto& node, ir::DType input) {
-  const onnx::AttributeProto* precision = Attribute(node, "softmax_precision");
+  const onnx::AttributeProto* precision = FindAttribute(node.attribute(), "softmax_precision");
   if (precision == nullptr) {
     return input == ir::DType::kFloat16 || input == ir::DType::kBFloat16 ? ir::DType::kFloat32 : input;
   }
@@ -128,7 +108,7 @@ std::string CastUnlessFloat32(NodeWriter& w, const std::string& x, ir::DType dty
 
 // sqrt(scale) in `dtype`: from the attribute, else sqrt(1 / sqrt(head_size)) from Q's last dim.
 std::string SqrtScale(NodeWriter& w, const onnx::NodeProto& node, const std::string& q, const ir::TensorType& q_type) {
-  if (const onnx::AttributeProto* scale = Attribute(node, "scale")) {
+  if (const onnx::AttributeProto* scale = FindAttribute(node.attribute(), "scale")) {
     return CastUnlessFloat32(w, w.Float(std::sqrt(scale->f())), q_type.dtype);
   }
   if (const std::optional<int64_t> head_size = StaticDim(q_type, 3)) {
@@ -170,7 +150,7 @@ std::string RepeatHeads(NodeWriter& w, const std::string& x, const ir::TensorTyp
 // The modifier graph attribute `name` applied to `x` (x itself when the node has none).
 absl::StatusOr<std::string> ApplyModifier(NodeWriter& w, const onnx::NodeProto& node, const std::string& name,
                                           const std::string& x) {
-  const onnx::AttributeProto* attr = Attribute(node, name);
+  const onnx::AttributeProto* attr = FindAttribute(node.attribute(), name);
   if (attr == nullptr) return x;
   if (!attr->has_g() || attr->g().input_size() != 1 || attr->g().output_size() != 1) {
     return absl::InvalidArgumentError(absl::StrCat(name, " must be a graph with one input and one output"));

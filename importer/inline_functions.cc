@@ -42,14 +42,6 @@ std::string Overload(const google::protobuf::Message& message, int number) {
   return values.empty() ? "" : values.back();
 }
 
-const onnx::AttributeProto* FindAttribute(const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& attrs,
-                                          const std::string& name) {
-  for (const onnx::AttributeProto& a : attrs) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
-
 // The node's control-flow bodies (its GRAPH and GRAPHS attributes).
 std::vector<onnx::GraphProto*> Subgraphs(onnx::NodeProto& node) {
   std::vector<onnx::GraphProto*> graphs;
@@ -241,6 +233,25 @@ void CollectNames(const onnx::GraphProto& graph, std::set<std::string>& defined,
 
 }  // namespace
 
+const onnx::AttributeProto* FindAttribute(const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& attrs,
+                                          const std::string& name) {
+  for (const onnx::AttributeProto& a : attrs) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+onnx::NodeProto ConstantNodeProto(const onnx::TensorProto& value, const std::string& output) {
+  onnx::NodeProto node;
+  node.set_op_type("Constant");
+  node.add_output(output);
+  onnx::AttributeProto* attr = node.add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  *attr->mutable_t() = value;
+  return node;
+}
+
 std::vector<onnx::NodeProto> InlineGraphBody(const onnx::GraphProto& graph, const std::vector<std::string>& inputs,
                                              const std::vector<std::string>& outputs, const std::string& prefix) {
   onnx::FunctionProto fn;
@@ -249,15 +260,7 @@ std::vector<onnx::NodeProto> InlineGraphBody(const onnx::GraphProto& graph, cons
   for (const onnx::ValueInfoProto& info : graph.output()) fn.add_output(info.name());
   for (const std::string& name : inputs) call.add_input(name);
   for (const std::string& name : outputs) call.add_output(name);
-  for (const onnx::TensorProto& t : graph.initializer()) {
-    onnx::NodeProto* constant = fn.add_node();
-    constant->set_op_type("Constant");
-    constant->add_output(t.name());
-    onnx::AttributeProto* value = constant->add_attribute();
-    value->set_name("value");
-    value->set_type(onnx::AttributeProto::TENSOR);
-    *value->mutable_t() = t;
-  }
+  for (const onnx::TensorProto& t : graph.initializer()) *fn.add_node() = ConstantNodeProto(t, t.name());
   for (const onnx::NodeProto& n : graph.node()) *fn.add_node() = n;
   std::set<std::string> defined, read, kept;
   CollectNames(graph, defined, read);

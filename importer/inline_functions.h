@@ -22,6 +22,13 @@ namespace importer {
 // expanded graphs would hold more than `max_nodes` nodes. A model without functions is unchanged.
 absl::Status InlineLocalFunctions(onnx::ModelProto& model, int64_t max_nodes);
 
+// The attribute `name` of a node or function, nullptr when absent.
+const onnx::AttributeProto* FindAttribute(const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& attrs,
+                                          const std::string& name);
+
+// A Constant node holding `value`, writing `output`.
+onnx::NodeProto ConstantNodeProto(const onnx::TensorProto& value, const std::string& output);
+
 // `graph` (a graph attribute, such as FlexAttention's score_mod) as nodes that run in place of a
 // call: its inputs read `inputs`, its outputs are written to `outputs`, every other name it defines
 // gets `prefix`, names it reads from enclosing graphs stay, its initializers become Constant nodes.

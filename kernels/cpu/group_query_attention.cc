@@ -11,6 +11,7 @@
 #include "ir/half.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/rotary.h"
 #include "kernels/cpu/tensor_select_util.h"
 
 namespace kernels::cpu {
@@ -99,18 +100,6 @@ absl::StatusOr<GqaStep> ReadStep(const KernelContext& ctx, const ops::GqaAttrs& 
   return step;
 }
 
-// Rotates `x` (D values) at cache row `row`: halves or even/odd pairs of the first rotary_dim.
-void Rotate(double* x, const std::vector<double>& cos, const std::vector<double>& sin, int64_t row, int64_t half,
-            bool interleaved) {
-  for (int64_t i = 0; i < half; ++i) {
-    const double c = cos[row * half + i], s = sin[row * half + i];
-    double& x1 = interleaved ? x[2 * i] : x[i];
-    double& x2 = interleaved ? x[2 * i + 1] : x[i + half];
-    const double a = x1, b = x2;
-    x1 = a * c - b * s, x2 = b * c + a * s;
-  }
-}
-
 absl::Status ApplyRotary(const KernelContext& ctx, const ops::GqaAttrs& attrs, GqaStep& step) {
   absl::StatusOr<std::vector<double>> cos = ReadDoubles(*ctx.input(ops::kGqaCosCache));
   absl::StatusOr<std::vector<double>> sin = ReadDoubles(*ctx.input(ops::kGqaSinCache));
@@ -128,10 +117,10 @@ absl::Status ApplyRotary(const KernelContext& ctx, const ops::GqaAttrs& attrs, G
     for (int64_t s = 0; s < step.seq; ++s) {
       const int64_t row = positions != nullptr ? positions->GetAsInt64(b * step.seq + s) : step.past_lengths[b] + s;
       if (row < 0 || row >= rows) return Invalid(absl::StrCat("position ", row, " is outside the rotary caches"));
-      for (int64_t h = 0; h < step.heads; ++h)
-        Rotate(&step.Q(b, s, h, 0), *cos, *sin, row, half, attrs.rotary_interleaved);
+      const double *c = cos->data() + row * half, *sn = sin->data() + row * half;
+      for (int64_t h = 0; h < step.heads; ++h) RotateHead(&step.Q(b, s, h, 0), c, sn, half, attrs.rotary_interleaved);
       for (int64_t h = 0; h < step.kv_heads; ++h)
-        Rotate(&step.K(b, s, h, 0), *cos, *sin, row, half, attrs.rotary_interleaved);
+        RotateHead(&step.K(b, s, h, 0), c, sn, half, attrs.rotary_interleaved);
     }
   }
   return absl::OkStatus();

@@ -21,8 +21,7 @@ absl::Status ImageDecoderKernel(KernelContext& ctx) {
   if (!out.ok()) return out.status();
   uint8_t* pixels = out->data<uint8_t>();
   if (format == "Grayscale") {
-    const std::vector<uint8_t> gray = image::RgbToGray(*decoded);
-    std::copy(gray.begin(), gray.end(), pixels);
+    image::RgbToGray(*decoded, pixels);
   } else {
     std::copy(decoded->rgb.begin(), decoded->rgb.end(), pixels);
     if (format == "BGR") {

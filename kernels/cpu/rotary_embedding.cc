@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/float_values.h"
 #include "kernels/cpu/kernel.h"
+#include "kernels/cpu/rotary.h"
 #include "ops/attention.h"
 
 namespace kernels::cpu {
@@ -62,12 +63,8 @@ absl::Status RotaryEmbedding(KernelContext& ctx) {
       if (row < 0) return Invalid(absl::StrCat("position id at [", b, ", ", s, "] is outside the cache"));
       for (int64_t h = 0; h < heads; ++h) {
         const int64_t base = four_d ? ((b * heads + h) * seq + s) * head : ((b * seq + s) * heads + h) * head;
-        for (int64_t i = 0; i < half; ++i) {
-          const double c = (*cos_values)[row * half + i], sn = (*sin_values)[row * half + i];
-          const int64_t i1 = attrs->interleaved ? 2 * i : i, i2 = attrs->interleaved ? 2 * i + 1 : i + half;
-          out[base + i1] = c * (*in)[base + i1] - sn * (*in)[base + i2];
-          out[base + i2] = sn * (*in)[base + i1] + c * (*in)[base + i2];
-        }
+        RotateHead(out.data() + base, cos_values->data() + row * half, sin_values->data() + row * half, half,
+                   attrs->interleaved);
       }
     }
   }

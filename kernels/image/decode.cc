@@ -113,13 +113,7 @@ class PnmReader {
  public:
   explicit PnmReader(absl::Span<const uint8_t> b) : b_(b), at_(2) {}
   absl::StatusOr<int64_t> Number() {
-    while (at_ < b_.size() && (std::isspace(b_[at_]) || b_[at_] == '#')) {
-      if (b_[at_] == '#') {
-        while (at_ < b_.size() && b_[at_] != '\n') ++at_;
-      } else {
-        ++at_;
-      }
-    }
+    SkipSpaceAndComments();
     if (at_ >= b_.size() || !std::isdigit(b_[at_])) return Truncated("PNM");
     int64_t value = 0;
     while (at_ < b_.size() && std::isdigit(b_[at_]) && value < (int64_t{1} << 32))
@@ -128,15 +122,8 @@ class PnmReader {
   }
   // One bit of a P1 image: the next '0' or '1'.
   absl::StatusOr<int> Bit() {
-    while (at_ < b_.size() && b_[at_] != '0' && b_[at_] != '1') {
-      if (!std::isspace(b_[at_]) && b_[at_] != '#') return Truncated("PNM");
-      if (b_[at_] == '#') {
-        while (at_ < b_.size() && b_[at_] != '\n') ++at_;
-      } else {
-        ++at_;
-      }
-    }
-    if (at_ >= b_.size()) return Truncated("PNM");
+    SkipSpaceAndComments();
+    if (at_ >= b_.size() || (b_[at_] != '0' && b_[at_] != '1')) return Truncated("PNM");
     return b_[at_++] - '0';
   }
   // The binary raster after the header's single whitespace byte: `size` bytes.
@@ -147,6 +134,16 @@ class PnmReader {
   }
 
  private:
+  void SkipSpaceAndComments() {
+    while (at_ < b_.size() && (std::isspace(b_[at_]) || b_[at_] == '#')) {
+      if (b_[at_] == '#') {
+        while (at_ < b_.size() && b_[at_] != '\n') ++at_;
+      } else {
+        ++at_;
+      }
+    }
+  }
+
   absl::Span<const uint8_t> b_;
   size_t at_;
 };
@@ -232,13 +229,11 @@ absl::StatusOr<RgbImage> DecodeImage(absl::Span<const uint8_t> bytes) {
       "the encoded stream is not an image format ImageDecoder reads (JPEG, PNG, BMP, TIFF, WebP, JPEG 2000, PNM)");
 }
 
-std::vector<uint8_t> RgbToGray(const RgbImage& image) {
-  std::vector<uint8_t> gray(static_cast<size_t>(image.height * image.width));
-  for (size_t i = 0; i < gray.size(); ++i) {
+void RgbToGray(const RgbImage& image, uint8_t* gray) {
+  for (int64_t i = 0; i < image.height * image.width; ++i) {
     const uint8_t* p = image.rgb.data() + 3 * i;
     gray[i] = static_cast<uint8_t>((p[0] * 19595 + p[1] * 38470 + p[2] * 7471 + 0x8000) >> 16);
   }
-  return gray;
 }
 
 }  // namespace kernels::image

@@ -26,8 +26,9 @@ inline constexpr int64_t kMaxPixels = int64_t{1} << 26;
 
 absl::StatusOr<RgbImage> DecodeImage(absl::Span<const uint8_t> bytes);
 
-// Pillow's RGB -> L conversion (ITU-R 601-2 luma in 16-bit fixed point): one byte per pixel.
-std::vector<uint8_t> RgbToGray(const RgbImage& image);
+// Pillow's RGB -> L conversion (ITU-R 601-2 luma in 16-bit fixed point): one byte per pixel into
+// `gray` (height x width bytes).
+void RgbToGray(const RgbImage& image, uint8_t* gray);
 
 }  // namespace kernels::image
 
