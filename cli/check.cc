@@ -26,6 +26,17 @@ Error Compare(const ir::Tensor& got, const ir::Tensor& want) {
     e.max_abs = INFINITY;
     return e;
   }
+  if (got.is_map() != want.is_map()) {
+    e.max_abs = INFINITY;
+    return e;
+  }
+  if (want.is_map()) {  // keys must be equal; the values' error
+    if (Compare(got.map_keys(), want.map_keys()).max_abs != 0) e.max_abs = INFINITY;
+    const Error values = Compare(got.map_values(), want.map_values());
+    e.max_abs = std::max(e.max_abs, values.max_abs);
+    e.max_ref = values.max_ref;
+    return e;
+  }
   for (size_t k = 0; k < want.elements().size(); ++k) {  // a sequence: its worst element
     const Error element = Compare(got.elements()[k], want.elements()[k]);
     e.max_abs = std::max(e.max_abs, element.max_abs);

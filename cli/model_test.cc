@@ -93,21 +93,28 @@ void Accumulate(const OutputComparison& c, bool first_bad, CaseResult* result) {
 // Compares `got` with `want` output by output; the case FAILs at the first output that differs
 // (its description becomes the message), and the worst element is that output's.
 // A tensor compares element by element; a sequence tensor by tensor ("y[2]", after its length);
-// an empty optional matches only an empty optional.
+// a map by its keys and values ("y[2].keys"); an empty optional matches only an empty optional.
 std::vector<OutputComparison> CompareValue(const std::string& name, const ir::Tensor& got, const ir::Tensor& want,
                                            Tolerance tolerance) {
   if (got.is_dense() && want.is_dense()) return {CompareOutput(name, got, want, tolerance)};
   OutputComparison kinds;
   kinds.output = name;
-  const bool same_kind = got.is_none() == want.is_none() && got.is_sequence() == want.is_sequence();
+  const bool same_kind =
+      got.is_none() == want.is_none() && got.is_sequence() == want.is_sequence() && got.is_map() == want.is_map();
   if (!same_kind || got.elements().size() != want.elements().size()) {
     kinds.mismatch = absl::StrCat(got.Describe(), " != expected ", want.Describe());
     return {kinds};
   }
   std::vector<OutputComparison> compared = {kinds};
+  if (want.is_map()) {
+    compared.push_back(CompareOutput(absl::StrCat(name, ".keys"), got.map_keys(), want.map_keys(), tolerance));
+    compared.push_back(CompareOutput(absl::StrCat(name, ".values"), got.map_values(), want.map_values(), tolerance));
+    return compared;
+  }
   for (size_t e = 0; e < want.elements().size(); ++e) {
-    compared.push_back(
-        CompareOutput(absl::StrCat(name, "[", e, "]"), got.elements()[e], want.elements()[e], tolerance));
+    std::vector<OutputComparison> element =
+        CompareValue(absl::StrCat(name, "[", e, "]"), got.elements()[e], want.elements()[e], tolerance);
+    compared.insert(compared.end(), element.begin(), element.end());
   }
   return compared;
 }

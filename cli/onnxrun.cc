@@ -252,12 +252,31 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   return options;
 }
 
+// A map's first entries: "{0: 0.25, 1: 0.75}" (string keys quoted).
+std::string MapEntries(const ir::Tensor& map) {
+  const ir::Tensor& keys = map.map_keys();
+  const ir::Tensor& values = map.map_values();
+  std::string text = "{";
+  for (int64_t i = 0; i < std::min<int64_t>(8, keys.num_elements()); ++i) {
+    const std::string key = keys.strings() ? absl::StrCat("\"", absl::CHexEscape(keys.strings()[i].substr(0, 40)), "\"")
+                                           : absl::StrCat(keys.GetAsInt64(i));
+    absl::StrAppendFormat(&text, "%s%s: %.6g", i ? ", " : "", key, values.GetAsDouble(i));
+  }
+  return text + (keys.num_elements() > 8 ? ", ...}" : "}");
+}
+
 void PrintSummary(const runtime::NamedTensor& out) {
+  constexpr size_t kShownElements = 16;  // of a sequence; the rest are counted
   const ir::Tensor& t = out.tensor;
+  if (t.is_map()) {
+    std::printf("output '%s': %s  %s\n", out.name.c_str(), t.Describe().c_str(), MapEntries(t).c_str());
+    return;
+  }
   if (!t.is_dense()) {
     std::printf("output '%s': %s\n", out.name.c_str(), t.Describe().c_str());
-    for (size_t e = 0; e < t.elements().size(); ++e)
-      PrintSummary({absl::StrCat(out.name, "[", e, "]"), t.elements()[e]});
+    const size_t shown = std::min(kShownElements, t.elements().size());
+    for (size_t e = 0; e < shown; ++e) PrintSummary({absl::StrCat(out.name, "[", e, "]"), t.elements()[e]});
+    if (shown < t.elements().size()) std::printf("  ... %zu more\n", t.elements().size() - shown);
     return;
   }
   std::string line =

@@ -215,6 +215,7 @@ const std::map<std::string, Rewrite>& ContribRewrites() {
     for (auto& entry : QuantizedContribRewrites()) rewrites->insert(std::move(entry));
     for (auto& entry : AttentionContribRewrites()) rewrites->insert(std::move(entry));
     for (auto& entry : NBitsContribRewrites()) rewrites->insert(std::move(entry));
+    for (auto& entry : GatherQuantizedContribRewrites()) rewrites->insert(std::move(entry));
     return rewrites;
   }();
   return *table;

@@ -31,6 +31,8 @@ const std::map<std::string, Rewrite>& ContribRewrites();
 std::map<std::string, Rewrite> QuantizedContribRewrites();
 std::map<std::string, Rewrite> AttentionContribRewrites();
 std::map<std::string, Rewrite> NBitsContribRewrites();  // contrib_nbits.cc: MatMulNBits
+// contrib_gather_quantized.cc: GatherBlockQuantized
+std::map<std::string, Rewrite> GatherQuantizedContribRewrites();
 
 }  // namespace importer
 

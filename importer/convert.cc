@@ -143,9 +143,25 @@ absl::StatusOr<ir::TensorType> ConvertTensorType(const std::string& name, const 
   return type;
 }
 
+// seq(map(int64|string, tensor)) -> a sequence of maps (ZipMap's output; the values' dtype).
+absl::StatusOr<ir::TensorType> ConvertMapSequenceType(const std::string& name, const onnx::TypeProto::Map& map) {
+  const auto key = static_cast<ir::DType>(map.key_type());
+  const onnx::TypeProto& value = map.value_type();
+  if ((key != ir::DType::kInt64 && key != ir::DType::kString) || !value.has_tensor_type()) {
+    return absl::UnimplementedError(
+        absl::StrCat("'", name, "' is a sequence of maps other than map(int64 or string, tensor)"));
+  }
+  const auto value_dtype = static_cast<ir::DType>(value.tensor_type().elem_type());
+  if (!ir::IsSupportedDType(value_dtype) || value_dtype == ir::DType::kString) {
+    return absl::UnimplementedError(absl::StrCat("'", name, "' is a sequence of maps with unsupported values"));
+  }
+  return ir::TensorType::SequenceOfMaps(key, value_dtype);
+}
+
 // seq(tensor) -> a sequence type of the element dtype (element shapes are not kept).
 absl::StatusOr<ir::TensorType> ConvertSequenceType(const std::string& name, const onnx::TypeProto::Sequence& seq,
                                                    const ImportLimits& limits) {
+  if (seq.elem_type().has_map_type()) return ConvertMapSequenceType(name, seq.elem_type().map_type());
   if (!seq.elem_type().has_tensor_type()) {
     return absl::UnimplementedError(absl::StrCat("'", name, "' is a sequence of non-tensors"));
   }

@@ -125,6 +125,7 @@ bool Untyped(const onnx::ValueInfoProto& info) {
   if (type.has_tensor_type()) return type.tensor_type().elem_type() == 0;
   if (type.has_sequence_type()) {
     const onnx::TypeProto& elem = type.sequence_type().elem_type();
+    if (elem.has_map_type()) return false;
     return !elem.has_tensor_type() || elem.tensor_type().elem_type() == 0;
   }
   return false;
@@ -372,11 +373,7 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, int opset) {
   if (unsupported.empty()) return absl::OkStatus();
   std::vector<std::string> parts;
   for (const auto& [op, nodes] : unsupported) {
-    // skl2onnx ends every classifier with a ZipMap unless told not to.
-    const char* hint = op == "ai.onnx.ml.ZipMap" ? "; its sequence-of-maps output is not supported: convert "
-                                                   "with skl2onnx's options={'zipmap': False}"
-                                                 : "";
-    parts.push_back(absl::StrCat(op, " (nodes ", absl::StrJoin(nodes, ", "), hint, ")"));
+    parts.push_back(absl::StrCat(op, " (nodes ", absl::StrJoin(nodes, ", "), ")"));
   }
   return absl::UnimplementedError(absl::StrCat("unsupported ops at opset ", opset, ": ", absl::StrJoin(parts, "; ")));
 }

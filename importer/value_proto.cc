@@ -1,6 +1,8 @@
-// SequenceProto / OptionalProto files <-> sequence and optional values (value_proto.h).
+// SequenceProto / OptionalProto files <-> sequence (of tensors or maps) and optional values
+// (value_proto.h).
 #include "importer/value_proto.h"
 
+#include <cstring>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -10,7 +12,67 @@
 namespace importer {
 namespace {
 
+// A MapProto (int64 or string keys; values a sequence of one-element tensors, as ONNX's
+// numpy_helper.from_dict writes them) -> a map of 1-D keys and values.
+absl::StatusOr<ir::Tensor> FromMapProto(const onnx::MapProto& proto) {
+  ir::Tensor keys;
+  if (proto.key_type() == onnx::TensorProto::STRING) {
+    keys = ir::Tensor::FromStrings({proto.string_keys().begin(), proto.string_keys().end()});
+  } else if (proto.key_type() == onnx::TensorProto::INT64) {
+    keys = ir::Tensor::FromInt64s({proto.keys().begin(), proto.keys().end()});
+  } else {
+    return absl::UnimplementedError("a map whose keys are not int64 or string");
+  }
+  if (proto.values().tensor_values_size() != keys.num_elements()) {
+    return absl::InvalidArgumentError("a map with as many values as keys expected");
+  }
+  ir::Tensor values;
+  for (int i = 0; i < proto.values().tensor_values_size(); ++i) {
+    absl::StatusOr<ir::Tensor> value = TensorFromProto(proto.values().tensor_values(i), "");
+    if (!value.ok()) return value.status();
+    if (value->num_elements() != 1 || value->dtype() == ir::DType::kString ||
+        (i > 0 && value->dtype() != values.dtype())) {
+      return absl::UnimplementedError("a map whose values are not numbers of one dtype");
+    }
+    if (i == 0) values = *ir::Tensor::Create(value->dtype(), {keys.num_elements()});
+    std::memcpy(values.data<uint8_t>() + i * value->byte_size(), value->raw_data(), value->byte_size());
+  }
+  if (!values.valid()) values = *ir::Tensor::Create(ir::DType::kFloat32, {0});
+  return ir::Tensor::Map(std::move(keys), std::move(values));
+}
+
+onnx::MapProto ToMapProto(const ir::Tensor& map) {
+  onnx::MapProto proto;
+  const ir::Tensor& keys = map.map_keys();
+  const ir::Tensor& values = map.map_values();
+  proto.set_key_type(static_cast<int32_t>(keys.dtype()));
+  for (int64_t i = 0; i < keys.num_elements(); ++i) {
+    if (keys.dtype() == ir::DType::kString) {
+      proto.add_string_keys(keys.strings()[i]);
+    } else {
+      proto.add_keys(keys.GetAsInt64(i));
+    }
+  }
+  proto.mutable_values()->set_elem_type(onnx::SequenceProto::TENSOR);
+  for (int64_t i = 0; i < values.num_elements(); ++i) {
+    ir::Tensor one = *ir::Tensor::Create(values.dtype(), {});
+    std::memcpy(one.raw_data(), values.data<uint8_t>() + i * one.byte_size(), one.byte_size());
+    *proto.mutable_values()->add_tensor_values() = TensorToProto(one, "");
+  }
+  return proto;
+}
+
 absl::StatusOr<ir::Tensor> FromSequenceProto(const onnx::SequenceProto& proto, ir::DType declared_dtype) {
+  if (proto.elem_type() == onnx::SequenceProto::MAP) {
+    std::vector<ir::Tensor> maps;
+    for (const onnx::MapProto& m : proto.map_values()) {
+      absl::StatusOr<ir::Tensor> map = FromMapProto(m);
+      if (!map.ok()) return map.status();
+      maps.push_back(*std::move(map));
+    }
+    const ir::DType dtype = maps.empty() ? declared_dtype : maps[0].dtype();
+    return ir::Tensor::Sequence(dtype, std::move(maps));
+  }
   if (proto.elem_type() != onnx::SequenceProto::TENSOR && proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
     return absl::UnimplementedError("a sequence of non-tensors");
   }
@@ -36,6 +98,11 @@ absl::StatusOr<ir::Tensor> FromOptionalProto(const onnx::OptionalProto& proto, c
 onnx::SequenceProto ToSequenceProto(const ir::Tensor& value, const std::string& name) {
   onnx::SequenceProto proto;
   proto.set_name(name);
+  if (value.is_map_sequence()) {
+    proto.set_elem_type(onnx::SequenceProto::MAP);
+    for (const ir::Tensor& e : value.elements()) *proto.add_map_values() = ToMapProto(e);
+    return proto;
+  }
   proto.set_elem_type(onnx::SequenceProto::TENSOR);
   for (const ir::Tensor& e : value.elements()) *proto.add_tensor_values() = TensorToProto(e, "");
   return proto;

@@ -1,4 +1,4 @@
-// Tests for ir: fp16 conversion (against IEEE 754 bit patterns), tensor size limits, string tensors,
+// Tests for ir: fp16 conversion (against IEEE 754 bit patterns), tensor size limits, string tensors, maps,
 // graph validation.
 #include <algorithm>
 #include <cmath>
@@ -107,6 +107,27 @@ TEST(TensorTest, StringTensorsHoldStrings) {
   EXPECT_EQ(other.strings()[0], "monday");
   EXPECT_FALSE(other.CopyDataFrom(Tensor::FromFloats({1, 2, 3, 4}, {4})).ok());
   EXPECT_EQ(Tensor::FromStrings({"a", "b"}).strings()[1], "b");
+}
+
+TEST(TensorTest, MapsAndSequencesOfMaps) {
+  absl::StatusOr<Tensor> map =
+      Tensor::Map(Tensor::FromStrings({"cat", "dog"}), Tensor::FromFloats({0.25f, 0.75f}, {2}));
+  ASSERT_TRUE(map.ok()) << map.status();
+  EXPECT_TRUE(map->is_map());
+  EXPECT_FALSE(map->is_dense());
+  EXPECT_EQ(map->byte_size(), 0u);  // no bytes of its own
+  EXPECT_EQ(map->map_keys().strings()[1], "dog");
+  EXPECT_EQ(map->map_values().data<float>()[1], 0.75f);
+  EXPECT_EQ(map->Describe(), "map(string,float32) of 2");
+  const Tensor maps = Tensor::Sequence(DType::kFloat32, {*map, map->Clone()});
+  EXPECT_TRUE(maps.is_map_sequence());
+  EXPECT_EQ(maps.Describe(), "seq(map(string,float32)) of 2");
+  EXPECT_FALSE(Tensor::Sequence(DType::kFloat32, {Tensor::Scalar(1)}).is_map_sequence());
+  // Keys and values of one length, 1-D, int64 or string keys.
+  EXPECT_FALSE(Tensor::Map(Tensor::FromInt64s({1, 2, 3}), Tensor::FromFloats({1, 2}, {2})).ok());
+  EXPECT_FALSE(Tensor::Map(Tensor::FromFloats({1, 2}, {2}), Tensor::FromFloats({1, 2}, {2})).ok());
+  EXPECT_FALSE(Tensor::Map(Tensor::FromInt64s({1, 2}), Tensor::FromFloats({1, 2}, {1, 2})).ok());
+  EXPECT_EQ(TensorType::SequenceOfMaps(DType::kInt64, DType::kFloat32).ToString(), "seq(map(int64,float32))");
 }
 
 TEST(TensorTest, StringTensorsCountAgainstTheLimit) {

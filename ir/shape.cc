@@ -76,7 +76,10 @@ std::string ShapeToString(const Shape& shape) {
 
 std::string TensorType::ToString() const {
   std::string text = absl::StrCat(DTypeName(dtype), shape ? ShapeToString(*shape) : "[*]");
-  if (kind == ValueKind::kSequence) text = absl::StrCat("seq(", DTypeName(dtype), ")");
+  if (kind == ValueKind::kSequence) {
+    text = map_key == DType::kUndefined ? absl::StrCat("seq(", DTypeName(dtype), ")")
+                                        : absl::StrCat("seq(map(", DTypeName(map_key), ",", DTypeName(dtype), "))");
+  }
   return optional ? absl::StrCat("optional(", text, ")") : text;
 }
 

@@ -49,8 +49,9 @@ Shape ShapeFromInts(absl::Span<const int64_t> dims);
 std::optional<std::vector<int64_t>> ShapeToInts(const Shape& shape);
 std::string ShapeToString(const Shape& shape);
 
-// What a value holds: a tensor, or ONNX's sequence of tensors (seq(tensor)).
-enum class ValueKind : uint8_t { kTensor, kSequence };
+// What a value holds: a tensor, ONNX's sequence (of tensors, or of maps: ZipMap's
+// seq(map(int64|string, float))), or a map (keys and values, two 1-D tensors).
+enum class ValueKind : uint8_t { kTensor, kSequence, kMap };
 
 // dtype + (optional) shape of a value. shape == nullopt means the rank is unknown.
 // Non-tensor values (ONNX's seq(...) and optional(...)): `kind` and `optional` say which, dtype is
@@ -61,10 +62,17 @@ struct TensorType {
   std::optional<Shape> shape;
   ValueKind kind = ValueKind::kTensor;
   bool optional = false;  // optional(tensor) or optional(seq): may hold no element
+  // Set for a sequence of maps, seq(map(map_key, dtype)); kUndefined for a sequence of tensors.
+  DType map_key = DType::kUndefined;
 
   static TensorType Sequence(DType elem_dtype, bool optional = false) {
     return {elem_dtype, std::nullopt, ValueKind::kSequence, optional};
   }
+  static TensorType SequenceOfMaps(DType key_dtype, DType value_dtype) {
+    return {value_dtype, std::nullopt, ValueKind::kSequence, false, key_dtype};
+  }
+  // A sequence of tensors (what the sequence ops take), optional or not.
+  bool is_tensor_sequence() const { return kind == ValueKind::kSequence && map_key == DType::kUndefined; }
   // A plain tensor (not a sequence, not optional).
   bool is_tensor() const { return kind == ValueKind::kTensor && !optional; }
 

@@ -108,6 +108,20 @@ Tensor Tensor::Sequence(DType elem_dtype, std::vector<Tensor> elements) {
   return t;
 }
 
+absl::StatusOr<Tensor> Tensor::Map(Tensor keys, Tensor values) {
+  const bool key_ok = keys.is_dense() && (keys.dtype() == DType::kInt64 || keys.dtype() == DType::kString);
+  if (!key_ok || !values.is_dense() || keys.rank() != 1 || values.rank() != 1 ||
+      keys.num_elements() != values.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat("a map needs 1-D int64 or string keys and as many values, not ",
+                                                   keys.Describe(), " and ", values.Describe()));
+  }
+  Tensor t;
+  t.dtype_ = values.dtype();
+  t.kind_ = ValueKind::kMap;
+  t.elements_ = std::make_shared<const std::vector<Tensor>>(std::vector<Tensor>{std::move(keys), std::move(values)});
+  return t;
+}
+
 Tensor Tensor::None(DType elem_dtype, ValueKind elem_kind) {
   Tensor t;
   t.dtype_ = elem_dtype;
@@ -121,8 +135,25 @@ const std::vector<Tensor>& Tensor::elements() const {
   return is_sequence() ? *elements_ : kNoElements;
 }
 
+const Tensor& Tensor::map_keys() const {
+  static const Tensor& kNoTensor = *new Tensor();
+  return is_map() ? (*elements_)[0] : kNoTensor;
+}
+
+const Tensor& Tensor::map_values() const {
+  static const Tensor& kNoTensor = *new Tensor();
+  return is_map() ? (*elements_)[1] : kNoTensor;
+}
+
 std::string Tensor::Describe() const {
   if (is_none()) return "none";
+  if (is_map())
+    return absl::StrCat("map(", DTypeName(map_keys().dtype()), ",", DTypeName(dtype_), ") of ",
+                        map_values().num_elements());
+  if (is_map_sequence()) {
+    return absl::StrCat("seq(map(", DTypeName(elements_->front().map_keys().dtype()), ",", DTypeName(dtype_), ")) of ",
+                        elements_->size());
+  }
   if (is_sequence()) return absl::StrCat("seq(", DTypeName(dtype_), ") of ", elements_->size());
   return absl::StrCat(DTypeName(dtype_), ShapeToString(shape_));
 }
@@ -146,6 +177,7 @@ Tensor Tensor::Clone() const {
     for (const Tensor& e : *elements_) copies.push_back(e.Clone());
     return Sequence(dtype_, std::move(copies));
   }
+  if (is_map()) return *Map(map_keys().Clone(), map_values().Clone());
   Tensor t = *Create(dtype_, shape_);
   t.CopyDataFrom(*this).IgnoreError();  // same dtype and count by construction
   return t;

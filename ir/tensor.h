@@ -2,7 +2,8 @@
 // Copies share the buffer (cheap, like a view); Clone() makes an independent copy.
 // It also carries ONNX's non-tensor values, so that executor slots, kernel signatures and the APIs
 // hold them unchanged: a sequence (its element tensors; dtype() is theirs, shape() empty, no bytes
-// of its own) and an empty optional ("none"). A present optional is simply its element.
+// of its own), a map (ZipMap's elements: 1-D keys and values; dtype() is the values') and an
+// empty optional ("none"). A present optional is simply its element.
 // A string tensor (dtype kString) holds std::string elements (strings()), not bytes: raw_data() is
 // null and byte_size() 0, so code that moves bytes must not see one (ops reject strings unless
 // they say they take them, ops::OpDef::takes_strings); CopyDataFrom and Clone copy either kind.
@@ -45,19 +46,27 @@ class Tensor {
   static Tensor FromFloats(std::vector<float> values, std::vector<int64_t> shape);
   // A 1-D string tensor.
   static Tensor FromStrings(std::vector<std::string> values);
-  // A sequence of `elements` (each dense, of `elem_dtype`).
+  // A sequence of `elements` (each dense, of `elem_dtype`; or each a map with values of it).
   static Tensor Sequence(DType elem_dtype, std::vector<Tensor> elements);
+  // A map from keys[i] to values[i]: two 1-D dense tensors of one length (int64 or string keys).
+  static absl::StatusOr<Tensor> Map(Tensor keys, Tensor values);
   // An optional without an element; `elem_kind` says what it would hold.
   static Tensor None(DType elem_dtype, ValueKind elem_kind);
 
   bool is_sequence() const { return kind_ == ValueKind::kSequence && !none_; }
+  bool is_map() const { return kind_ == ValueKind::kMap && !none_; }
+  // A sequence whose elements are maps (ZipMap's output); the sequence ops take none of these.
+  bool is_map_sequence() const { return is_sequence() && !elements_->empty() && elements_->front().is_map(); }
   bool is_none() const { return none_; }
   // A plain dense tensor: neither a sequence nor a none.
   bool is_dense() const { return kind_ == ValueKind::kTensor && !none_; }
   ValueKind kind() const { return kind_; }
   // The elements of a sequence (empty for anything else).
   const std::vector<Tensor>& elements() const;
-  // "float32[2,3]", "seq(float32) of 4", "none".
+  // A map's keys and values (invalid tensors for anything else).
+  const Tensor& map_keys() const;
+  const Tensor& map_values() const;
+  // "float32[2,3]", "seq(float32) of 4", "map(int64,float32) of 3", "none".
   std::string Describe() const;
 
   DType dtype() const { return dtype_; }
@@ -113,7 +122,7 @@ class Tensor {
   std::shared_ptr<std::string[]> strings_;  // set for a dense string tensor
   ValueKind kind_ = ValueKind::kTensor;
   bool none_ = false;
-  std::shared_ptr<const std::vector<Tensor>> elements_;  // set for a sequence
+  std::shared_ptr<const std::vector<Tensor>> elements_;  // a sequence's elements; a map's keys, values
 };
 
 std::string ShapeToString(absl::Span<const int64_t> shape);

@@ -1,6 +1,6 @@
 // ai.onnx.ml Binarizer, ArrayFeatureExtractor, LabelEncoder, TreeEnsemble and the feature transforms
-// (Normalizer, Scaler, Imputer, OneHotEncoder, CategoryMapper, FeatureVectorizer): attribute parsing
-// and inference (see ml_ops.h).
+// (Normalizer, Scaler, Imputer, OneHotEncoder, CategoryMapper, FeatureVectorizer) and ZipMap:
+// attribute parsing and inference (see ml_ops.h).
 #include "ops/ml_ops.h"
 
 #include <cmath>
@@ -212,6 +212,27 @@ absl::StatusOr<std::vector<ir::TensorType>> InferFeatureVectorizer(const InferCo
   return std::vector<ir::TensorType>{{DType::kFloat32, ir::Shape{rows, ir::Dim(width)}}};
 }
 
+// Float [N, C] (or [C]: one row) -> seq(map(label, float)), a map per row keyed by the C labels
+// of classlabels_int64s or classlabels_strings (exactly one is given).
+absl::StatusOr<std::vector<ir::TensorType>> InferZipMap(const InferContext& ctx) {
+  if (absl::Status s = ExpectDType(ctx, 0, {DType::kFloat32}); !s.ok()) return s;
+  const size_t ints = ctx.attrs().GetInts("classlabels_int64s").size();
+  const size_t strings = ctx.attrs().GetStrings("classlabels_strings").size();
+  if ((ints == 0) == (strings == 0)) {
+    return absl::InvalidArgumentError("ZipMap needs exactly one of classlabels_int64s and classlabels_strings");
+  }
+  const ir::TensorType& x = ctx.type(0);
+  if (x.shape && (x.rank() < 1 || x.rank() > 2)) {
+    return absl::InvalidArgumentError(absl::StrCat("ZipMap takes [N, C] or [C], not ", x.ToString()));
+  }
+  if (x.shape && x.shape->back().known() && x.shape->back().value != static_cast<int64_t>(ints + strings)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ZipMap's input has ", x.shape->back().value, " columns for ", ints + strings, " labels"));
+  }
+  return std::vector<ir::TensorType>{
+      ir::TensorType::SequenceOfMaps(ints ? DType::kInt64 : DType::kString, DType::kFloat32)};
+}
+
 // A tensor attribute's elements as doubles (empty when absent).
 std::vector<double> TensorDoubles(const ir::Attributes& a, const char* name) {
   std::vector<double> out;
@@ -322,6 +343,7 @@ std::vector<OpDef> MlOpDefs() {
       {"ai.onnx.ml.OneHotEncoder", 1, 1, InferOneHotEncoder, false, true},
       {"ai.onnx.ml.CategoryMapper", 1, 1, InferCategoryMapper, false, true},
       {"ai.onnx.ml.FeatureVectorizer", 1, std::numeric_limits<int>::max(), InferFeatureVectorizer},
+      {"ai.onnx.ml.ZipMap", 1, 1, InferZipMap},
   };
   std::vector<OpDef> models = MlModelOpDefs();
   defs.insert(defs.end(), models.begin(), models.end());

@@ -2,8 +2,8 @@
 // LabelEncoder (1: classes_strings; 2-4: keys_* / values_*), TreeEnsemble (5) and the feature
 // transforms (Normalizer, Scaler, Imputer, OneHotEncoder, CategoryMapper, FeatureVectorizer):
 // attribute parsing and type/shape inference; the model ops (linear, SVM, tree ensembles) are in
-// ops/ml_models.h. They run on the host (kernels/cpu/ml_ops.cc, ml_transforms.cc, ml_models.cc).
-// ZipMap (a sequence of maps) is not supported.
+// ops/ml_models.h. ZipMap makes a sequence of maps (ir::Tensor::Map), one per row. They run on the
+// host (kernels/cpu/ml_ops.cc, ml_transforms.cc, ml_models.cc).
 #ifndef ONNXRUN_OPS_ML_OPS_H_
 #define ONNXRUN_OPS_ML_OPS_H_
 

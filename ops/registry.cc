@@ -137,6 +137,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.MultiHeadAttention", "Split, Add, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.EmbedLayerNormalization", "Gather, Add, LayerNormalization (mask index: ReduceSum)"},
       {"com.microsoft.MatMulNBits", "MatMul (and Add) on the weight dequantized at import"},
+      {"com.microsoft.GatherBlockQuantized", "Gather from the table dequantized at import"},
       {"com.microsoft.RotaryEmbedding", "RotaryEmbedding (ONNX's; a start position becomes [B, S] positions)"},
       {"com.microsoft.QLinearAdd", "DequantizeLinear, Add, QuantizeLinear"},
       {"com.microsoft.QLinearMul", "DequantizeLinear, Mul, QuantizeLinear"},

@@ -12,7 +12,7 @@ namespace {
 using Types = std::vector<ir::TensorType>;
 
 absl::Status ExpectSequence(const InferContext& ctx, size_t i) {
-  if (ctx.has_input(i) && ctx.type(i).kind == ir::ValueKind::kSequence) return absl::OkStatus();
+  if (ctx.has_input(i) && ctx.type(i).is_tensor_sequence()) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("input ", i, " must be a sequence, not ", ctx.has_input(i) ? ctx.type(i).ToString() : "absent"));
 }

@@ -2,7 +2,8 @@
 // over the C API (include/onnxrun/onnxrun_c.h) only, so it builds against any CPython's headers:
 //   s = onnxrun.Session("model.onnx", device="auto", precision="fp32", device_id=0)
 //   s.inputs, s.outputs      -> [{"name", "dtype" (numpy's name), "shape" (ints; str for named dims)}]
-//   s.run({"x": array})      -> {"y": array}   (numpy arrays in and out)
+//   s.run({"x": array})      -> {"y": array}   (numpy arrays in and out; strings as object
+//                               arrays of str; ZipMap's sequence of maps as a list of dicts)
 //   s.run({"x": cuda_tensor}, stream=None) -> {"y": onnxrun.DeviceArray}   (device tensors in and
 //                               out, no copies: python/device_array.h)
 //   s.explain()              -> the plan as a dict (the schema of `onnxrun --explain=json`)
@@ -48,7 +49,7 @@ OnnxrunDevice ParseDevice(const std::string& device) {
 py::dict InfoDict(const OnnxrunTensorInfo& info) {
   py::dict d;
   d["name"] = info.name;
-  d["dtype"] = info.dtype == 0 ? "non-tensor" : EntryOf(info.dtype).numpy;
+  d["dtype"] = info.dtype == 0 ? "non-tensor" : info.dtype == ONNXRUN_STRING ? "str" : EntryOf(info.dtype).numpy;
   if (info.rank < 0) {
     d["shape"] = py::none();
     return d;
@@ -61,6 +62,57 @@ py::dict InfoDict(const OnnxrunTensorInfo& info) {
   }
   d["shape"] = dims;
   return d;
+}
+
+bool IsStringArray(const py::array& array) {
+  const char kind = array.dtype().kind();
+  return kind == 'O' || kind == 'U' || kind == 'S';
+}
+
+// The elements of a numpy str / bytes / object array (str or bytes objects) as UTF-8 strings.
+std::vector<std::string> StringsOf(const py::array& array) {
+  std::vector<std::string> out;
+  for (const py::handle item : py::reinterpret_borrow<py::iterable>(array.attr("ravel")().attr("tolist")())) {
+    if (py::isinstance<py::bytes>(item)) {
+      out.push_back(item.cast<std::string>());
+    } else if (py::isinstance<py::str>(item)) {
+      out.push_back(item.cast<std::string>());
+    } else {
+      throw Error("a string input holds " + std::string(py::str(item.get_type())) + ", not str or bytes");
+    }
+  }
+  return out;
+}
+
+// A host output as a numpy array (a copy): strings as an object array of str.
+py::object ToArray(const OnnxrunTensor& out) {
+  const std::vector<int64_t> dims(out.dims, out.dims + out.rank);
+  if (out.dtype == ONNXRUN_STRING) {
+    py::array array(py::dtype("O"), dims);
+    py::object flat = array.attr("reshape")(-1);
+    const char* const* strings = static_cast<const char* const*>(out.data);
+    for (int64_t i = 0; i < py::len(flat); ++i) flat[py::int_(i)] = py::str(strings[i]);
+    return std::move(array);
+  }
+  const DTypeEntry& entry = EntryOf(out.dtype);
+  if (*entry.numpy == '\0') throw Error(std::string("output '") + out.name + "' is bfloat16, which numpy lacks");
+  return py::array(py::dtype(entry.numpy), dims, out.data);
+}
+
+// A sequence of maps (ZipMap's output) as a list of dicts {label: float}, as ONNX Runtime returns it.
+py::list MapsOf(const OnnxrunValues* values, size_t i) {
+  size_t count = 0;
+  Check(onnxrun_values_map_count(values, i, &count));
+  py::list maps;
+  for (size_t j = 0; j < count; ++j) {
+    OnnxrunTensor keys{}, map_values{};
+    Check(onnxrun_values_get_map(values, i, j, &keys, &map_values));
+    py::list key_list = ToArray(keys).attr("tolist")(), value_list = ToArray(map_values).attr("tolist")();
+    py::dict map;
+    for (size_t k = 0; k < key_list.size(); ++k) map[key_list[k]] = value_list[k];
+    maps.append(map);
+  }
+  return maps;
 }
 
 class PySession {
@@ -115,10 +167,21 @@ class PySession {
     std::vector<std::string> names;
     names.reserve(feeds.size());
     std::vector<OnnxrunTensor> tensors;
+    std::deque<std::vector<std::string>> strings;  // string inputs' elements, and their pointers
+    std::deque<std::vector<const char*>> string_ptrs;
     for (const auto& [key, value] : feeds) {
       names.push_back(py::str(key));
       py::array array = py::array::ensure(value, py::array::c_style);
       if (!array) throw Error("input '" + names.back() + "' is not an array");
+      if (IsStringArray(array)) {
+        strings.push_back(StringsOf(array));
+        string_ptrs.emplace_back();
+        for (const std::string& e : strings.back()) string_ptrs.back().push_back(e.c_str());
+        dims.emplace_back(array.shape(), array.shape() + array.ndim());
+        tensors.push_back(
+            {names.back().c_str(), ONNXRUN_STRING, dims.back().data(), dims.back().size(), string_ptrs.back().data()});
+        continue;
+      }
       const DTypeEntry* entry = EntryOfNumpy(py::str(array.dtype()));
       if (entry == nullptr)
         throw Error("input '" + names.back() + "': numpy dtype " + std::string(py::str(array.dtype())) +
@@ -138,12 +201,13 @@ class PySession {
     SharedValues owned(values, onnxrun_values_free);
     py::dict result;
     for (size_t i = 0; i < onnxrun_values_count(values); ++i) {
+      if (onnxrun_values_kind(values, i) == ONNXRUN_VALUE_MAPS) {
+        result[py::str(onnxrun_session_output_name(session_.get(), i))] = MapsOf(values, i);
+        continue;
+      }
       OnnxrunTensor out{};
       Check(onnxrun_values_get(values, i, &out));
-      const DTypeEntry& entry = EntryOf(out.dtype);
-      if (*entry.numpy == '\0') throw Error(std::string("output '") + out.name + "' is bfloat16, which numpy lacks");
-      result[py::str(out.name)] =
-          py::array(py::dtype(entry.numpy), std::vector<int64_t>(out.dims, out.dims + out.rank), out.data);  // copies
+      result[py::str(out.name)] = ToArray(out);
     }
     return result;
   }

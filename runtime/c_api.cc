@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,7 +35,9 @@ struct OnnxrunSession {
 struct OnnxrunValues {
   std::vector<runtime::NamedTensor> tensors;          // host outputs
   std::vector<runtime::NamedDeviceBuffer> on_device;  // device outputs (run_device)
-  cudaEvent_t written = nullptr;                      // recorded after the device outputs
+  // The C view of each string tensor among the host outputs (a map's keys too), by its elements.
+  std::map<const std::string*, std::vector<const char*>> string_views;
+  cudaEvent_t written = nullptr;  // recorded after the device outputs
   ~OnnxrunValues() {
     if (written != nullptr) cudaEventDestroy(written);
   }
@@ -76,7 +79,7 @@ absl::StatusOr<runtime::SessionOptions> ToOptions(const OnnxrunOptions* options)
 std::unique_ptr<CTensorInfo> ToCInfo(const runtime::TensorInfo& info) {
   auto c = std::make_unique<CTensorInfo>();
   const ir::TensorType& type = info.type;
-  const bool numeric = type.is_tensor() && type.dtype != ir::DType::kString && ir::IsSupportedDType(type.dtype);
+  const bool tensor = type.is_tensor() && (type.dtype == ir::DType::kString || ir::IsSupportedDType(type.dtype));
   if (type.shape) {
     for (const ir::Dim& dim : *type.shape) {
       c->dims.push_back(dim.known() ? dim.value : -1);
@@ -84,17 +87,18 @@ std::unique_ptr<CTensorInfo> ToCInfo(const runtime::TensorInfo& info) {
     }
   }
   for (const std::string& name : c->names) c->name_ptrs.push_back(name.c_str());
-  c->view = OnnxrunTensorInfo{info.name.c_str(), numeric ? static_cast<int>(type.dtype) : 0,
+  c->view = OnnxrunTensorInfo{info.name.c_str(), tensor ? static_cast<int>(type.dtype) : 0,
                               type.shape ? static_cast<int64_t>(type.shape->size()) : -1, c->dims.data(),
                               c->name_ptrs.data()};
   return c;
 }
 
-// The dtype and dims of a C tensor, checked; `where` names it in errors.
-absl::Status CheckCTensor(const OnnxrunTensor& in, const std::string& where, std::vector<int64_t>& dims) {
+// The dtype and dims of a C tensor, checked; `where` names it in errors. Strings only on the host.
+absl::Status CheckCTensor(const OnnxrunTensor& in, const std::string& where, std::vector<int64_t>& dims,
+                          bool host = false) {
   if (in.rank > 0 && in.dims == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": dims is NULL"));
   const auto dtype = static_cast<ir::DType>(in.dtype);
-  if (!ir::IsSupportedDType(dtype) || dtype == ir::DType::kString) {
+  if (!(ir::IsSupportedDType(dtype) || (host && dtype == ir::DType::kString))) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": unsupported dtype ", static_cast<int>(in.dtype)));
   }
   dims.assign(in.dims, in.dims + in.rank);
@@ -134,14 +138,51 @@ absl::StatusOr<std::vector<runtime::NamedDeviceBuffer>> ToDeviceBuffers(const On
   return buffers;
 }
 
+// A C string tensor (data: an array of NUL-terminated strings) copied into an ir::Tensor.
+absl::StatusOr<runtime::NamedTensor> ToStringTensor(const OnnxrunTensor& in, const std::string& where,
+                                                    std::vector<int64_t> dims) {
+  absl::StatusOr<ir::Tensor> tensor = ir::Tensor::Create(ir::DType::kString, std::move(dims));
+  if (!tensor.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", tensor.status().message()));
+  const char* const* strings = static_cast<const char* const*>(in.data);
+  for (int64_t i = 0; i < tensor->num_elements(); ++i) {
+    if (strings[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": string ", i, " is NULL"));
+    tensor->mutable_strings()[i] = strings[i];
+  }
+  return runtime::NamedTensor{in.name, *std::move(tensor)};
+}
+
+// Pointers to the characters of every string tensor among `values`' host outputs and map keys, so
+// that their views stay valid as long as the values.
+void IndexStrings(OnnxrunValues& values) {
+  auto index = [&](const ir::Tensor& t) {
+    if (t.strings() == nullptr || values.string_views.count(t.strings())) return;
+    std::vector<const char*>& view = values.string_views[t.strings()];
+    for (int64_t i = 0; i < t.num_elements(); ++i) view.push_back(t.strings()[i].c_str());
+  };
+  for (const runtime::NamedTensor& out : values.tensors) {
+    index(out.tensor);
+    for (const ir::Tensor& map : out.tensor.is_map_sequence() ? out.tensor.elements() : std::vector<ir::Tensor>{}) {
+      index(map.map_keys());
+    }
+  }
+}
+
+// The C view of a dense host tensor (strings through their index).
+OnnxrunTensor ToCTensor(const OnnxrunValues& values, const char* name, const ir::Tensor& t) {
+  const void* data = t.raw_data();
+  if (t.strings() != nullptr) data = values.string_views.at(t.strings()).data();
+  return OnnxrunTensor{name, static_cast<OnnxrunDType>(t.dtype()), t.shape().data(), t.shape().size(), data};
+}
+
 // The caller's host tensor, borrowed for the call (not copied); an error for a null pointer, a bad
 // dtype or dims.
 absl::StatusOr<runtime::NamedTensor> ToNamedTensor(const OnnxrunTensor& in, size_t index) {
   const std::string where = TensorWhere("input", in, index);
   if (in.name == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
   std::vector<int64_t> dims;
-  absl::Status checked = CheckCTensor(in, where, dims);
+  absl::Status checked = CheckCTensor(in, where, dims, /*host=*/true);
   if (!checked.ok()) return checked;
+  if (in.dtype == ONNXRUN_STRING) return ToStringTensor(in, where, std::move(dims));
   std::shared_ptr<uint8_t[]> borrowed(static_cast<uint8_t*>(const_cast<void*>(in.data)), [](uint8_t*) {});
   absl::StatusOr<ir::Tensor> tensor =
       ir::Tensor::FromBuffer(static_cast<ir::DType>(in.dtype), std::move(dims), std::move(borrowed));
@@ -252,7 +293,10 @@ OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunT
       }
     }
   }
-  *outputs = new OnnxrunValues{*std::move(results)};
+  auto values = std::make_unique<OnnxrunValues>();
+  values->tensors = *std::move(results);
+  IndexStrings(*values);
+  *outputs = values.release();
   return nullptr;
 }
 
@@ -316,12 +360,42 @@ OnnxrunStatus* onnxrun_values_get(const OnnxrunValues* values, size_t i, Onnxrun
     return nullptr;
   }
   const runtime::NamedTensor& out = values->tensors[i];
-  if (!out.tensor.is_dense() || out.tensor.dtype() == ir::DType::kString) {
-    return ToC(absl::UnimplementedError(
-        absl::StrCat("output '", out.name, "' is not a dense numeric tensor; the C API returns only those")));
+  if (!out.tensor.is_dense()) {
+    return ToC(absl::UnimplementedError(absl::StrCat("output '", out.name, "' is ", out.tensor.Describe(),
+                                                     ", not a tensor (onnxrun_values_kind says which)")));
   }
-  *tensor = OnnxrunTensor{out.name.c_str(), static_cast<OnnxrunDType>(out.tensor.dtype()), out.tensor.shape().data(),
-                          out.tensor.shape().size(), out.tensor.raw_data()};
+  *tensor = ToCTensor(*values, out.name.c_str(), out.tensor);
+  return nullptr;
+}
+
+OnnxrunValueKind onnxrun_values_kind(const OnnxrunValues* values, size_t i) {
+  if (values == nullptr || i >= onnxrun_values_count(values)) return ONNXRUN_VALUE_OTHER;
+  if (!values->on_device.empty()) return ONNXRUN_VALUE_TENSOR;
+  const ir::Tensor& t = values->tensors[i].tensor;
+  if (t.is_dense()) return ONNXRUN_VALUE_TENSOR;
+  // An empty sequence of a seq(map) output is a sequence of no maps.
+  return t.is_map_sequence() || (t.is_sequence() && t.elements().empty()) ? ONNXRUN_VALUE_MAPS : ONNXRUN_VALUE_OTHER;
+}
+
+OnnxrunStatus* onnxrun_values_map_count(const OnnxrunValues* values, size_t i, size_t* count) {
+  if (values == nullptr || count == nullptr) return ToC(absl::InvalidArgumentError("values or count is NULL"));
+  if (onnxrun_values_kind(values, i) != ONNXRUN_VALUE_MAPS) {
+    return ToC(absl::InvalidArgumentError(absl::StrCat("output ", i, " is not a sequence of maps")));
+  }
+  *count = values->tensors[i].tensor.elements().size();
+  return nullptr;
+}
+
+OnnxrunStatus* onnxrun_values_get_map(const OnnxrunValues* values, size_t i, size_t j, OnnxrunTensor* keys,
+                                      OnnxrunTensor* map_values) {
+  size_t count = 0;
+  if (keys == nullptr || map_values == nullptr) return ToC(absl::InvalidArgumentError("keys or map_values is NULL"));
+  if (OnnxrunStatus* status = onnxrun_values_map_count(values, i, &count)) return status;
+  if (j >= count) return ToC(absl::OutOfRangeError(absl::StrCat("map ", j, " of ", count)));
+  const runtime::NamedTensor& out = values->tensors[i];
+  const ir::Tensor& map = out.tensor.elements()[j];
+  *keys = ToCTensor(*values, out.name.c_str(), map.map_keys());
+  *map_values = ToCTensor(*values, out.name.c_str(), map.map_values());
   return nullptr;
 }
 

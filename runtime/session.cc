@@ -49,9 +49,11 @@ absl::Status CheckDType(const TensorInfo& info, ir::DType dtype) {
 absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::map<std::string, int64_t>& symbols) {
   absl::Status dtype = CheckDType(info, tensor.dtype());
   if (!dtype.ok()) return dtype;
-  const bool kind_fits = tensor.is_sequence() ? info.type.kind == ir::ValueKind::kSequence
-                         : tensor.is_none()   ? info.type.optional
-                                              : info.type.kind == ir::ValueKind::kTensor;
+  const bool kind_fits = tensor.is_sequence()
+                             ? info.type.kind == ir::ValueKind::kSequence &&
+                                   tensor.is_map_sequence() == (info.type.map_key != ir::DType::kUndefined)
+                         : tensor.is_none() ? info.type.optional
+                                            : info.type.kind == ir::ValueKind::kTensor;
   if (!kind_fits) {
     return absl::InvalidArgumentError(
         absl::StrCat("input '", info.name, "' is ", tensor.Describe(), ", the model expects ", info.type.ToString()));

@@ -47,7 +47,8 @@ typedef enum {
   ONNXRUN_INT16 = 5,
   ONNXRUN_INT32 = 6,
   ONNXRUN_INT64 = 7,
-  ONNXRUN_BOOL = 9, /* one byte per element, 0 or 1 */
+  ONNXRUN_STRING = 8, /* host tensors only: data is an array of NUL-terminated strings (const char*) */
+  ONNXRUN_BOOL = 9,   /* one byte per element, 0 or 1 */
   ONNXRUN_FLOAT16 = 10,
   ONNXRUN_FLOAT64 = 11,
   ONNXRUN_UINT32 = 12,
@@ -70,8 +71,8 @@ typedef struct {
   const void* data; /* the product of dims elements of dtype */
 } OnnxrunTensor;
 
-/* What a model input or output is. dtype 0 when it is not a dense numeric tensor (a sequence, an
- * optional, strings); rank -1 when unknown; dims[d] -1 for a dim known only by name (dim_names[d],
+/* What a model input or output is. dtype 0 when it is not a tensor (a sequence, an optional); rank -1 when unknown;
+ * dims[d] -1 for a dim known only by name (dim_names[d],
  * "" for fixed or unnamed dims). Borrowed from the session. */
 typedef struct {
   const char* name;
@@ -126,9 +127,19 @@ int onnxrun_values_on_device(const OnnxrunValues* values);
 OnnxrunStatus* onnxrun_values_ready_on(const OnnxrunValues* values, void* cuda_stream);
 
 size_t onnxrun_values_count(const OnnxrunValues* values);
-/* A borrowed view of output i; an error for i out of range or an output that is not a dense tensor
- * (a sequence, an empty optional, strings). */
+/* A borrowed view of output i (valid until onnxrun_values_free); an error for i out of range or an
+ * output that is not a tensor (a sequence, an empty optional). */
 OnnxrunStatus* onnxrun_values_get(const OnnxrunValues* values, size_t i, OnnxrunTensor* tensor);
+
+/* What output i holds: a tensor (onnxrun_values_get), a sequence of maps (ZipMap's {label: score}
+ * per row: onnxrun_values_map_count / onnxrun_values_get_map), or another kind the C API does not
+ * return (a sequence of tensors, an empty optional; also for i out of range). */
+typedef enum { ONNXRUN_VALUE_TENSOR = 0, ONNXRUN_VALUE_MAPS = 1, ONNXRUN_VALUE_OTHER = 2 } OnnxrunValueKind;
+OnnxrunValueKind onnxrun_values_kind(const OnnxrunValues* values, size_t i);
+OnnxrunStatus* onnxrun_values_map_count(const OnnxrunValues* values, size_t i, size_t* count);
+/* Map j of output i: borrowed 1-D views of its keys (ONNXRUN_INT64 or ONNXRUN_STRING) and values. */
+OnnxrunStatus* onnxrun_values_get_map(const OnnxrunValues* values, size_t i, size_t j, OnnxrunTensor* keys,
+                                      OnnxrunTensor* map_values);
 void onnxrun_values_free(OnnxrunValues* values);
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 // The CPU kernels of the ai.onnx.ml feature transforms: Normalizer, Scaler, Imputer, OneHotEncoder,
-// CategoryMapper and FeatureVectorizer (inference in ops/ml_ops.cc), as ONNX Runtime computes them.
+// CategoryMapper, FeatureVectorizer and ZipMap (inference in ops/ml_ops.cc), as ONNX Runtime computes them.
 // They run on the host on every backend.
 #include <cmath>
 #include <limits>
@@ -178,6 +178,31 @@ absl::Status FeatureVectorizer(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Row r of [N, C] (or the one row of [C]) -> map {label[c]: x[r, c]}; the labels are shared by
+// every map (int64 or string, whichever attribute is given).
+absl::Status ZipMap(KernelContext& ctx) {
+  const ir::Tensor& x = *ctx.input(0);
+  const std::vector<int64_t> ints = ctx.attrs().GetInts("classlabels_int64s");
+  const ir::Tensor labels = ints.empty() ? ir::Tensor::FromStrings(ctx.attrs().GetStrings("classlabels_strings"))
+                                         : ir::Tensor::FromInt64s(ints);
+  const int64_t columns = labels.num_elements();
+  if (x.rank() < 1 || x.rank() > 2 || x.shape().back() != columns) {
+    return absl::InvalidArgumentError(absl::StrCat("ZipMap takes [N, ", columns, "], not ", x.Describe()));
+  }
+  const int64_t rows = x.rank() == 1 ? 1 : x.shape()[0];  // as many maps as the input has rows: no limit
+  std::vector<ir::Tensor> maps;
+  maps.reserve(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    ir::Tensor values = ir::Tensor::FromFloats(
+        std::vector<float>(x.data<float>() + r * columns, x.data<float>() + (r + 1) * columns), {columns});
+    absl::StatusOr<ir::Tensor> map = ir::Tensor::Map(labels, std::move(values));
+    if (!map.ok()) return map.status();
+    maps.push_back(*std::move(map));
+  }
+  *ctx.output(0) = ir::Tensor::Sequence(ir::DType::kFloat32, std::move(maps));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<KernelDef> MlTransformKernels() {
@@ -188,6 +213,7 @@ std::vector<KernelDef> MlTransformKernels() {
       {"ai.onnx.ml.OneHotEncoder", OneHotEncoder},
       {"ai.onnx.ml.CategoryMapper", CategoryMapper},
       {"ai.onnx.ml.FeatureVectorizer", FeatureVectorizer},
+      {"ai.onnx.ml.ZipMap", ZipMap},
   };
 }
 

@@ -39,6 +39,7 @@ absl::Status OptionalGetElement(KernelContext& ctx) {
 // Body input j for iteration i: element i of a sequence input, a tensor input as it is.
 absl::StatusOr<const ir::Tensor*> MapArgument(const ir::Tensor& input, size_t i, size_t length) {
   if (!input.is_sequence()) return &input;
+  if (input.is_map_sequence()) return absl::InvalidArgumentError("a sequence of maps cannot be mapped over");
   if (input.elements().size() != length) {
     return absl::InvalidArgumentError(
         absl::StrCat("the input sequences differ in length: ", input.elements().size(), " and ", length));

@@ -18,8 +18,9 @@ absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentE
 
 absl::StatusOr<const ir::Tensor*> SequenceInput(const KernelContext& ctx, size_t i) {
   const ir::Tensor* t = ctx.input(i);
-  if (t == nullptr || !t->is_sequence()) {
-    return Invalid(absl::StrCat("input ", i, " must be a sequence, not ", t == nullptr ? "absent" : t->Describe()));
+  if (t == nullptr || !t->is_sequence() || t->is_map_sequence()) {
+    return Invalid(
+        absl::StrCat("input ", i, " must be a sequence of tensors, not ", t == nullptr ? "absent" : t->Describe()));
   }
   return t;
 }

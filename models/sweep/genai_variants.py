@@ -4,7 +4,8 @@ grouped and multi-query heads; separate or packed QKV; rotary, interleaved or no
 token's position or at position_ids, over all or part of a head; a local window; softcap; smooth
 softmax; a custom scale; a shared past/present buffer longer than the sequence; per-sequence
 lengths in a batch; float16) and RotaryEmbedding (3-D and 4-D, interleaved, partial, a start
-position), each with ONNX Runtime's outputs, in the ONNX test layout.
+position) and GatherBlockQuantized (uint8 with 4 or 8 bits, int4, uint4; zero points or not; other
+axes), each with ONNX Runtime's outputs, in the ONNX test layout.
 
   python3 models/sweep/genai_variants.py OUT_DIR && onnxrun test OUT_DIR
 
@@ -25,13 +26,15 @@ MS = "com.microsoft"
 written = 0
 
 
-def save(name, node, feeds, outputs):
+def save(name, node, feeds, outputs, initializers=(), out_dtype=None):
+    """`out_dtype`: the outputs' numpy dtype (default: the first feed's)."""
     global written
     to_type = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16, np.int32: TensorProto.INT32,
                np.int64: TensorProto.INT64}
     ins = [helper.make_tensor_value_info(n, to_type[v.dtype.type], v.shape) for n, v in feeds.items()]
-    outs = [helper.make_tensor_value_info(n, to_type[feeds[next(iter(feeds))].dtype.type], None) for n in outputs]
-    model = helper.make_model(helper.make_graph([node], name, ins, outs),
+    out_type = to_type[(out_dtype or feeds[next(iter(feeds))].dtype).type]
+    outs = [helper.make_tensor_value_info(n, out_type, None) for n in outputs]
+    model = helper.make_model(helper.make_graph([node], name, ins, outs, list(initializers)),
                               opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
@@ -102,6 +105,32 @@ def rotary(name, shape, heads=0, half=4, interleaved=0, start=False, dim=0):
     save("rotary_" + name, node, feeds, ["output"])
 
 
+def gather_quantized(name, dims, data_type=TensorProto.UINT8, bits=4, block=16, quantize_axis=-1, gather_axis=0,
+                     zero_points=False, indices=(3, 0, 3), dtype=np.float32):
+    """A quantized table (initializers) gathered by int64 indices; dims are the logical dims."""
+    qa = quantize_axis % len(dims)
+    blocks = list(dims)
+    blocks[qa] = -(-dims[qa] // block)
+    lo, hi = {TensorProto.INT4: (-8, 8), TensorProto.UINT4: (0, 16), TensorProto.UINT8: (0, 1 << bits)}[data_type]
+    codes = rng.integers(lo, hi, dims)
+    zps = rng.integers(lo, hi, blocks)
+    def table(name, values):
+        if data_type != TensorProto.UINT8 or bits == 8:
+            return helper.make_tensor(name, data_type, values.shape, values.flatten().tolist())
+        if values.shape[-1] % 2:
+            values = np.concatenate([values, np.zeros(values.shape[:-1] + (1,), values.dtype)], -1)
+        packed = (values[..., 0::2] | (values[..., 1::2] << 4)).astype(np.uint8)
+        return numpy_helper.from_array(packed, name)
+    inits = [table("data", codes), numpy_helper.from_array((rng.random(blocks) * 0.2 + 0.01).astype(dtype), "scales")]
+    inputs = ["data", "indices", "scales"]
+    if zero_points:
+        inits.append(table("zero_points", zps))
+        inputs.append("zero_points")
+    node = helper.make_node("GatherBlockQuantized", inputs, ["y"], domain=MS, bits=bits, block_size=block,
+                            quantize_axis=quantize_axis, gather_axis=gather_axis)
+    save("gather_block_quantized_" + name, node, {"indices": np.array(indices, np.int64)}, ["y"], inits, np.dtype(dtype))
+
+
 gqa("prompt")
 gqa("prompt_mqa", heads=4, kv_heads=1)
 gqa("prompt_packed", packed=True)
@@ -125,4 +154,14 @@ rotary("bsd_derived_heads", (2, 5, 32))
 rotary("bnsh", (2, 4, 5, 8))
 rotary("interleaved_partial", (2, 5, 32), heads=2, half=4, interleaved=1, dim=8)
 rotary("start", (2, 5, 32), heads=4, start=True)
+gather_quantized("uint8_bits4", (5, 64))
+gather_quantized("uint8_bits4_zero_points", (5, 48), zero_points=True, block=32)
+gather_quantized("uint8_bits4_odd_blocks_zero_points", (4, 96), zero_points=True, block=32, indices=((1, 2), (3, 0)))
+gather_quantized("uint8_bits8", (6, 32), bits=8)
+gather_quantized("uint8_bits8_zero_points_fp16", (6, 32), bits=8, zero_points=True, dtype=np.float16)
+gather_quantized("int4", (5, 32), data_type=TensorProto.INT4, quantize_axis=1)
+gather_quantized("uint4_zero_points", (5, 32), data_type=TensorProto.UINT4, quantize_axis=1, zero_points=True)
+gather_quantized("int4_axis0_gather1", (32, 4), data_type=TensorProto.INT4, quantize_axis=0, gather_axis=1,
+                 zero_points=True, indices=(1, 3))
+gather_quantized("int4_3d", (3, 16, 4), data_type=TensorProto.INT4, quantize_axis=1, indices=(2, -1))
 print(f"wrote {written} cases to {OUT}")

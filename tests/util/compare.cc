@@ -15,6 +15,15 @@ std::string CompareTensors(const ir::Tensor& actual, const ir::Tensor& expected,
     return absl::StrCat("shape ", ir::ShapeToString(actual.shape()), " != expected ",
                         ir::ShapeToString(expected.shape()));
   }
+  if (expected.strings() != nullptr) {  // strings: each equal
+    for (int64_t i = 0; i < expected.num_elements(); ++i) {
+      if (actual.strings()[i] != expected.strings()[i]) {
+        return absl::StrCat("string ", i, " is \"", actual.strings()[i], "\", expected \"", expected.strings()[i],
+                            "\"");
+      }
+    }
+    return "";
+  }
   const bool exact = !ir::IsFloatingPoint(expected.dtype());
   int64_t bad = 0, worst = -1;
   double worst_excess = 0;

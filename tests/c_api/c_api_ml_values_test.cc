@@ -1,0 +1,121 @@
+// The C API on scikit-learn models: string tensors in (ONNXRUN_STRING, an array of C strings) and
+// out, and ZipMap's sequence of maps (onnxrun_values_kind / _map_count / _get_map), against ONNX
+// Runtime's stored outputs of models/sklearn_ml_ops and tests/zipmap/cases, every element and map.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "importer/tensor_proto.h"
+#include "importer/value_proto.h"
+#include "onnxrun/onnxrun_c.h"
+#include "tests/util/compare.h"
+
+namespace {
+
+std::string Consume(OnnxrunStatus* status) {
+  std::string message = status == nullptr ? "" : onnxrun_status_message(status);
+  onnxrun_status_free(status);
+  return message;
+}
+
+// An ir::Tensor from a borrowed C view (strings copied out of their C array).
+ir::Tensor FromC(const OnnxrunTensor& t) {
+  const std::vector<int64_t> dims(t.dims, t.dims + t.rank);
+  ir::Tensor out = *ir::Tensor::Create(static_cast<ir::DType>(t.dtype), dims);
+  if (t.dtype == ONNXRUN_STRING) {
+    for (int64_t i = 0; i < out.num_elements(); ++i)
+      out.mutable_strings()[i] = static_cast<const char* const*>(t.data)[i];
+  } else {
+    std::memcpy(out.raw_data(), t.data, out.byte_size());
+  }
+  return out;
+}
+
+// Runs `dir`/model.onnx through the C API on its test_data_set_0 inputs and compares every output.
+void ExpectMatchesStoredOutputs(const std::string& dir) {
+  SCOPED_TRACE(dir);
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
+  OnnxrunSession* session = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_create((dir + "/model.onnx").c_str(), &options, &session)), "");
+  std::vector<ir::Tensor> inputs;
+  std::vector<std::vector<const char*>> string_ptrs(onnxrun_session_input_count(session));
+  std::vector<OnnxrunTensor> views;
+  for (size_t i = 0; i < onnxrun_session_input_count(session); ++i) {
+    absl::StatusOr<ir::Tensor> x =
+        importer::ReadTensorProtoFile(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+    ASSERT_TRUE(x.ok()) << x.status();
+    inputs.push_back(*std::move(x));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Tensor& x = inputs[i];
+    const void* data = x.raw_data();
+    if (x.strings() != nullptr) {
+      for (int64_t e = 0; e < x.num_elements(); ++e) string_ptrs[i].push_back(x.strings()[e].c_str());
+      data = string_ptrs[i].data();
+    }
+    views.push_back({onnxrun_session_input_name(session, i), static_cast<OnnxrunDType>(x.dtype()), x.shape().data(),
+                     x.shape().size(), data});
+  }
+  OnnxrunValues* outputs = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_run(session, views.data(), views.size(), &outputs)), "");
+  for (size_t i = 0; i < onnxrun_values_count(outputs); ++i) {
+    const std::string path = dir + "/test_data_set_0/output_" + std::to_string(i) + ".pb";
+    const std::string name = onnxrun_session_output_name(session, i);
+    if (onnxrun_values_kind(outputs, i) == ONNXRUN_VALUE_MAPS) {
+      absl::StatusOr<ir::Tensor> want = importer::ReadValueFile(path, ir::TensorType::Sequence(ir::DType::kFloat32));
+      ASSERT_TRUE(want.ok()) << want.status();
+      size_t count = 0;
+      ASSERT_EQ(Consume(onnxrun_values_map_count(outputs, i, &count)), "");
+      ASSERT_EQ(count, want->elements().size()) << name;
+      for (size_t j = 0; j < count; ++j) {
+        OnnxrunTensor keys{}, values{};
+        ASSERT_EQ(Consume(onnxrun_values_get_map(outputs, i, j, &keys, &values)), "");
+        const ir::Tensor& map = want->elements()[j];
+        EXPECT_EQ(testing_util::CompareTensors(FromC(keys), map.map_keys(), {}), "") << name << "[" << j << "]";
+        EXPECT_EQ(testing_util::CompareTensors(FromC(values), map.map_values(), {.rtol = 1e-4, .atol = 1e-6}), "")
+            << name << "[" << j << "]";
+      }
+      continue;
+    }
+    OnnxrunTensor got{};
+    ASSERT_EQ(Consume(onnxrun_values_get(outputs, i, &got)), "") << name;
+    absl::StatusOr<ir::Tensor> want = importer::ReadTensorProtoFile(path);
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(testing_util::CompareTensors(FromC(got), *want, {.rtol = 1e-4, .atol = 1e-5}), "") << name;
+  }
+  onnxrun_values_free(outputs);
+  onnxrun_session_free(session);
+}
+
+TEST(CApiMlValues, StringsInAndOut) { ExpectMatchesStoredOutputs("models/sklearn_ml_ops"); }
+
+TEST(CApiMlValues, ZipMapIntLabels) { ExpectMatchesStoredOutputs("tests/zipmap/cases/logreg_int_labels"); }
+
+TEST(CApiMlValues, ZipMapStringLabels) { ExpectMatchesStoredOutputs("tests/zipmap/cases/forest_string_labels"); }
+
+TEST(CApiMlValues, ZipMapByHand) { ExpectMatchesStoredOutputs("tests/zipmap/cases/handwritten"); }
+
+TEST(CApiMlValues, MapAccessorsRefuseOtherOutputsAndBadIndices) {
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
+  OnnxrunSession* session = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_create("tests/zipmap/cases/handwritten/model.onnx", &options, &session)), "");
+  const float scores[8] = {1, 2, 3, 4, 5, 6, 7, 8}, row[3] = {1, 2, 3};
+  const int64_t scores_dims[2] = {2, 4}, row_dims[1] = {3};
+  const OnnxrunTensor inputs[2] = {{"scores", ONNXRUN_FLOAT32, scores_dims, 2, scores},
+                                   {"row", ONNXRUN_FLOAT32, row_dims, 1, row}};
+  OnnxrunValues* outputs = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_run(session, inputs, 2, &outputs)), "");
+  OnnxrunTensor tensor{}, keys{}, values{};
+  EXPECT_NE(Consume(onnxrun_values_get(outputs, 0, &tensor)).find("seq(map(string,float32)) of 2"), std::string::npos);
+  EXPECT_NE(Consume(onnxrun_values_get_map(outputs, 0, 2, &keys, &values)).find("map 2 of 2"), std::string::npos);
+  EXPECT_EQ(onnxrun_values_kind(outputs, 5), ONNXRUN_VALUE_OTHER);
+  ASSERT_EQ(Consume(onnxrun_values_get_map(outputs, 1, 0, &keys, &values)), "");
+  ASSERT_EQ(keys.dtype, ONNXRUN_INT64);
+  EXPECT_EQ(static_cast<const int64_t*>(keys.data)[2], 7);
+  EXPECT_EQ(static_cast<const float*>(values.data)[2], 3.0f);
+  onnxrun_values_free(outputs);
+  onnxrun_session_free(session);
+}
+
+}  // namespace

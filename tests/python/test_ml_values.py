@@ -1,0 +1,77 @@
+"""The Python package on scikit-learn models: string tensors in and out (numpy object arrays of str)
+and ZipMap's sequence of maps (a list of dicts, as ONNX Runtime returns it), against ONNX Runtime's
+stored outputs of models/sklearn_ml_ops and tests/zipmap/cases (every element, every map).
+Run by tests/python/pytest_test.sh with PYTHONPATH holding onnxrun.so."""
+import glob
+import os
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+import pytest
+
+import onnxrun
+
+ROOT = os.environ.get("ONNXRUN_REPO", ".")
+
+
+def read_value(path):
+    """A stored input or output: an array (TensorProto) or a list of dicts (SequenceProto of maps)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    sequence = onnx.SequenceProto()
+    try:
+        sequence.ParseFromString(data)
+        if sequence.elem_type == onnx.SequenceProto.MAP:
+            return [{(k.decode() if isinstance(k, bytes) else k): onnx.numpy_helper.to_array(v).item()
+                     for k, v in zip(list(m.string_keys) or list(m.keys), m.values.tensor_values)}
+                    for m in sequence.map_values]
+    except Exception:  # not a SequenceProto: a TensorProto
+        pass
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(data)
+    array = onnx.numpy_helper.to_array(tensor)
+    return array.astype(object) if array.dtype.kind in "OSU" else array
+
+
+def case(folder):
+    files = lambda kind: sorted(glob.glob(os.path.join(folder, "test_data_set_0", f"{kind}_*.pb")),
+                                key=lambda p: int(p.rsplit("_", 1)[1].split(".")[0]))
+    return [read_value(p) for p in files("input")], [read_value(p) for p in files("output")]
+
+
+def assert_same(got, want, name):
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), name
+        for row_got, row_want in zip(got, want):
+            assert list(row_got) == list(row_want), name  # the labels, in order
+            np.testing.assert_allclose(list(row_got.values()), list(row_want.values()), rtol=1e-4, atol=1e-6,
+                                       err_msg=name)
+    elif want.dtype == object:
+        assert got.dtype == object and got.shape == want.shape, name
+        assert [str(s) for s in got.ravel()] == [s.decode() if isinstance(s, bytes) else s for s in want.ravel()], name
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+MODELS = [os.path.join(ROOT, "models/sklearn_ml_ops")] + sorted(glob.glob(os.path.join(ROOT, "tests/zipmap/cases/*")))
+
+
+@pytest.mark.parametrize("folder", MODELS, ids=os.path.basename)
+def test_matches_onnx_runtime(folder):
+    session = onnxrun.Session(os.path.join(folder, "model.onnx"), device="cpu")
+    inputs, outputs = case(folder)
+    got = session.run({info["name"]: x for info, x in zip(session.inputs, inputs)})
+    assert [o["name"] for o in session.outputs] == list(got)
+    for info, want in zip(session.outputs, outputs):
+        assert_same(got[info["name"]], want, info["name"])
+
+
+def test_string_metadata_and_bad_string_input():
+    session = onnxrun.Session(os.path.join(ROOT, "models/sklearn_ml_ops/model.onnx"), device="cpu")
+    assert {i["name"]: i["dtype"] for i in session.inputs}["S"] == "str"
+    inputs, _ = case(os.path.join(ROOT, "models/sklearn_ml_ops"))
+    feeds = {info["name"]: x for info, x in zip(session.inputs, inputs)}
+    feeds["S"] = np.array([[1.5]] * len(feeds["S"]), dtype=object)
+    with pytest.raises(onnxrun.Error, match="not str or bytes"):
+        session.run(feeds)
