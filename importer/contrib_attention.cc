@@ -232,6 +232,57 @@ absl::Status EmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node
   return absl::OkStatus();
 }
 
+// DequantizeLinear(q, scale, zero_point?) with its type set (the scale's dtype, q's shape), so the
+// rewrites that read types see it; a scale of more than one element is per column (axis 1).
+ValueId PrependDequantized(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId q, ValueId scale,
+                           ValueId zero_point) {
+  std::vector<ValueId> inputs = {q, scale};
+  if (zero_point != kNoValue) inputs.push_back(zero_point);
+  const ValueId x = Prepend(graph, node, prefix, "DequantizeLinear", std::move(inputs));
+  const ir::TensorType& scale_type = graph.value(scale).type;
+  const bool per_column = scale_type.rank() == 1 && (*scale_type.shape)[0] != ir::Dim(1);
+  if (per_column) prefix.back().attrs.Set("axis", int64_t{1});
+  graph.value(x).type = ir::TensorType{scale_type.dtype, graph.value(q).type.shape};
+  return x;
+}
+
+// QAttention (ORT's dynamic quantization of an optimized transformer): input (with input_scale,
+// input_zero_point) and weight (weight_scale, weight_zero_point: per tensor or per column)
+// dequantized, then Attention as above (input @ weight + bias on the dequantized values, where ORT
+// multiplies the integers and scales the sums).
+absl::Status QAttentionToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  if (node.input(8) != kNoValue || (node.outputs.size() > 1 && node.outputs[1] != kNoValue)) {
+    return absl::UnimplementedError("QAttention with past / present state is not supported");
+  }
+  const ir::TensorType& weight = graph.value(node.input(1)).type;
+  if (node.attrs.GetInts("qkv_hidden_sizes").empty() && weight.rank() == 2 && (*weight.shape)[1].known()) {
+    node.attrs.Set("qkv_hidden_sizes", std::vector<int64_t>(3, (*weight.shape)[1].value / 3));
+  }
+  const ValueId x = PrependDequantized(graph, node, prefix, node.input(0), node.input(3), node.input(6));
+  const ValueId w = PrependDequantized(graph, node, prefix, node.input(1), node.input(4), node.input(7));
+  node.inputs = {x, w, node.input(2), node.input(5)};
+  return AttentionToStandard(graph, node, prefix);
+}
+
+// QEmbedLayerNormalization: the quantized tables, gamma and beta (each with its scale and zero
+// point, inputs 8-17) dequantized, then EmbedLayerNormalization as above.
+absl::Status QEmbedLayerNormToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  std::vector<ValueId> inputs = {node.input(0), node.input(1)};
+  for (size_t table : {2, 3, 4, 5, 6}) {  // its scale is input table + 6, its zero point table + 11
+    const size_t scale = table + 6, zero_point = scale + 5;
+    const bool present = node.input(table) != kNoValue;
+    if (present && node.input(scale) == kNoValue) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", table, " needs its scale (input ", scale, ")"));
+    }
+    inputs.push_back(
+        present ? PrependDequantized(graph, node, prefix, node.input(table), node.input(scale), node.input(zero_point))
+                : kNoValue);
+  }
+  inputs.push_back(node.input(7));
+  node.inputs = std::move(inputs);
+  return EmbedLayerNormToStandard(graph, node, prefix);
+}
+
 }  // namespace
 
 // The number of heads of a 3-D RotaryEmbedding input when num_heads is 0 (ORT derives it from the
@@ -295,6 +346,8 @@ std::map<std::string, Rewrite> AttentionContribRewrites() {
       {"com.microsoft.MultiHeadAttention", NeedsInputs({0, 1, 2}, MultiHeadAttentionToStandard)},
       {"com.microsoft.EmbedLayerNormalization", NeedsInputs({0, 2, 3, 5, 6}, EmbedLayerNormToStandard)},
       {"com.microsoft.RotaryEmbedding", NeedsInputs({0, 1, 2, 3}, ContribRotaryToRotary)},
+      {"com.microsoft.QAttention", NeedsInputs({0, 1, 3, 4}, QAttentionToStandard)},
+      {"com.microsoft.QEmbedLayerNormalization", NeedsInputs({0, 2, 3, 5, 6, 8, 9, 11, 12}, QEmbedLayerNormToStandard)},
   };
 }
 

@@ -7,7 +7,8 @@ ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
     form, the GELU forms, FusedMatMul, ORT's SimplifiedLayerNormalization), its fused
     CNN ops (FusedConv, FusedGemm) and its dynamic-quantized matmuls (DynamicQuantizeMatMul,
     MatMulIntegerToFloat, QGemm), the channels_last QLinear forms and the rarer ones
-    (QLinearWhere, contrib Q/DQ per axis), written node by node;
+    (QLinearWhere, contrib Q/DQ per axis), and what quantize_dynamic makes of an optimized BERT
+    (QAttention, QEmbedLayerNormalization), written node by node;
   ort_quantized_cnn: a small residual CNN with squeeze-excite, concat and pooling, quantized by
     ORT's own quantizer (quantize_static, QOperator format: QLinearConv, QLinearAdd, QLinearMul,
     QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearAveragePool,
@@ -15,6 +16,8 @@ ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
   ort_bert_optimized: a 2-layer BERT (hidden 32) from Hugging Face transformers, exported by
     torch.onnx (opset 13) and fused by ORT's transformers optimizer (EmbedLayerNormalization,
     Attention, SkipLayerNormalization, BiasGelu), as ORT users ship BERT;
+  ort_bert_quantized: that BERT quantized by ORT's quantize_dynamic (QAttention,
+    QEmbedLayerNormalization, MatMulInteger), as optimum's "optimize, then quantize" writes it;
   ort_matmul_nbits: an MLP quantized by ORT's weight-only quantizer (MatMulNBits, as ORT's and
     onnxruntime-genai's int4 LLMs carry it) and hand-written 8-, 2- and 4-bit MatMulNBits forms.
 Needs `python3 -m pip install onnx onnxruntime numpy sympy` and, for ort_bert_optimized, a Python
@@ -195,10 +198,53 @@ def attention_masks_part(rng, node):
         ("mha_self_out", TensorProto.FLOAT)]
 
 
+def quantized_attention_part(rng, node):
+    """What ORT's quantize_dynamic makes of an optimized BERT: QAttention (per-column weight scale and
+    zero point with a 2-D mask; per-tensor, unidirectional, with a 1-D mask) on an input from
+    DynamicQuantizeLinear, and QEmbedLayerNormalization (uint8 tables, gamma and beta)."""
+    u8 = lambda shape: rng.integers(0, 256, shape).astype(np.uint8)
+    f32 = lambda v: np.array(v, np.float32)
+    inits = weights(rng, [
+        # 7-bit weights: ORT's u8 x s8 kernels without VNNI saturate int16 pair sums of full-range ones
+        ("qatt_w", rng.integers(-63, 64, (16, 48)).astype(np.int8)), ("qatt_b", (48,), 0.1),
+        ("qatt_w_scale", rng.uniform(0.005, 0.02, 48).astype(np.float32)),
+        ("qatt_w_zero", rng.integers(-4, 4, 48).astype(np.int8)), ("qatt_w_scale1", f32(0.01)),
+        ("qatt_mask2", np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.int32)),
+        ("qatt_lengths", np.array([4, 2], np.int32)),
+        ("qe_word", u8((20, 16))), ("qe_pos", u8((8, 16))), ("qe_seg", u8((2, 16))), ("qe_gamma", u8(16)),
+        ("qe_beta", u8(16)), ("qe_word_s", f32(0.01)), ("qe_pos_s", f32(0.02)), ("qe_seg_s", f32(0.015)),
+        ("qe_gamma_s", f32(0.008)), ("qe_beta_s", f32(0.002)), ("qe_word_z", np.array(128, np.uint8)),
+        ("qe_pos_z", np.array(120, np.uint8)), ("qe_seg_z", np.array(130, np.uint8)),
+        ("qe_gamma_z", np.array(0, np.uint8)), ("qe_beta_z", np.array(128, np.uint8))])
+    nodes = [
+        node("DynamicQuantizeLinear", ["q_tokens"], ["q_tokens_u8", "q_tokens_scale", "q_tokens_zero"],
+             name="quantize_tokens"),
+        node("QAttention", ["q_tokens_u8", "qatt_w", "qatt_b", "q_tokens_scale", "qatt_w_scale", "qatt_mask2",
+                            "q_tokens_zero", "qatt_w_zero"], ["qatt_out"], domain=MS, name="qattention_per_column",
+             num_heads=4),
+        node("QAttention", ["q_tokens_u8", "qatt_w", "qatt_b", "q_tokens_scale", "qatt_w_scale1", "qatt_lengths",
+                            "q_tokens_zero"], ["qatt_causal_out"], domain=MS, name="qattention_causal",
+             num_heads=2, unidirectional=1),
+        node("QEmbedLayerNormalization", ["q_ids", "q_segments", "qe_word", "qe_pos", "qe_seg", "qe_gamma", "qe_beta",
+                                          "q_ids_mask", "qe_word_s", "qe_pos_s", "qe_seg_s", "qe_gamma_s", "qe_beta_s",
+                                          "qe_word_z", "qe_pos_z", "qe_seg_z", "qe_gamma_z", "qe_beta_z"],
+             ["qembed_out", "qembed_mask_index"], domain=MS, name="qembed_layernorm", epsilon=1e-5),
+    ]
+    tokens = rng.standard_normal((2, 5, 16)).astype(np.float32)
+    ids = rng.integers(0, 20, (2, 5)).astype(np.int32)
+    segments = (np.arange(5)[None, :] >= 3).astype(np.int32).repeat(2, 0)
+    mask = np.array([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]], np.int32)
+    return nodes, inits, [("q_tokens", tokens, [2, 5, 16]), ("q_ids", ids, [2, 5]), ("q_segments", segments, [2, 5]),
+                          ("q_ids_mask", mask, [2, 5])], [
+        ("qatt_out", TensorProto.FLOAT), ("qatt_causal_out", TensorProto.FLOAT), ("qembed_out", TensorProto.FLOAT),
+        ("qembed_mask_index", TensorProto.INT32)]
+
+
 def ort_contrib_ops(rng):
     node = helper.make_node
     nodes, inits, inputs, outputs = [], [], [], []
-    for part in (bert_part, cnn_part, quantized_matmul_part, quantized_nhwc_part, attention_masks_part):
+    for part in (bert_part, cnn_part, quantized_matmul_part, quantized_nhwc_part, attention_masks_part,
+                 quantized_attention_part):
         n, i, ins, outs = part(rng, node)
         nodes += n
         inits += i
@@ -371,8 +417,29 @@ def ort_bert_optimized(rng):
     return model, [rng.integers(0, 100, (2, 7)).astype(np.int64), mask, segments]
 
 
+def ort_bert_quantized(rng):
+    """ort_bert_optimized quantized by ORT's quantize_dynamic (int8 weights, reduce_range: 7-bit,
+    which ORT's u8 x s8 kernels compute without saturating on CPUs without VNNI): QAttention,
+    QEmbedLayerNormalization, DynamicQuantizeLinear + MatMulInteger, as optimum's "optimize, then
+    quantize" writes BERT. Its inputs are ort_bert_optimized's."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_bert_optimized")
+    with tempfile.TemporaryDirectory() as tmp:
+        quantized = os.path.join(tmp, "bert_quantized.onnx")
+        quantize_dynamic(os.path.join(source, "model.onnx"), quantized, weight_type=QuantType.QInt8, reduce_range=True,
+                         extra_options={"DefaultTensorType": TensorProto.FLOAT})
+        model = onnx.load(quantized)
+    ops = sorted({(n.domain or "ai.onnx") + "." + n.op_type for n in model.graph.node})
+    print("ort_bert_quantized ops:", ", ".join(ops))
+    inputs = []
+    for i in range(len(model.graph.input)):
+        inputs.append(numpy_helper.to_array(onnx.load_tensor(os.path.join(source, "test_data_set_0", f"input_{i}.pb"))))
+    return model, inputs
+
+
 if __name__ == "__main__":
     save("ort_contrib_ops", *ort_contrib_ops(np.random.default_rng(11)))
     save("ort_quantized_cnn", *ort_quantized_cnn(np.random.default_rng(12)))
     save("ort_bert_optimized", *ort_bert_optimized(np.random.default_rng(13)))
     save("ort_matmul_nbits", *ort_matmul_nbits(np.random.default_rng(14)))
+    save("ort_bert_quantized", *ort_bert_quantized(np.random.default_rng(15)))

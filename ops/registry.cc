@@ -136,6 +136,8 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.Attention", "MatMul, Split, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.MultiHeadAttention", "Split, Add, Attention (ONNX's, with ORT's additive mask)"},
       {"com.microsoft.EmbedLayerNormalization", "Gather, Add, LayerNormalization (mask index: ReduceSum)"},
+      {"com.microsoft.QAttention", "DequantizeLinear, then as Attention"},
+      {"com.microsoft.QEmbedLayerNormalization", "DequantizeLinear, then as EmbedLayerNormalization"},
       {"com.microsoft.MatMulNBits", "MatMul (and Add) on the weight dequantized at import"},
       {"com.microsoft.GatherBlockQuantized", "Gather from the table dequantized at import"},
       {"com.microsoft.RotaryEmbedding", "RotaryEmbedding (ONNX's; a start position becomes [B, S] positions)"},

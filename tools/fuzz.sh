@@ -28,7 +28,7 @@ if [[ -f tests/conformance/onnx_1_23_node.tar.xz ]]; then
     cp "$f" "$dir/seeds/onnx123_$(basename "$(dirname "$f")").onnx"
   done
 fi
-for m in tiny_cnn legacy_ops legacy_opset3 local_functions narrow_qdq ort_contrib_ops ort_quantized_cnn ort_bert_optimized sklearn_ml_ops ort_matmul_nbits; do cp "models/$m/model.onnx" "$dir/seeds/$m.onnx"; done
+for m in tiny_cnn legacy_ops legacy_opset3 local_functions narrow_qdq ort_contrib_ops ort_quantized_cnn ort_bert_optimized sklearn_ml_ops ort_matmul_nbits ort_bert_quantized; do cp "models/$m/model.onnx" "$dir/seeds/$m.onnx"; done
 zoo="$(bazel info bazel-bin 2>/dev/null)/models/zoo"
 if [[ -d $zoo ]]; then
   find "$zoo" -name model.onnx -size -1M | while read -r f; do

@@ -4,7 +4,8 @@
 // opset 13), model-local functions (local_functions), int4 / float8 Q/DQ (narrow_qdq) and ONNX
 // Runtime's contrib ops
 // (ort_contrib_ops; ort_quantized_cnn, made by ORT's quantizer; ort_bert_optimized, by its
-// transformers optimizer; ort_matmul_nbits, its weight-only 2/4/8-bit MatMulNBits) and scikit-learn models converted by
+// transformers optimizer; ort_matmul_nbits, its weight-only 2/4/8-bit MatMulNBits; ort_bert_quantized,
+// quantize_dynamic's QAttention and QEmbedLayerNormalization) and scikit-learn models converted by
 // skl2onnx (sklearn_ml_ops: the ai.onnx.ml ops, strings moved by standard ops). On the CPU at fp32's tolerance; on the
 // GPU (skipped where none is usable) in fp32 and fp16 at theirs.
 #include "absl/strings/str_cat.h"
@@ -16,9 +17,10 @@
 
 namespace {
 
-const std::vector<std::string> kModels = {
-    "tiny_cnn",        "legacy_ops",        "legacy_opset3",      "local_functions", "narrow_qdq",
-    "ort_contrib_ops", "ort_quantized_cnn", "ort_bert_optimized", "sklearn_ml_ops",  "ort_matmul_nbits"};
+const std::vector<std::string> kModels = {"tiny_cnn",          "legacy_ops",         "legacy_opset3",
+                                          "local_functions",   "narrow_qdq",         "ort_contrib_ops",
+                                          "ort_quantized_cnn", "ort_bert_optimized", "sklearn_ml_ops",
+                                          "ort_matmul_nbits",  "ort_bert_quantized"};
 
 // The tensors `dir`/test_data_set_0/<kind>_<i>.pb for i = 0, 1, ... while they exist.
 std::vector<ir::Tensor> ReadTensors(const std::string& dir, const std::string& kind) {
