@@ -80,11 +80,19 @@ absl::StatusOr<ValueId> AdditiveMask(Graph& graph, const Node& node, std::vector
   return Prepend(graph, node, prefix, "Unsqueeze", {additive, Int64s(graph, node, "mask_axes", axes)});
 }
 
+// A KV cache ([B, heads, P, H] past_key / past_value) for ONNX Attention, and the node's outputs
+// that receive the present cache (kNoValue: none).
+struct KvCache {
+  ValueId past_key = kNoValue, past_value = kNoValue, present_key = kNoValue, present_value = kNoValue;
+};
+
 // `node` (Attention or MultiHeadAttention, num_heads heads) becomes ONNX Attention of `qkv`, with
 // ORT's additive mask from `mask_index` (keys counted in dim 1 of `keys_source`) plus
-// `attention_bias`, is_causal where unidirectional, and ORT's scale.
+// `attention_bias`, is_causal where unidirectional (after the cached positions), ORT's scale, and
+// the KV cache of `cache`.
 absl::Status BecomeOnnxAttention(Graph& graph, Node& node, std::vector<Node>& prefix, std::vector<ValueId> qkv,
-                                 ValueId mask_index, ValueId attention_bias, ValueId keys_source) {
+                                 ValueId mask_index, ValueId attention_bias, ValueId keys_source,
+                                 const KvCache& cache = {}) {
   ValueId mask = kNoValue;
   if (mask_index != kNoValue) {
     absl::StatusOr<ValueId> additive = AdditiveMask(graph, node, prefix, mask_index, keys_source);
@@ -94,7 +102,12 @@ absl::Status BecomeOnnxAttention(Graph& graph, Node& node, std::vector<Node>& pr
   if (attention_bias != kNoValue) {
     mask = mask == kNoValue ? attention_bias : Prepend(graph, node, prefix, "Add", {mask, attention_bias});
   }
-  if (mask != kNoValue) qkv.push_back(mask);
+  if (mask != kNoValue || cache.past_key != kNoValue) qkv.push_back(mask);
+  if (cache.past_key != kNoValue) {
+    qkv.push_back(cache.past_key);
+    qkv.push_back(cache.past_value);
+  }
+  const ValueId output = node.outputs.empty() ? kNoValue : node.outputs[0];
   const int64_t heads = node.attrs.GetInt("num_heads", 0);
   const float scale = node.attrs.GetFloat("scale", 0.0f);  // 0: ORT's default, 1 / sqrt(head size)
   const bool causal = node.attrs.GetInt("unidirectional", 0) != 0;
@@ -103,7 +116,11 @@ absl::Status BecomeOnnxAttention(Graph& graph, Node& node, std::vector<Node>& pr
   node.attrs.Set("kv_num_heads", heads);
   if (causal) node.attrs.Set("is_causal", int64_t{1});
   if (scale != 0.0f) node.attrs.Set("scale", scale);
-  node.outputs.resize(1);
+  node.outputs = {output};
+  if (cache.present_key != kNoValue || cache.present_value != kNoValue) {
+    node.outputs.push_back(cache.present_key);
+    node.outputs.push_back(cache.present_value);
+  }
   return absl::OkStatus();
 }
 
@@ -150,40 +167,70 @@ int64_t LastDim(const Graph& graph, ValueId value) {
   return type.rank() >= 1 && type.shape->back().known() ? type.shape->back().value : -1;
 }
 
+// [B, heads, L, H] -> [B, L, heads * H] (MultiHeadAttention's projected cross-attention keys).
+ValueId HeadsToHidden(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x) {
+  const ValueId moved = Prepend(graph, node, prefix, "Transpose", {x});
+  prefix.back().attrs.Set("perm", std::vector<int64_t>{0, 2, 1, 3});
+  return Prepend(graph, node, prefix, "Reshape", {moved, Int64s(graph, node, "hidden_shape", {0, 0, -1})});
+}
+
+// The checks of MultiHeadAttention's optional inputs and outputs; `cache` gets its KV cache.
+absl::Status ReadMhaCache(const Graph& graph, const Node& node, KvCache& cache) {
+  if (node.input(8) != kNoValue || node.input(9) != kNoValue) {
+    return absl::UnimplementedError("MultiHeadAttention's past_sequence_length / cache_indirection are not supported");
+  }
+  if (node.outputs.size() > 3 && node.outputs[3] != kNoValue) {
+    return absl::UnimplementedError("MultiHeadAttention's qk output is not supported");
+  }
+  cache.past_key = node.input(6), cache.past_value = node.input(7);
+  if ((cache.past_key == kNoValue) != (cache.past_value == kNoValue)) {
+    return absl::InvalidArgumentError("MultiHeadAttention needs both past_key and past_value, or neither");
+  }
+  cache.present_key = node.outputs.size() > 1 ? node.outputs[1] : kNoValue;
+  cache.present_value = node.outputs.size() > 2 ? node.outputs[2] : kNoValue;
+  if (cache.past_key != kNoValue && node.input(4) != kNoValue && graph.value(node.input(4)).type.rank() == 1) {
+    return absl::UnimplementedError("MultiHeadAttention with a 1-D key_padding_mask and past state is not supported");
+  }
+  return absl::OkStatus();
+}
+
 // MultiHeadAttention(query [B, S, D], key [B, L, D], value [B, L, Dv], bias? [D + D + Dv],
-// key_padding_mask? [B, L] or [B], attention_bias?): separate Q, K and V, each plus its part of
-// bias, then ONNX Attention. The packed and pre-projected (4-D / 5-D) forms and past state are
-// refused.
+// key_padding_mask? [B, T] or [B], attention_bias?, past_key? / past_value? [B, heads, P, H]):
+// Q, K and V, each plus its part of bias, then ONNX Attention (the cache and present_key /
+// present_value as its past and present). Key and value may also come projected, [B, heads, L, H]
+// (cross attention over cached encoder states; bias then adds to Q only). The packed QKV / KV
+// forms, past_sequence_length and the qk output are refused.
 absl::Status MultiHeadAttentionToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
   AtTargetOpset(node);
-  for (size_t i = 6; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] != kNoValue) {
-      return absl::UnimplementedError("MultiHeadAttention with past state is not supported");
-    }
-  }
-  for (size_t o = 1; o < node.outputs.size(); ++o) {
-    if (node.outputs[o] != kNoValue) {
-      return absl::UnimplementedError("MultiHeadAttention's present and qk outputs are not supported");
-    }
-  }
+  KvCache cache;
+  if (absl::Status s = ReadMhaCache(graph, node, cache); !s.ok()) return s;
   std::vector<ValueId> qkv = {node.input(0), node.input(1), node.input(2)};
-  for (ValueId v : qkv) {
-    if (graph.value(v).type.rank() != 3) {
-      return absl::UnimplementedError("MultiHeadAttention supports the 3-D form of separate query, key and value");
-    }
+  const int64_t rank_k = graph.value(qkv[1]).type.rank(), rank_v = graph.value(qkv[2]).type.rank();
+  const bool projected = rank_k == 4 && rank_v == 4;
+  if (graph.value(qkv[0]).type.rank() != 3 || rank_k != rank_v || (rank_k != 3 && !projected)) {
+    return absl::UnimplementedError(
+        "MultiHeadAttention supports a 3-D query with 3-D key and value, or projected [B, heads, L, H] ones");
   }
-  if (node.attrs.GetInt("num_heads", 0) <= 0) {
-    return absl::InvalidArgumentError("MultiHeadAttention needs num_heads > 0");
+  if (projected && cache.past_key != kNoValue) {
+    return absl::UnimplementedError("MultiHeadAttention with projected key / value and past state is not supported");
   }
+  const int64_t heads = node.attrs.GetInt("num_heads", 0);
+  if (heads <= 0) return absl::InvalidArgumentError("MultiHeadAttention needs num_heads > 0");
   if (node.input(3) != kNoValue) {
-    const std::vector<int64_t> sizes = {LastDim(graph, qkv[0]), LastDim(graph, qkv[1]), LastDim(graph, qkv[2])};
+    const int64_t per_head = projected ? heads : 1;  // a projected key's last dim is one head's
+    const std::vector<int64_t> sizes = {LastDim(graph, qkv[0]), per_head * LastDim(graph, qkv[1]),
+                                        per_head * LastDim(graph, qkv[2])};
     if (sizes[0] < 0 || sizes[1] < 0 || sizes[2] < 0) {
       return absl::InvalidArgumentError("MultiHeadAttention's bias needs query, key and value of known hidden sizes");
     }
     const std::vector<ValueId> bias = PrependSplit(graph, node, prefix, node.input(3), sizes);
-    for (int i = 0; i < 3; ++i) qkv[i] = Prepend(graph, node, prefix, "Add", {qkv[i], bias[i]});
+    for (int i = 0; i < (projected ? 1 : 3); ++i) qkv[i] = Prepend(graph, node, prefix, "Add", {qkv[i], bias[i]});
   }
-  return BecomeOnnxAttention(graph, node, prefix, qkv, node.input(4), node.input(5), node.input(1));
+  if (projected) {
+    for (int i = 1; i < 3; ++i) qkv[i] = HeadsToHidden(graph, node, prefix, qkv[i]);
+  }
+  const ValueId keys_source = projected ? qkv[1] : node.input(1);
+  return BecomeOnnxAttention(graph, node, prefix, qkv, node.input(4), node.input(5), keys_source, cache);
 }
 
 // EmbedLayerNormalization(input_ids, segment_ids?, word_embedding, position_embedding,

@@ -7,8 +7,9 @@ ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
     form, the GELU forms, FusedMatMul, ORT's SimplifiedLayerNormalization), its fused
     CNN ops (FusedConv, FusedGemm) and its dynamic-quantized matmuls (DynamicQuantizeMatMul,
     MatMulIntegerToFloat, QGemm), the channels_last QLinear forms and the rarer ones
-    (QLinearWhere, contrib Q/DQ per axis), and what quantize_dynamic makes of an optimized BERT
-    (QAttention, QEmbedLayerNormalization), written node by node;
+    (QLinearWhere, contrib Q/DQ per axis), what quantize_dynamic makes of an optimized BERT
+    (QAttention, QEmbedLayerNormalization) and MultiHeadAttention over a KV cache and over
+    projected cross-attention keys, written node by node;
   ort_quantized_cnn: a small residual CNN with squeeze-excite, concat and pooling, quantized by
     ORT's own quantizer (quantize_static, QOperator format: QLinearConv, QLinearAdd, QLinearMul,
     QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearAveragePool,
@@ -240,11 +241,32 @@ def quantized_attention_part(rng, node):
         ("qembed_mask_index", TensorProto.INT32)]
 
 
+def mha_cache_part(rng, node):
+    """MultiHeadAttention as ORT's optimizer writes seq2seq decoders: self-attention over a KV cache
+    (past_key / past_value in, present_key / present_value out, bias, a 2-D padding mask over past
+    and new keys, unidirectional), and cross attention over projected [B, heads, L, H] keys and
+    values (bias on the query only)."""
+    inits = weights(rng, [("mha_cache_bias", (48,), 0.2),
+                          ("cache_mask", np.array([[0, 0, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1]], np.int32))])
+    nodes = [node("MultiHeadAttention", ["dec_q", "dec_k", "dec_v", "mha_cache_bias", "cache_mask", "", "dec_past_k",
+                                         "dec_past_v"], ["dec_self_out", "dec_present_k", "dec_present_v"], domain=MS,
+                  name="mha_self_with_past", num_heads=2, unidirectional=1),
+             node("MultiHeadAttention", ["dec_q", "enc_k", "enc_v", "mha_cache_bias"], ["dec_cross_out"], domain=MS,
+                  name="mha_cross_projected", num_heads=2)]
+    f32 = lambda shape: rng.standard_normal(shape).astype(np.float32)
+    inputs = [("dec_q", f32((2, 3, 16)), [2, 3, 16]), ("dec_k", f32((2, 3, 16)), [2, 3, 16]),
+              ("dec_v", f32((2, 3, 16)), [2, 3, 16]), ("dec_past_k", f32((2, 2, 4, 8)), [2, 2, "past", 8]),
+              ("dec_past_v", f32((2, 2, 4, 8)), [2, 2, "past", 8]), ("enc_k", f32((2, 2, 6, 8)), [2, 2, 6, 8]),
+              ("enc_v", f32((2, 2, 6, 8)), [2, 2, 6, 8])]
+    return nodes, inits, inputs, [("dec_self_out", TensorProto.FLOAT), ("dec_present_k", TensorProto.FLOAT),
+                                  ("dec_present_v", TensorProto.FLOAT), ("dec_cross_out", TensorProto.FLOAT)]
+
+
 def ort_contrib_ops(rng):
     node = helper.make_node
     nodes, inits, inputs, outputs = [], [], [], []
     for part in (bert_part, cnn_part, quantized_matmul_part, quantized_nhwc_part, attention_masks_part,
-                 quantized_attention_part):
+                 quantized_attention_part, mha_cache_part):
         n, i, ins, outs = part(rng, node)
         nodes += n
         inits += i
