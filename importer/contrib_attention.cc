@@ -301,10 +301,6 @@ absl::Status QAttentionToStandard(Graph& graph, Node& node, std::vector<Node>& p
   if (node.input(8) != kNoValue || (node.outputs.size() > 1 && node.outputs[1] != kNoValue)) {
     return absl::UnimplementedError("QAttention with past / present state is not supported");
   }
-  const ir::TensorType& weight = graph.value(node.input(1)).type;
-  if (node.attrs.GetInts("qkv_hidden_sizes").empty() && weight.rank() == 2 && (*weight.shape)[1].known()) {
-    node.attrs.Set("qkv_hidden_sizes", std::vector<int64_t>(3, (*weight.shape)[1].value / 3));
-  }
   const ValueId x = PrependDequantized(graph, node, prefix, node.input(0), node.input(3), node.input(6));
   const ValueId w = PrependDequantized(graph, node, prefix, node.input(1), node.input(4), node.input(7));
   node.inputs = {x, w, node.input(2), node.input(5)};

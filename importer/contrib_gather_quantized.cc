@@ -20,11 +20,6 @@ struct BlockLayout {
   bool packed = false;  // uint8 with bits 4
 };
 
-const Tensor* ConstantOf(const ir::Graph& graph, const ir::Node& node, size_t i) {
-  const ir::ValueId id = node.input(i);
-  return id == ir::kNoValue || !graph.value(id).constant ? nullptr : &*graph.value(id).constant;
-}
-
 absl::StatusOr<BlockLayout> ReadLayout(const ir::Node& node, const Tensor& data) {
   BlockLayout l;
   const int64_t bits = node.attrs.GetInt("bits", 4);
@@ -109,8 +104,8 @@ std::vector<float> Dequantized(const BlockLayout& l, const Tensor& data, const T
 
 absl::Status GatherBlockQuantizedToGather(ir::Graph& graph, ir::Node& node, std::vector<ir::Node>& prefix) {
   AtTargetOpset(node);
-  const Tensor *data = ConstantOf(graph, node, 0), *scales = ConstantOf(graph, node, 2);
-  const Tensor* zero_points = ConstantOf(graph, node, 3);
+  const Tensor *data = ConstantInput(graph, node, 0), *scales = ConstantInput(graph, node, 2);
+  const Tensor* zero_points = ConstantInput(graph, node, 3);
   if (data == nullptr || scales == nullptr || (node.input(3) != ir::kNoValue && zero_points == nullptr)) {
     return absl::UnimplementedError("data, scales and zero_points must be initializers (a quantized table)");
   }

@@ -43,13 +43,6 @@ absl::StatusOr<NBitsShape> ReadShape(const Node& node) {
   return s;
 }
 
-// Input `i` when it is a constant (an initializer), else nullptr.
-const Tensor* ConstantInput(const Graph& graph, const Node& node, size_t i) {
-  const ir::ValueId id = node.input(i);
-  if (id == kNoValue || !graph.value(id).constant) return nullptr;
-  return &*graph.value(id).constant;
-}
-
 // Code `index` of a row of `bits`-bit codes packed low bits first.
 uint32_t Code(const uint8_t* row, int64_t index, int64_t bits) {
   const int64_t bit = index * bits;

@@ -42,7 +42,7 @@ void CollectUnsupported(const onnx::GraphProto& graph, std::map<std::string, std
 
 // `type` with only what stays true whatever the dims: its dtype, kind and optionality.
 ir::TensorType WithoutShape(const ir::TensorType& type) {
-  return ir::TensorType{type.dtype, std::nullopt, type.kind, type.optional};
+  return ir::TensorType{type.dtype, std::nullopt, type.kind, type.optional, type.map_key};
 }
 
 // Builds one graph. A body's builder has its enclosing graph's builder as parent. A relaxed body

@@ -98,6 +98,12 @@ ir::ValueId PrependCast(Graph& graph, const Node& node, std::vector<Node>& prefi
   return cast;
 }
 
+const ir::Tensor* ConstantInput(const Graph& graph, const Node& node, size_t i) {
+  const ir::ValueId id = node.input(i);
+  if (id == ir::kNoValue || !graph.value(id).constant) return nullptr;
+  return &*graph.value(id).constant;
+}
+
 void Become(Node& node, const std::string& op_type, std::vector<ir::ValueId> inputs) {
   node.op_type = op_type;
   node.inputs = std::move(inputs);

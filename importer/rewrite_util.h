@@ -15,6 +15,9 @@ namespace importer {
 // Rewrites `node` in place; nodes that must run before it go to `prefix`, in order.
 using Rewrite = std::function<absl::Status(ir::Graph&, ir::Node&, std::vector<ir::Node>&)>;
 
+// Input `i` of `node` when it is a constant (an initializer), else nullptr.
+const ir::Tensor* ConstantInput(const ir::Graph& graph, const ir::Node& node, size_t i);
+
 // A constant named after the node: "<node>__<what>".
 ir::ValueId NodeConstant(ir::Graph& graph, const ir::Node& node, const std::string& what, ir::Tensor value);
 

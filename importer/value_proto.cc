@@ -70,6 +70,11 @@ absl::StatusOr<ir::Tensor> FromSequenceProto(const onnx::SequenceProto& proto, i
       if (!map.ok()) return map.status();
       maps.push_back(*std::move(map));
     }
+    for (const ir::Tensor& map : maps) {
+      if (map.dtype() != maps[0].dtype() || map.map_keys().dtype() != maps[0].map_keys().dtype()) {
+        return absl::InvalidArgumentError("a sequence of maps whose key or value types differ");
+      }
+    }
     const ir::DType dtype = maps.empty() ? declared_dtype : maps[0].dtype();
     return ir::Tensor::Sequence(dtype, std::move(maps));
   }
@@ -95,10 +100,11 @@ absl::StatusOr<ir::Tensor> FromOptionalProto(const onnx::OptionalProto& proto, c
   }
 }
 
-onnx::SequenceProto ToSequenceProto(const ir::Tensor& value, const std::string& name) {
+// A sequence (of maps when `maps`, which an empty one cannot say itself) as a SequenceProto.
+onnx::SequenceProto ToSequenceProto(const ir::Tensor& value, const std::string& name, bool maps) {
   onnx::SequenceProto proto;
   proto.set_name(name);
-  if (value.is_map_sequence()) {
+  if (maps) {
     proto.set_elem_type(onnx::SequenceProto::MAP);
     for (const ir::Tensor& e : value.elements()) *proto.add_map_values() = ToMapProto(e);
     return proto;
@@ -142,14 +148,15 @@ absl::Status WriteValueFile(const ir::Tensor& value, const ir::TensorType& decla
     proto.set_name(name);
     if (value.is_sequence()) {
       proto.set_elem_type(onnx::OptionalProto::SEQUENCE);
-      *proto.mutable_sequence_value() = ToSequenceProto(value, "");
+      *proto.mutable_sequence_value() = ToSequenceProto(value, "", false);
     } else if (value.is_dense()) {
       proto.set_elem_type(onnx::OptionalProto::TENSOR);
       *proto.mutable_tensor_value() = TensorToProto(value, "");
     }
     written = file && proto.SerializeToOstream(&file);
   } else {
-    written = file && ToSequenceProto(value, name).SerializeToOstream(&file);
+    const bool maps = value.is_map_sequence() || declared.map_key != ir::DType::kUndefined;
+    written = file && ToSequenceProto(value, name, maps).SerializeToOstream(&file);
   }
   if (!written) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
   return absl::OkStatus();

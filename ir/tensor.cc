@@ -196,6 +196,11 @@ absl::Status Tensor::CopyDataFrom(const Tensor& src) {
 }
 
 size_t Tensor::host_bytes() const {
+  if (elements_ != nullptr) {  // a sequence or a map: its elements, and what holding each costs
+    size_t bytes = 0;
+    for (const Tensor& e : *elements_) bytes += e.host_bytes() + kValueOverheadBytes;
+    return bytes;
+  }
   if (strings_ == nullptr) return byte_size();
   size_t bytes = static_cast<size_t>(num_elements_) * kStringElementBytes;
   for (int64_t i = 0; i < num_elements_; ++i) bytes += strings_[i].size();

@@ -22,6 +22,10 @@
 
 namespace ir {
 
+// What holding one element of a sequence or a map costs beside its bytes (the Tensor and its
+// shared buffers), for accounting.
+inline constexpr size_t kValueOverheadBytes = 128;
+
 // Largest tensor the runtime allocates (bytes); larger requests are an error, not a crash.
 inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 36;  // 64 GiB
 
@@ -76,7 +80,8 @@ class Tensor {
   // Bytes of dense storage: 0 for a string tensor (whose elements are not bytes).
   size_t byte_size() const { return static_cast<size_t>(num_elements_) * DTypeSize(dtype_); }
   // Host memory the elements take, for accounting: byte_size(), or for a string tensor
-  // kStringElementBytes per element plus the characters (it reads every string).
+  // kStringElementBytes per element plus the characters (it reads every string), or for a sequence
+  // or a map its elements' plus kValueOverheadBytes each (a map's shared keys count in every map).
   size_t host_bytes() const;
   bool valid() const { return dtype_ != DType::kUndefined; }
   // True when this tensor is the only holder of its dense bytes (no copy or reshape shares them):

@@ -13,7 +13,7 @@ using Types = std::vector<ir::TensorType>;
 // The type both `a` and `b` fit: b's dtype; dims kept where they agree, unknown where they differ;
 // no shape when the ranks differ or either is unknown.
 ir::TensorType Merge(const ir::TensorType& a, const ir::TensorType& b) {
-  ir::TensorType merged{b.dtype, std::nullopt, b.kind, a.optional || b.optional};
+  ir::TensorType merged{b.dtype, std::nullopt, b.kind, a.optional || b.optional, b.map_key};
   if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return merged;
   merged.shape = ir::Shape();
   for (size_t i = 0; i < a.shape->size(); ++i) {
@@ -26,6 +26,10 @@ const ir::TensorType& BodyOutput(const ir::Graph& body, size_t i) { return body.
 
 // `type` with `dim` inserted at `axis` (in [-rank-1, rank]); no shape when the rank is unknown.
 absl::StatusOr<ir::TensorType> WithDimAt(const ir::TensorType& type, int64_t axis, ir::Dim dim) {
+  if (type.kind != ir::ValueKind::kTensor || type.optional || type.dtype == ir::DType::kString) {
+    return absl::UnimplementedError(
+        absl::StrCat("a stacked body output must be a numeric tensor, not ", type.ToString()));
+  }
   ir::TensorType out{type.dtype, std::nullopt};
   if (!type.shape) return out;
   absl::StatusOr<int64_t> at = NormalizeAxis(axis, static_cast<int64_t>(type.shape->size()) + 1);

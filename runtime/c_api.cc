@@ -37,6 +37,7 @@ struct OnnxrunValues {
   std::vector<runtime::NamedDeviceBuffer> on_device;  // device outputs (run_device)
   // The C view of each string tensor among the host outputs (a map's keys too), by its elements.
   std::map<const std::string*, std::vector<const char*>> string_views;
+  std::vector<bool> map_outputs;  // per host output: the model declares a sequence of maps
   cudaEvent_t written = nullptr;  // recorded after the device outputs
   ~OnnxrunValues() {
     if (written != nullptr) cudaEventDestroy(written);
@@ -170,7 +171,10 @@ void IndexStrings(OnnxrunValues& values) {
 // The C view of a dense host tensor (strings through their index).
 OnnxrunTensor ToCTensor(const OnnxrunValues& values, const char* name, const ir::Tensor& t) {
   const void* data = t.raw_data();
-  if (t.strings() != nullptr) data = values.string_views.at(t.strings()).data();
+  if (t.strings() != nullptr) {  // indexed when the values were made (IndexStrings)
+    auto it = values.string_views.find(t.strings());
+    data = it == values.string_views.end() ? nullptr : it->second.data();
+  }
   return OnnxrunTensor{name, static_cast<OnnxrunDType>(t.dtype()), t.shape().data(), t.shape().size(), data};
 }
 
@@ -295,6 +299,9 @@ OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunT
   }
   auto values = std::make_unique<OnnxrunValues>();
   values->tensors = *std::move(results);
+  for (const runtime::TensorInfo& info : session->session->outputs()) {
+    values->map_outputs.push_back(info.type.map_key != ir::DType::kUndefined);
+  }
   IndexStrings(*values);
   *outputs = values.release();
   return nullptr;
@@ -373,8 +380,9 @@ OnnxrunValueKind onnxrun_values_kind(const OnnxrunValues* values, size_t i) {
   if (!values->on_device.empty()) return ONNXRUN_VALUE_TENSOR;
   const ir::Tensor& t = values->tensors[i].tensor;
   if (t.is_dense()) return ONNXRUN_VALUE_TENSOR;
-  // An empty sequence of a seq(map) output is a sequence of no maps.
-  return t.is_map_sequence() || (t.is_sequence() && t.elements().empty()) ? ONNXRUN_VALUE_MAPS : ONNXRUN_VALUE_OTHER;
+  const bool declared_maps = i < values->map_outputs.size() && values->map_outputs[i];
+  return t.is_map_sequence() || (t.is_sequence() && t.elements().empty() && declared_maps) ? ONNXRUN_VALUE_MAPS
+                                                                                           : ONNXRUN_VALUE_OTHER;
 }
 
 OnnxrunStatus* onnxrun_values_map_count(const OnnxrunValues* values, size_t i, size_t* count) {

@@ -46,15 +46,20 @@ absl::Status CheckDType(const TensorInfo& info, ir::DType dtype) {
                                                  ", the model expects ", ir::DTypeName(info.type.dtype)));
 }
 
+// Whether `value` is of the declared kind: a sequence (of maps for seq(map), an empty one either
+// way), an empty optional, or a tensor.
+bool KindFits(const ir::TensorType& declared, const ir::Tensor& value) {
+  if (value.is_none()) return declared.optional;
+  if (!value.is_sequence()) return declared.kind == ir::ValueKind::kTensor;
+  const bool maps_declared = declared.map_key != ir::DType::kUndefined;
+  return declared.kind == ir::ValueKind::kSequence &&
+         (value.elements().empty() || value.is_map_sequence() == maps_declared);
+}
+
 absl::Status CheckShape(const TensorInfo& info, const ir::Tensor& tensor, std::map<std::string, int64_t>& symbols) {
   absl::Status dtype = CheckDType(info, tensor.dtype());
   if (!dtype.ok()) return dtype;
-  const bool kind_fits = tensor.is_sequence()
-                             ? info.type.kind == ir::ValueKind::kSequence &&
-                                   tensor.is_map_sequence() == (info.type.map_key != ir::DType::kUndefined)
-                         : tensor.is_none() ? info.type.optional
-                                            : info.type.kind == ir::ValueKind::kTensor;
-  if (!kind_fits) {
+  if (!KindFits(info.type, tensor)) {
     return absl::InvalidArgumentError(
         absl::StrCat("input '", info.name, "' is ", tensor.Describe(), ", the model expects ", info.type.ToString()));
   }

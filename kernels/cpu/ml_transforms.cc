@@ -4,7 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dispatch.h"
@@ -178,24 +181,47 @@ absl::Status FeatureVectorizer(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Row r of [N, C] (or the one row of [C]) -> map {label[c]: x[r, c]}; the labels are shared by
-// every map (int64 or string, whichever attribute is given).
+// ZipMap's keys as ONNX Runtime's std::map holds them: sorted, a repeated label keeping its last
+// column; with, per key, the input column it reads.
+template <typename Label>
+std::pair<std::vector<Label>, std::vector<int64_t>> SortedLabels(const std::vector<Label>& labels) {
+  std::map<Label, int64_t> column_of;
+  for (size_t c = 0; c < labels.size(); ++c) column_of[labels[c]] = static_cast<int64_t>(c);
+  std::pair<std::vector<Label>, std::vector<int64_t>> out;
+  for (const auto& [label, column] : column_of) {
+    out.first.push_back(label);
+    out.second.push_back(column);
+  }
+  return out;
+}
+
+// Row r of [N, C] (or the one row of [C]) -> map {label[c]: x[r, c]}, keys as SortedLabels gives
+// them; the key tensor is shared by every map (int64 or string, whichever attribute is given).
 absl::Status ZipMap(KernelContext& ctx) {
   const ir::Tensor& x = *ctx.input(0);
   const std::vector<int64_t> ints = ctx.attrs().GetInts("classlabels_int64s");
-  const ir::Tensor labels = ints.empty() ? ir::Tensor::FromStrings(ctx.attrs().GetStrings("classlabels_strings"))
-                                         : ir::Tensor::FromInt64s(ints);
-  const int64_t columns = labels.num_elements();
+  const std::vector<std::string> strings = ctx.attrs().GetStrings("classlabels_strings");
+  const int64_t columns = static_cast<int64_t>(ints.empty() ? strings.size() : ints.size());
   if (x.rank() < 1 || x.rank() > 2 || x.shape().back() != columns) {
     return absl::InvalidArgumentError(absl::StrCat("ZipMap takes [N, ", columns, "], not ", x.Describe()));
   }
-  const int64_t rows = x.rank() == 1 ? 1 : x.shape()[0];  // as many maps as the input has rows: no limit
+  ir::Tensor keys;
+  std::vector<int64_t> picked;  // the column of each key
+  if (ints.empty()) {
+    auto [sorted, order] = SortedLabels(strings);
+    keys = ir::Tensor::FromStrings(std::move(sorted)), picked = std::move(order);
+  } else {
+    auto [sorted, order] = SortedLabels(ints);
+    keys = ir::Tensor::FromInt64s(std::move(sorted)), picked = std::move(order);
+  }
+  const int64_t rows = x.rank() == 1 ? 1 : x.shape()[0];  // as many maps as the input has rows
   std::vector<ir::Tensor> maps;
   maps.reserve(rows);
   for (int64_t r = 0; r < rows; ++r) {
-    ir::Tensor values = ir::Tensor::FromFloats(
-        std::vector<float>(x.data<float>() + r * columns, x.data<float>() + (r + 1) * columns), {columns});
-    absl::StatusOr<ir::Tensor> map = ir::Tensor::Map(labels, std::move(values));
+    std::vector<float> row;
+    for (int64_t c : picked) row.push_back(x.data<float>()[r * columns + c]);
+    const int64_t count = static_cast<int64_t>(row.size());
+    absl::StatusOr<ir::Tensor> map = ir::Tensor::Map(keys, ir::Tensor::FromFloats(std::move(row), {count}));
     if (!map.ok()) return map.status();
     maps.push_back(*std::move(map));
   }

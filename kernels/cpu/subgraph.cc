@@ -98,6 +98,10 @@ absl::StatusOr<ir::Tensor> Stack(const std::vector<ir::Tensor>& parts, int64_t a
     return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " is outside [0, ", dims.size(), "]"));
   }
   for (const ir::Tensor& part : parts) {
+    if (!part.is_dense() || part.dtype() == ir::DType::kString) {
+      return absl::UnimplementedError(
+          absl::StrCat("a scan output part must be a numeric tensor, not ", part.Describe()));
+    }
     if (part.dtype() != dtype || part.shape() != parts[0].shape()) {
       return absl::InvalidArgumentError(absl::StrCat("scan output parts differ: ", ir::ShapeToString(part.shape()),
                                                      " and ", ir::ShapeToString(parts[0].shape())));

@@ -110,11 +110,41 @@ TEST(CApiMlValues, MapAccessorsRefuseOtherOutputsAndBadIndices) {
   EXPECT_NE(Consume(onnxrun_values_get(outputs, 0, &tensor)).find("seq(map(string,float32)) of 2"), std::string::npos);
   EXPECT_NE(Consume(onnxrun_values_get_map(outputs, 0, 2, &keys, &values)).find("map 2 of 2"), std::string::npos);
   EXPECT_EQ(onnxrun_values_kind(outputs, 5), ONNXRUN_VALUE_OTHER);
+  size_t count = 0;
+  EXPECT_NE(Consume(onnxrun_values_map_count(outputs, 5, &count)).find("not a sequence of maps"), std::string::npos);
   ASSERT_EQ(Consume(onnxrun_values_get_map(outputs, 1, 0, &keys, &values)), "");
   ASSERT_EQ(keys.dtype, ONNXRUN_INT64);
   EXPECT_EQ(static_cast<const int64_t*>(keys.data)[2], 7);
   EXPECT_EQ(static_cast<const float*>(values.data)[2], 3.0f);
   onnxrun_values_free(outputs);
+  onnxrun_session_free(session);
+}
+
+TEST(CApiMlValues, MapAccessorsRefuseATensorOutputAndStringsOnTheDevice) {
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
+  OnnxrunSession* session = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_create("tests/zipmap/cases/forest_string_labels/model.onnx", &options, &session)),
+            "");
+  const float x[6] = {0.5f, -1, 2, 0, 1, -0.5f};
+  const int64_t dims[2] = {1, 6};
+  const OnnxrunTensor input = {"X", ONNXRUN_FLOAT32, dims, 2, x};
+  OnnxrunValues* outputs = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_run(session, &input, 1, &outputs)), "");
+  ASSERT_EQ(onnxrun_values_kind(outputs, 0), ONNXRUN_VALUE_TENSOR);  // the label, a string tensor
+  OnnxrunTensor label{}, keys{}, values{};
+  ASSERT_EQ(Consume(onnxrun_values_get(outputs, 0, &label)), "");
+  ASSERT_EQ(label.dtype, ONNXRUN_STRING);
+  const std::string name = static_cast<const char* const*>(label.data)[0];
+  EXPECT_TRUE(name == "setosa" || name == "versicolor" || name == "virginica") << name;
+  EXPECT_NE(Consume(onnxrun_values_get_map(outputs, 0, 0, &keys, &values)).find("not a sequence of maps"),
+            std::string::npos);
+  onnxrun_values_free(outputs);
+  // A string tensor is host memory only; a NULL element is an error, not a read.
+  const char* strings[2] = {"a", nullptr};
+  const int64_t string_dims[1] = {2};
+  const OnnxrunTensor bad = {"X", ONNXRUN_STRING, string_dims, 1, strings};
+  EXPECT_NE(Consume(onnxrun_session_run(session, &bad, 1, &outputs)).find("string 1 is NULL"), std::string::npos);
+  EXPECT_NE(Consume(onnxrun_session_run_device(session, &bad, 1, nullptr, &outputs)), "");
   onnxrun_session_free(session);
 }
 

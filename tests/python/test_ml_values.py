@@ -15,29 +15,30 @@ import onnxrun
 ROOT = os.environ.get("ONNXRUN_REPO", ".")
 
 
-def read_value(path):
-    """A stored input or output: an array (TensorProto) or a list of dicts (SequenceProto of maps)."""
+def read_value(path, maps=False):
+    """A stored input or output: an array (TensorProto), or with `maps` a list of dicts (a
+    SequenceProto of MapProto)."""
     with open(path, "rb") as f:
         data = f.read()
-    sequence = onnx.SequenceProto()
-    try:
+    if maps:
+        sequence = onnx.SequenceProto()
         sequence.ParseFromString(data)
-        if sequence.elem_type == onnx.SequenceProto.MAP:
-            return [{(k.decode() if isinstance(k, bytes) else k): onnx.numpy_helper.to_array(v).item()
-                     for k, v in zip(list(m.string_keys) or list(m.keys), m.values.tensor_values)}
-                    for m in sequence.map_values]
-    except Exception:  # not a SequenceProto: a TensorProto
-        pass
+        assert sequence.elem_type == onnx.SequenceProto.MAP, path
+        return [{(k.decode() if isinstance(k, bytes) else k): onnx.numpy_helper.to_array(v).item()
+                 for k, v in zip(list(m.string_keys) or list(m.keys), m.values.tensor_values)}
+                for m in sequence.map_values]
     tensor = onnx.TensorProto()
     tensor.ParseFromString(data)
     array = onnx.numpy_helper.to_array(tensor)
     return array.astype(object) if array.dtype.kind in "OSU" else array
 
 
-def case(folder):
+def case(folder, session):
+    """The stored inputs and outputs; an output the session calls non-tensor is a sequence of maps."""
     files = lambda kind: sorted(glob.glob(os.path.join(folder, "test_data_set_0", f"{kind}_*.pb")),
                                 key=lambda p: int(p.rsplit("_", 1)[1].split(".")[0]))
-    return [read_value(p) for p in files("input")], [read_value(p) for p in files("output")]
+    maps = [o["dtype"] == "non-tensor" for o in session.outputs]
+    return [read_value(p) for p in files("input")], [read_value(p, m) for p, m in zip(files("output"), maps)]
 
 
 def assert_same(got, want, name):
@@ -60,7 +61,7 @@ MODELS = [os.path.join(ROOT, "models/sklearn_ml_ops")] + sorted(glob.glob(os.pat
 @pytest.mark.parametrize("folder", MODELS, ids=os.path.basename)
 def test_matches_onnx_runtime(folder):
     session = onnxrun.Session(os.path.join(folder, "model.onnx"), device="cpu")
-    inputs, outputs = case(folder)
+    inputs, outputs = case(folder, session)
     got = session.run({info["name"]: x for info, x in zip(session.inputs, inputs)})
     assert [o["name"] for o in session.outputs] == list(got)
     for info, want in zip(session.outputs, outputs):
@@ -70,7 +71,7 @@ def test_matches_onnx_runtime(folder):
 def test_string_metadata_and_bad_string_input():
     session = onnxrun.Session(os.path.join(ROOT, "models/sklearn_ml_ops/model.onnx"), device="cpu")
     assert {i["name"]: i["dtype"] for i in session.inputs}["S"] == "str"
-    inputs, _ = case(os.path.join(ROOT, "models/sklearn_ml_ops"))
+    inputs, _ = case(os.path.join(ROOT, "models/sklearn_ml_ops"), session)
     feeds = {info["name"]: x for info, x in zip(session.inputs, inputs)}
     feeds["S"] = np.array([[1.5]] * len(feeds["S"]), dtype=object)
     with pytest.raises(onnxrun.Error, match="not str or bytes"):

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes tests/zipmap/cases: scikit-learn classifiers converted by skl2onnx with its defaults, so
 that their probabilities come out of a ZipMap as a sequence of maps ({label: probability} per row,
-int64 or string labels), plus ZipMap nodes written by hand (a 1-D input, string labels), each with
+int64 or string labels), plus ZipMap nodes written by hand (a 1-D input, string labels, labels out of
+order and repeated), each with
 the outputs ONNX Runtime (CPU) computed, in the ONNX test layout (maps as SequenceProto of
 MapProto, as onnx.numpy_helper.from_list writes them).
-Needs `python3 -m pip install onnx onnxruntime numpy scikit-learn skl2onnx`. Deterministic."""
+Needs `python3 -m pip install onnx onnxruntime numpy scikit-learn skl2onnx`. Deterministic inputs and
+outputs (skl2onnx may name model internals differently on a rerun)."""
 import os
 import shutil
 import warnings
@@ -97,6 +99,23 @@ def handwritten(rows):
     return model, feeds
 
 
+def unsorted_labels():
+    """Labels out of order and repeated: ORT's maps hold them sorted, a repeated label's last column."""
+    nodes = [helper.make_node("ZipMap", ["scores"], ["by_id"], domain="ai.onnx.ml", classlabels_int64s=[7, -5, 0, 7]),
+             helper.make_node("ZipMap", ["scores"], ["by_name"], domain="ai.onnx.ml",
+                              classlabels_strings=["b", "a", "c", "a"])]
+    outputs = []
+    for out, key in (("by_id", TensorProto.INT64), ("by_name", TensorProto.STRING)):
+        info = helper.make_value_info(out, helper.make_sequence_type_proto(helper.make_map_type_proto(
+            key, helper.make_tensor_type_proto(TensorProto.FLOAT, None))))
+        outputs.append(info)
+    graph = helper.make_graph(nodes, "zipmap_unsorted", [helper.make_tensor_value_info("scores", TensorProto.FLOAT,
+                                                                                        [None, 4])], outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 1)])
+    model.ir_version = 8
+    return model, {"scores": np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)}
+
+
 def main():
     shutil.rmtree(HERE, ignore_errors=True)
     x, y3 = make_classification(n_samples=200, n_features=6, n_informative=4, n_classes=3, random_state=0)
@@ -110,6 +129,7 @@ def main():
                             target_opset=OPSETS)
         save(name, model, {"X": x[:20]})
     save("handwritten", *handwritten(7))
+    save("handwritten_unsorted_labels", *unsorted_labels())
 
 
 if __name__ == "__main__":
