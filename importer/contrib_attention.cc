@@ -140,13 +140,45 @@ absl::StatusOr<std::vector<int64_t>> ProjectionSizes(const Graph& graph, const N
   return sizes;
 }
 
+// Attention's KV cache: past [2, B, heads, P, H] (keys, values) read as ONNX Attention's past_key /
+// past_value; the ONNX Attention moves into the prefix and `node` becomes the present
+// [2, B, heads, P + S, H] = Concat(Unsqueeze(present_key), Unsqueeze(present_value)).
+absl::Status AttentionWithCache(Graph& graph, Node& node, std::vector<Node>& prefix, const std::vector<ValueId>& qkv,
+                                ValueId present) {
+  const ValueId past = node.input(4), mask_index = node.input(3);
+  if (past != kNoValue && mask_index != kNoValue && graph.value(mask_index).type.rank() == 1) {
+    return absl::UnimplementedError("Attention with a 1-D mask_index and past state is not supported");
+  }
+  KvCache cache;
+  if (past != kNoValue) {
+    cache.past_key = Prepend(graph, node, prefix, "Gather", {past, Int64Scalar(graph, node, "keys", 0)});
+    cache.past_value = Prepend(graph, node, prefix, "Gather", {past, Int64Scalar(graph, node, "values", 1)});
+  }
+  cache.present_key = graph.AddValue(absl::StrCat(node.name, "__present_key"));
+  cache.present_value = graph.AddValue(absl::StrCat(node.name, "__present_value"));
+  if (absl::Status s = BecomeOnnxAttention(graph, node, prefix, qkv, mask_index, node.input(5), node.input(0), cache);
+      !s.ok()) {
+    return s;
+  }
+  Node attention = node;
+  attention.name = absl::StrCat(node.name, "__attention");
+  prefix.push_back(std::move(attention));
+  const ValueId axis0 = Int64s(graph, node, "stack_axis", {0});
+  const ValueId keys = Prepend(graph, node, prefix, "Unsqueeze", {cache.present_key, axis0});
+  const ValueId values = Prepend(graph, node, prefix, "Unsqueeze", {cache.present_value, axis0});
+  Become(node, "Concat", {keys, values});
+  node.attrs.Set("axis", int64_t{0});
+  node.outputs = {present};
+  if (present == kNoValue) node.outputs = {graph.AddValue(absl::StrCat(node.name, "__present"))};
+  return absl::OkStatus();
+}
+
 // Attention(input [B, S, H_in], weights [H_in, Hq + Hk + Hv], bias?, mask_index?, past?,
 // attention_bias?): Q, K, V = split(input @ weights + bias), then ONNX Attention.
 absl::Status AttentionToStandard(Graph& graph, Node& node, std::vector<Node>& prefix) {
   AtTargetOpset(node);
-  if (node.input(4) != kNoValue || node.input(6) != kNoValue ||
-      (node.outputs.size() > 1 && node.outputs[1] != kNoValue)) {
-    return absl::UnimplementedError("Attention with past / present state is not supported");
+  if (node.input(6) != kNoValue) {
+    return absl::UnimplementedError("Attention's past_sequence_length (a shared KV buffer) is not supported");
   }
   if (node.attrs.GetInt("do_rotary", 0) != 0) {
     return absl::UnimplementedError("Attention with do_rotary is not supported");
@@ -158,7 +190,11 @@ absl::Status AttentionToStandard(Graph& graph, Node& node, std::vector<Node>& pr
   ValueId qkv = Prepend(graph, node, prefix, "MatMul", {node.input(0), node.input(1)});
   if (node.input(2) != kNoValue) qkv = Prepend(graph, node, prefix, "Add", {qkv, node.input(2)});
   const std::vector<ValueId> parts = PrependSplit(graph, node, prefix, qkv, *sizes);
-  return BecomeOnnxAttention(graph, node, prefix, parts, node.input(3), node.input(5), node.input(0));
+  const ValueId present = node.outputs.size() > 1 ? node.outputs[1] : kNoValue;
+  if (node.input(4) == kNoValue && present == kNoValue) {
+    return BecomeOnnxAttention(graph, node, prefix, parts, node.input(3), node.input(5), node.input(0));
+  }
+  return AttentionWithCache(graph, node, prefix, parts, present);
 }
 
 // The last dim of `value`, or -1 where unknown.

@@ -8,8 +8,8 @@ ONNX Runtime (CPU), in the ONNX test layout (see make_small_models.py):
     CNN ops (FusedConv, FusedGemm) and its dynamic-quantized matmuls (DynamicQuantizeMatMul,
     MatMulIntegerToFloat, QGemm), the channels_last QLinear forms and the rarer ones
     (QLinearWhere, contrib Q/DQ per axis), what quantize_dynamic makes of an optimized BERT
-    (QAttention, QEmbedLayerNormalization) and MultiHeadAttention over a KV cache and over
-    projected cross-attention keys, written node by node;
+    (QAttention, QEmbedLayerNormalization), MultiHeadAttention over a KV cache and over
+    projected cross-attention keys, and Attention with past / present, written node by node;
   ort_quantized_cnn: a small residual CNN with squeeze-excite, concat and pooling, quantized by
     ORT's own quantizer (quantize_static, QOperator format: QLinearConv, QLinearAdd, QLinearMul,
     QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearAveragePool,
@@ -262,11 +262,28 @@ def mha_cache_part(rng, node):
                                   ("dec_present_v", TensorProto.FLOAT), ("dec_cross_out", TensorProto.FLOAT)]
 
 
+def attention_cache_part(rng, node):
+    """Attention over a KV cache as ORT's GPT-2 tools write it: past [2, B, heads, P, H] in, present
+    [2, B, heads, P + S, H] out, unidirectional, a 2-D mask over cached and new positions; and
+    present alone (no past: the first step)."""
+    inits = weights(rng, [("gpt_w", (16, 48), 0.3), ("gpt_b", (48,), 0.1),
+                          ("gpt_mask", np.array([[0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1]], np.int32))])
+    nodes = [node("Attention", ["gpt_x", "gpt_w", "gpt_b", "gpt_mask", "gpt_past"], ["gpt_out", "gpt_present"],
+                  domain=MS, name="attention_with_past", num_heads=2, unidirectional=1),
+             node("Attention", ["gpt_x", "gpt_w", "gpt_b"], ["gpt_first_out", "gpt_first_present"], domain=MS,
+                  name="attention_first_step", num_heads=2, unidirectional=1)]
+    x = rng.standard_normal((2, 3, 16)).astype(np.float32)
+    past = rng.standard_normal((2, 2, 2, 4, 8)).astype(np.float32)
+    return nodes, inits, [("gpt_x", x, [2, "seq", 16]), ("gpt_past", past, [2, 2, 2, "past", 8])], [
+        ("gpt_out", TensorProto.FLOAT), ("gpt_present", TensorProto.FLOAT), ("gpt_first_out", TensorProto.FLOAT),
+        ("gpt_first_present", TensorProto.FLOAT)]
+
+
 def ort_contrib_ops(rng):
     node = helper.make_node
     nodes, inits, inputs, outputs = [], [], [], []
     for part in (bert_part, cnn_part, quantized_matmul_part, quantized_nhwc_part, attention_masks_part,
-                 quantized_attention_part, mha_cache_part):
+                 quantized_attention_part, mha_cache_part, attention_cache_part):
         n, i, ins, outs = part(rng, node)
         nodes += n
         inits += i

@@ -133,7 +133,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.FusedMatMul", "Transpose, MatMul, Mul"},
       {"com.microsoft.FusedConv", "Conv, Add and the activation"},
       {"com.microsoft.FusedGemm", "Gemm and the activation"},
-      {"com.microsoft.Attention", "MatMul, Split, Attention (ONNX's, with ORT's additive mask)"},
+      {"com.microsoft.Attention", "MatMul, Split, Attention (ONNX's, with ORT's additive mask and KV cache)"},
       {"com.microsoft.MultiHeadAttention", "Split, Add, Attention (ONNX's, with ORT's additive mask and KV cache)"},
       {"com.microsoft.EmbedLayerNormalization", "Gather, Add, LayerNormalization (mask index: ReduceSum)"},
       {"com.microsoft.QAttention", "DequantizeLinear, then as Attention"},

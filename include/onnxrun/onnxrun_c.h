@@ -47,7 +47,8 @@ typedef enum {
   ONNXRUN_INT16 = 5,
   ONNXRUN_INT32 = 6,
   ONNXRUN_INT64 = 7,
-  ONNXRUN_STRING = 8, /* host tensors only: data is an array of NUL-terminated strings (const char*) */
+  ONNXRUN_STRING = 8, /* host tensors only: data is an array of NUL-terminated strings (const char*); a
+                         string holding a NUL byte reads as ending there */
   ONNXRUN_BOOL = 9,   /* one byte per element, 0 or 1 */
   ONNXRUN_FLOAT16 = 10,
   ONNXRUN_FLOAT64 = 11,
