@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/debugging/failure_signal_handler.h"
+#include "absl/debugging/symbolize.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -453,6 +455,9 @@ absl::Status Main(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A crash prints the signal and a symbolized stack trace (for a bug report) before the process dies.
+  absl::InitializeSymbolizer(argv[0]);
+  absl::InstallFailureSignalHandler(absl::FailureSignalHandlerOptions());
   cli::ProcessStart();
   cli::KeepFreedHostMemory();
   if (argc > 1 && std::string(argv[1]) == "test") return cli::TestCommand(argc, argv, 2);

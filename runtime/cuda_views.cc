@@ -86,6 +86,8 @@ std::vector<ir::ValueId> CudaExecutor::ViewReadInputs(const Step& step) const {
   if (step.kind != StepKind::kKernel || step.nodes.size() != 1) return {};
   std::vector<ir::ValueId> in_place;
   if (node.op_type == "Attention") {
+    // An attention the host runs (a KV cache, a window, ...) reads dense tensors: no views.
+    if (!AttentionDeviceRejection(g, node).empty()) return {};
     for (size_t i = 0; i < 3 && i < node.inputs.size(); ++i) in_place.push_back(node.inputs[i]);
     // A value also read as the mask (or beyond) is not read in place.
     for (size_t i = 3; i < node.inputs.size(); ++i) {
