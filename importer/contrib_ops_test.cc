@@ -56,10 +56,24 @@ TEST(ContribOpsTest, AttentionBecomesOnnxAttentionOnTheSplitProjection) {
   EXPECT_THAT(text, HasSubstr("-> (%y: float32[2,5,8]) {is_causal=1, kv_num_heads=2, q_num_heads=2}"));
 }
 
+TEST(ContribOpsTest, AttentionCacheBecomesOnnxAttentionPastAndAStackedPresent) {
+  onnx::NodeProto node = MakeNode("Attention", {"x", "w", "", "", "past"}, {"y", "present"}, "attention");
+  testing_util::SetIntAttr(node, "num_heads", 2);
+  onnx::ModelProto model = ContribModel(node);
+  *model.mutable_graph()->add_input() = TensorInfo("past", {2, 2, 2, 3, 4});
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("Gather(%past, %attention__keys)"));
+  EXPECT_THAT(text, HasSubstr("-> (%y: float32[2,5,8], %attention__present_key: float32[2,2,8,4], "
+                              "%attention__present_value: float32[2,2,8,4])"));
+  EXPECT_THAT(text, HasSubstr("attention: Concat("));
+  EXPECT_THAT(text, HasSubstr("-> (%present: float32[2,2,2,8,4]) {axis=0}"));
+}
+
 TEST(ContribOpsTest, UnsupportedFormsSayWhat) {
-  onnx::NodeProto past = MakeNode("Attention", {"x", "w", "", "", "x"}, {"y"}, "attention");
-  testing_util::SetIntAttr(past, "num_heads", 2);
-  EXPECT_THAT(ImportText(ContribModel(past)), HasSubstr("node 'attention' (Attention): Attention with past / present"));
+  onnx::NodeProto shared = MakeNode("Attention", {"x", "w", "", "", "", "", "g"}, {"y"}, "attention");
+  testing_util::SetIntAttr(shared, "num_heads", 2);
+  EXPECT_THAT(ImportText(ContribModel(shared)),
+              HasSubstr("node 'attention' (Attention): Attention's past_sequence_length (a shared KV buffer)"));
   onnx::NodeProto uneven = MakeNode("Attention", {"x", "w"}, {"y"}, "attention");
   testing_util::SetIntAttr(uneven, "num_heads", 3);
   EXPECT_THAT(ImportText(ContribModel(uneven)), HasSubstr("each a multiple of num_heads"));
