@@ -254,14 +254,18 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   return options;
 }
 
+// A string as printed: quoted, escaped, its first 40 characters ("..." after when longer).
+std::string Quoted(const std::string& s) {
+  return absl::StrCat("\"", absl::CHexEscape(s.substr(0, 40)), s.size() > 40 ? "\"..." : "\"");
+}
+
 // A map's first entries: "{0: 0.25, 1: 0.75}" (string keys quoted).
 std::string MapEntries(const ir::Tensor& map) {
   const ir::Tensor& keys = map.map_keys();
   const ir::Tensor& values = map.map_values();
   std::string text = "{";
   for (int64_t i = 0; i < std::min<int64_t>(8, keys.num_elements()); ++i) {
-    const std::string key = keys.strings() ? absl::StrCat("\"", absl::CHexEscape(keys.strings()[i].substr(0, 40)), "\"")
-                                           : absl::StrCat(keys.GetAsInt64(i));
+    const std::string key = keys.strings() ? Quoted(keys.strings()[i]) : absl::StrCat(keys.GetAsInt64(i));
     absl::StrAppendFormat(&text, "%s%s: %.6g", i ? ", " : "", key, values.GetAsDouble(i));
   }
   return text + (keys.num_elements() > 8 ? ", ...}" : "}");
@@ -286,8 +290,7 @@ void PrintSummary(const runtime::NamedTensor& out) {
   if (const std::string* strings = t.strings()) {
     line += "  first [";
     for (int64_t i = 0; i < std::min<int64_t>(5, t.num_elements()); ++i) {
-      const std::string& s = strings[i];
-      absl::StrAppend(&line, i ? ", " : "", "\"", absl::CHexEscape(s.substr(0, 40)), s.size() > 40 ? "\"..." : "\"");
+      absl::StrAppend(&line, i ? ", " : "", Quoted(strings[i]));
     }
     std::printf("%s%s\n", line.c_str(), t.num_elements() > 5 ? ", ...]" : "]");
     return;

@@ -73,13 +73,10 @@ bool IsStringArray(const py::array& array) {
 std::vector<std::string> StringsOf(const py::array& array) {
   std::vector<std::string> out;
   for (const py::handle item : py::reinterpret_borrow<py::iterable>(array.attr("ravel")().attr("tolist")())) {
-    if (py::isinstance<py::bytes>(item)) {
-      out.push_back(item.cast<std::string>());
-    } else if (py::isinstance<py::str>(item)) {
-      out.push_back(item.cast<std::string>());
-    } else {
+    if (!py::isinstance<py::bytes>(item) && !py::isinstance<py::str>(item)) {
       throw Error("a string input holds " + std::string(py::str(item.get_type())) + ", not str or bytes");
     }
+    out.push_back(item.cast<std::string>());
   }
   return out;
 }

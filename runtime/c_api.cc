@@ -162,9 +162,7 @@ void IndexStrings(OnnxrunValues& values) {
   };
   for (const runtime::NamedTensor& out : values.tensors) {
     index(out.tensor);
-    for (const ir::Tensor& map : out.tensor.is_map_sequence() ? out.tensor.elements() : std::vector<ir::Tensor>{}) {
-      index(map.map_keys());
-    }
+    for (const ir::Tensor& element : out.tensor.elements()) index(element.map_keys());  // invalid unless a map
   }
 }
 
