@@ -26,8 +26,9 @@ absl::StatusOr<ir::Tensor> ReadTensorFile(const std::string& path) {
 absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed,
                                          const std::map<std::string, int64_t>& named_dims) {
   if (!info.type.is_tensor()) {
-    return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
-                                                   ": give it with --input-dir (a SequenceProto or OptionalProto)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", info.name, "' is ", info.type.ToString(),
+                     ": give it with --input or --input-dir (a SequenceProto, MapProto or OptionalProto)"));
   }
   if (!info.type.shape) {
     return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has unknown rank: give it with --input"));
@@ -73,7 +74,13 @@ absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const InputSourc
     return false;
   };
   for (const auto& [name, path] : sources.files) {
-    absl::StatusOr<ir::Tensor> t = ReadTensorFile(path);
+    // A sequence, map or optional input reads the proto its declared type names.
+    const runtime::TensorInfo* info = nullptr;
+    for (const auto& i : infos)
+      if (i.name == name) info = &i;
+    absl::StatusOr<ir::Tensor> t = info != nullptr && !info->type.is_tensor() && !absl::EndsWith(path, ".npy")
+                                       ? importer::ReadValueFile(path, info->type)
+                                       : ReadTensorFile(path);
     if (!t.ok()) return t.status();
     inputs.push_back({name, *std::move(t)});
   }

@@ -143,25 +143,26 @@ absl::StatusOr<ir::TensorType> ConvertTensorType(const std::string& name, const 
   return type;
 }
 
-// seq(map(int64|string, tensor)) -> a sequence of maps (ZipMap's output; the values' dtype).
-absl::StatusOr<ir::TensorType> ConvertMapSequenceType(const std::string& name, const onnx::TypeProto::Map& map) {
+// map(int64|string, tensor) -> a map type (DictVectorizer's and CastMap's input; string values
+// too); in a sequence (ZipMap's output) the values must be numbers.
+absl::StatusOr<ir::TensorType> ConvertMapType(const std::string& name, const onnx::TypeProto::Map& map,
+                                              bool in_sequence) {
   const auto key = static_cast<ir::DType>(map.key_type());
   const onnx::TypeProto& value = map.value_type();
   if ((key != ir::DType::kInt64 && key != ir::DType::kString) || !value.has_tensor_type()) {
-    return absl::UnimplementedError(
-        absl::StrCat("'", name, "' is a sequence of maps other than map(int64 or string, tensor)"));
+    return absl::UnimplementedError(absl::StrCat("'", name, "' is a map other than map(int64 or string, tensor)"));
   }
   const auto value_dtype = static_cast<ir::DType>(value.tensor_type().elem_type());
-  if (!ir::IsSupportedDType(value_dtype) || value_dtype == ir::DType::kString) {
-    return absl::UnimplementedError(absl::StrCat("'", name, "' is a sequence of maps with unsupported values"));
+  if (!ir::IsSupportedDType(value_dtype) || (in_sequence && value_dtype == ir::DType::kString)) {
+    return absl::UnimplementedError(absl::StrCat("'", name, "' is a map with unsupported values"));
   }
-  return ir::TensorType::SequenceOfMaps(key, value_dtype);
+  return in_sequence ? ir::TensorType::SequenceOfMaps(key, value_dtype) : ir::TensorType::Map(key, value_dtype);
 }
 
 // seq(tensor) -> a sequence type of the element dtype (element shapes are not kept).
 absl::StatusOr<ir::TensorType> ConvertSequenceType(const std::string& name, const onnx::TypeProto::Sequence& seq,
                                                    const ImportLimits& limits) {
-  if (seq.elem_type().has_map_type()) return ConvertMapSequenceType(name, seq.elem_type().map_type());
+  if (seq.elem_type().has_map_type()) return ConvertMapType(name, seq.elem_type().map_type(), /*in_sequence=*/true);
   if (!seq.elem_type().has_tensor_type()) {
     return absl::UnimplementedError(absl::StrCat("'", name, "' is a sequence of non-tensors"));
   }
@@ -176,6 +177,7 @@ absl::StatusOr<ir::TensorType> ConvertSequenceType(const std::string& name, cons
 absl::StatusOr<ir::TensorType> ConvertValueInfoType(const std::string& name, const onnx::TypeProto& type,
                                                     const ImportLimits& limits) {
   if (type.has_sequence_type()) return ConvertSequenceType(name, type.sequence_type(), limits);
+  if (type.has_map_type()) return ConvertMapType(name, type.map_type(), /*in_sequence=*/false);
   return ConvertTensorType(name, type.tensor_type(), limits);
 }
 
@@ -183,7 +185,9 @@ absl::StatusOr<ir::TensorType> ConvertValueInfoType(const std::string& name, con
 
 absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info, const ImportLimits& limits) {
   const onnx::TypeProto& type = info.type();
-  if (type.has_tensor_type() || type.has_sequence_type()) return ConvertValueInfoType(info.name(), type, limits);
+  if (type.has_tensor_type() || type.has_sequence_type() || type.has_map_type()) {
+    return ConvertValueInfoType(info.name(), type, limits);
+  }
   if (type.has_optional_type()) {
     const onnx::TypeProto& elem = type.optional_type().elem_type();
     if (!elem.has_tensor_type() && !elem.has_sequence_type()) {
@@ -196,7 +200,7 @@ absl::StatusOr<ir::TensorType> ConvertValueInfo(const onnx::ValueInfoProto& info
     optional.optional = true;
     return optional;
   }
-  return absl::UnimplementedError(absl::StrCat("'", info.name(), "' is not a tensor, sequence or optional"));
+  return absl::UnimplementedError(absl::StrCat("'", info.name(), "' is not a tensor, sequence, map or optional"));
 }
 
 absl::Status AddConstantBytes(const std::string& name, const ir::Tensor& t, const ImportLimits& limits,

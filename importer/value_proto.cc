@@ -1,5 +1,5 @@
-// SequenceProto / OptionalProto files <-> sequence (of tensors or maps) and optional values
-// (value_proto.h).
+// SequenceProto / MapProto / OptionalProto files <-> sequence (of tensors or maps), map and
+// optional values (value_proto.h).
 #include "importer/value_proto.h"
 
 #include <cstring>
@@ -13,8 +13,9 @@ namespace importer {
 namespace {
 
 // A MapProto (int64 or string keys; values a sequence of one-element tensors, as ONNX's
-// numpy_helper.from_dict writes them) -> a map of 1-D keys and values.
-absl::StatusOr<ir::Tensor> FromMapProto(const onnx::MapProto& proto) {
+// numpy_helper.from_dict writes them) -> a map of 1-D keys and values (of `empty_dtype` when there
+// are none).
+absl::StatusOr<ir::Tensor> FromMapProto(const onnx::MapProto& proto, ir::DType empty_dtype) {
   ir::Tensor keys;
   if (proto.key_type() == onnx::TensorProto::STRING) {
     keys = ir::Tensor::FromStrings({proto.string_keys().begin(), proto.string_keys().end()});
@@ -23,22 +24,25 @@ absl::StatusOr<ir::Tensor> FromMapProto(const onnx::MapProto& proto) {
   } else {
     return absl::UnimplementedError("a map whose keys are not int64 or string");
   }
-  if (proto.values().tensor_values_size() != keys.num_elements()) {
-    return absl::InvalidArgumentError("a map with as many values as keys expected");
-  }
-  ir::Tensor values;
-  for (int i = 0; i < proto.values().tensor_values_size(); ++i) {
+  const int count = proto.values().tensor_values_size();
+  if (count != keys.num_elements()) return absl::InvalidArgumentError("a map with as many values as keys expected");
+  const ir::DType dtype =
+      count == 0 ? empty_dtype : static_cast<ir::DType>(proto.values().tensor_values(0).data_type());
+  absl::StatusOr<ir::Tensor> values = ir::Tensor::Create(dtype, {count});
+  if (!values.ok()) return values.status();
+  for (int i = 0; i < count; ++i) {
     absl::StatusOr<ir::Tensor> value = TensorFromProto(proto.values().tensor_values(i), "");
     if (!value.ok()) return value.status();
-    if (value->num_elements() != 1 || value->dtype() == ir::DType::kString ||
-        (i > 0 && value->dtype() != values.dtype())) {
-      return absl::UnimplementedError("a map whose values are not numbers of one dtype");
+    if (value->num_elements() != 1 || value->dtype() != dtype) {
+      return absl::UnimplementedError("a map whose values are not one-element tensors of one dtype");
     }
-    if (i == 0) values = *ir::Tensor::Create(value->dtype(), {keys.num_elements()});
-    std::memcpy(values.data<uint8_t>() + i * value->byte_size(), value->raw_data(), value->byte_size());
+    if (dtype == ir::DType::kString) {
+      values->mutable_strings()[i] = value->strings()[0];
+    } else {
+      std::memcpy(values->data<uint8_t>() + i * value->byte_size(), value->raw_data(), value->byte_size());
+    }
   }
-  if (!values.valid()) values = *ir::Tensor::Create(ir::DType::kFloat32, {0});
-  return ir::Tensor::Map(std::move(keys), std::move(values));
+  return ir::Tensor::Map(std::move(keys), *std::move(values));
 }
 
 onnx::MapProto ToMapProto(const ir::Tensor& map) {
@@ -56,7 +60,11 @@ onnx::MapProto ToMapProto(const ir::Tensor& map) {
   proto.mutable_values()->set_elem_type(onnx::SequenceProto::TENSOR);
   for (int64_t i = 0; i < values.num_elements(); ++i) {
     ir::Tensor one = *ir::Tensor::Create(values.dtype(), {});
-    std::memcpy(one.raw_data(), values.data<uint8_t>() + i * one.byte_size(), one.byte_size());
+    if (values.dtype() == ir::DType::kString) {
+      one.mutable_strings()[0] = values.strings()[i];
+    } else {
+      std::memcpy(one.raw_data(), values.data<uint8_t>() + i * one.byte_size(), one.byte_size());
+    }
     *proto.mutable_values()->add_tensor_values() = TensorToProto(one, "");
   }
   return proto;
@@ -66,7 +74,7 @@ absl::StatusOr<ir::Tensor> FromSequenceProto(const onnx::SequenceProto& proto, i
   if (proto.elem_type() == onnx::SequenceProto::MAP) {
     std::vector<ir::Tensor> maps;
     for (const onnx::MapProto& m : proto.map_values()) {
-      absl::StatusOr<ir::Tensor> map = FromMapProto(m);
+      absl::StatusOr<ir::Tensor> map = FromMapProto(m, declared_dtype);
       if (!map.ok()) return map.status();
       maps.push_back(*std::move(map));
     }
@@ -121,7 +129,13 @@ absl::StatusOr<ir::Tensor> ReadValueFile(const std::string& path, const ir::Tens
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
   absl::StatusOr<ir::Tensor> value;
-  if (declared.optional) {
+  if (declared.kind == ir::ValueKind::kMap && !declared.optional) {
+    onnx::MapProto proto;
+    if (!proto.ParseFromIstream(&file)) {
+      return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a serialized MapProto"));
+    }
+    value = FromMapProto(proto, declared.dtype);
+  } else if (declared.optional) {
     onnx::OptionalProto proto;
     if (!proto.ParseFromIstream(&file)) {
       return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a serialized OptionalProto"));
@@ -153,6 +167,10 @@ absl::Status WriteValueFile(const ir::Tensor& value, const ir::TensorType& decla
       proto.set_elem_type(onnx::OptionalProto::TENSOR);
       *proto.mutable_tensor_value() = TensorToProto(value, "");
     }
+    written = file && proto.SerializeToOstream(&file);
+  } else if (value.is_map()) {
+    onnx::MapProto proto = ToMapProto(value);
+    proto.set_name(name);
     written = file && proto.SerializeToOstream(&file);
   } else {
     const bool maps = value.is_map_sequence() || declared.map_key != ir::DType::kUndefined;

@@ -80,6 +80,7 @@ std::string TensorType::ToString() const {
     text = map_key == DType::kUndefined ? absl::StrCat("seq(", DTypeName(dtype), ")")
                                         : absl::StrCat("seq(map(", DTypeName(map_key), ",", DTypeName(dtype), "))");
   }
+  if (kind == ValueKind::kMap) text = absl::StrCat("map(", DTypeName(map_key), ",", DTypeName(dtype), ")");
   return optional ? absl::StrCat("optional(", text, ")") : text;
 }
 

@@ -62,7 +62,8 @@ struct TensorType {
   std::optional<Shape> shape;
   ValueKind kind = ValueKind::kTensor;
   bool optional = false;  // optional(tensor) or optional(seq): may hold no element
-  // Set for a sequence of maps, seq(map(map_key, dtype)); kUndefined for a sequence of tensors.
+  // Set for a map, map(map_key, dtype), and a sequence of maps, seq(map(map_key, dtype));
+  // kUndefined otherwise.
   DType map_key = DType::kUndefined;
 
   static TensorType Sequence(DType elem_dtype, bool optional = false) {
@@ -70,6 +71,10 @@ struct TensorType {
   }
   static TensorType SequenceOfMaps(DType key_dtype, DType value_dtype) {
     return {value_dtype, std::nullopt, ValueKind::kSequence, false, key_dtype};
+  }
+  // A map (DictVectorizer's and CastMap's input): 1-D keys and values, no shape.
+  static TensorType Map(DType key_dtype, DType value_dtype) {
+    return {value_dtype, std::nullopt, ValueKind::kMap, false, key_dtype};
   }
   // A sequence of tensors (what the sequence ops take), optional or not.
   bool is_tensor_sequence() const { return kind == ValueKind::kSequence && map_key == DType::kUndefined; }

@@ -11,6 +11,8 @@ ConcreteInput ConcreteInput::OfTensor(const ir::Tensor* tensor) {
   ConcreteInput input = Of(tensor->dtype(), tensor->shape(), tensor);
   input.kind = tensor->kind();
   input.optional = tensor->is_none();
+  if (tensor->is_map()) input.map_key = tensor->map_keys().dtype();
+  if (tensor->is_map_sequence()) input.map_key = tensor->elements().front().map_keys().dtype();
   return input;
 }
 
@@ -23,7 +25,7 @@ absl::StatusOr<std::vector<ConcreteOutput>> InferConcrete(const ir::Node& node,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const bool present = inputs[i].present;
     if (present && (inputs[i].kind != ir::ValueKind::kTensor || inputs[i].optional)) {
-      types[i] = ir::TensorType{inputs[i].dtype, std::nullopt, inputs[i].kind, inputs[i].optional};
+      types[i] = ir::TensorType{inputs[i].dtype, std::nullopt, inputs[i].kind, inputs[i].optional, inputs[i].map_key};
     } else if (present) {
       types[i] = ir::TensorType{inputs[i].dtype, ir::ShapeFromInts(inputs[i].dims)};
     }

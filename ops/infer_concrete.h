@@ -23,6 +23,7 @@ struct ConcreteInput {
   const ir::Tensor* value = nullptr;
   ir::ValueKind kind = ir::ValueKind::kTensor;  // a sequence, or
   bool optional = false;                        // an empty optional (a present one is its element)
+  ir::DType map_key = ir::DType::kUndefined;    // a map's (or a sequence of maps') key dtype
 
   static ConcreteInput Absent() { return {}; }
   static ConcreteInput Of(ir::DType dtype, std::vector<int64_t> dims, const ir::Tensor* value = nullptr) {

@@ -347,6 +347,8 @@ std::vector<OpDef> MlOpDefs() {
   };
   std::vector<OpDef> models = MlModelOpDefs();
   defs.insert(defs.end(), models.begin(), models.end());
+  std::vector<OpDef> maps = MlMapOpDefs();
+  defs.insert(defs.end(), maps.begin(), maps.end());
   return defs;
 }
 

@@ -2,8 +2,9 @@
 // LabelEncoder (1: classes_strings; 2-4: keys_* / values_*), TreeEnsemble (5) and the feature
 // transforms (Normalizer, Scaler, Imputer, OneHotEncoder, CategoryMapper, FeatureVectorizer):
 // attribute parsing and type/shape inference; the model ops (linear, SVM, tree ensembles) are in
-// ops/ml_models.h. ZipMap makes a sequence of maps (ir::Tensor::Map), one per row. They run on the
-// host (kernels/cpu/ml_ops.cc, ml_transforms.cc, ml_models.cc).
+// ops/ml_models.h. ZipMap makes a sequence of maps (ir::Tensor::Map), one per row; DictVectorizer
+// and CastMap read a map (ml_maps.cc). They run on the host (kernels/cpu/ml_ops.cc,
+// ml_transforms.cc, ml_models.cc, ml_maps.cc).
 #ifndef ONNXRUN_OPS_ML_OPS_H_
 #define ONNXRUN_OPS_ML_OPS_H_
 
@@ -39,7 +40,16 @@ struct TreeEnsembleAttrs {
 };
 absl::StatusOr<TreeEnsembleAttrs> ParseTreeEnsemble(const ir::Node& node);
 
+// CastMap's attributes (ONNX's defaults: cast_to TO_FLOAT, map_form DENSE, max_map 1).
+struct CastMapAttrs {
+  ir::DType to = ir::DType::kFloat32;  // TO_FLOAT, TO_STRING, TO_INT64
+  bool sparse = false;                 // SPARSE: key k's value at column k of [1, max_map]
+  int64_t max_map = 1;
+};
+absl::StatusOr<CastMapAttrs> ParseCastMap(const ir::Attributes& a);
+
 std::vector<OpDef> MlOpDefs();
+std::vector<OpDef> MlMapOpDefs();  // ml_maps.cc: DictVectorizer, CastMap
 
 }  // namespace ops
 

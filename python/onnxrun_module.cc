@@ -3,7 +3,8 @@
 //   s = onnxrun.Session("model.onnx", device="auto", precision="fp32", device_id=0)
 //   s.inputs, s.outputs      -> [{"name", "dtype" (numpy's name), "shape" (ints; str for named dims)}]
 //   s.run({"x": array})      -> {"y": array}   (numpy arrays in and out; strings as object
-//                               arrays of str; ZipMap's sequence of maps as a list of dicts)
+//                               arrays of str; ZipMap's sequence of maps as a list of dicts; a
+//                               map input, DictVectorizer's or CastMap's, as a dict)
 //   s.run({"x": cuda_tensor}, stream=None) -> {"y": onnxrun.DeviceArray}   (device tensors in and
 //                               out, no copies: python/device_array.h)
 //   s.explain()              -> the plan as a dict (the schema of `onnxrun --explain=json`)
@@ -96,6 +97,57 @@ py::object ToArray(const OnnxrunTensor& out) {
   return py::array(py::dtype(entry.numpy), dims, out.data);
 }
 
+// The host inputs of one run as the C API takes them: numpy arrays (str / bytes / object arrays as
+// strings) and dicts (a map input: {str or int: number or str}), with the storage they point into.
+struct HostFeeds {
+  std::vector<OnnxrunTensor> tensors;
+  std::vector<OnnxrunMap> maps;
+  std::deque<std::string> names;
+  std::deque<py::array> arrays;  // alive through the call
+  std::deque<std::vector<int64_t>> dims;
+  std::deque<std::vector<std::string>> strings;  // string elements, and their pointers
+  std::deque<std::vector<const char*>> string_ptrs;
+
+  void Add(const std::string& name, const py::object& value) {
+    names.push_back(name);
+    if (py::isinstance<py::dict>(value)) {
+      py::dict map = value.cast<py::dict>();
+      py::list keys, values;
+      for (const auto& [k, v] : map) keys.append(k), values.append(v);
+      maps.push_back({names.back().c_str(), ToTensor(ArrayOf(keys, "int64")), ToTensor(ArrayOf(values, nullptr))});
+      return;
+    }
+    tensors.push_back(ToTensor(py::array::ensure(value, py::array::c_style)));
+  }
+
+ private:
+  // A list as a 1-D array (an empty one of `empty_dtype`, float64 when null).
+  static py::array ArrayOf(const py::list& items, const char* empty_dtype) {
+    if (py::len(items) == 0) return py::array(py::dtype(empty_dtype ? empty_dtype : "float64"), {0});
+    return py::array::ensure(py::module_::import("numpy").attr("asarray")(items), py::array::c_style);
+  }
+
+  OnnxrunTensor ToTensor(py::array array) {
+    const char* name = names.back().c_str();
+    if (!array) throw Error("input '" + names.back() + "' is not an array or a dict");
+    dims.emplace_back(array.shape(), array.shape() + array.ndim());
+    if (IsStringArray(array)) {
+      strings.push_back(StringsOf(array));
+      string_ptrs.emplace_back();
+      for (const std::string& e : strings.back()) string_ptrs.back().push_back(e.c_str());
+      return {name, ONNXRUN_STRING, dims.back().data(), dims.back().size(), string_ptrs.back().data()};
+    }
+    const DTypeEntry* entry = EntryOfNumpy(py::str(array.dtype()));
+    if (entry == nullptr) {
+      throw Error("input '" + names.back() + "': numpy dtype " + std::string(py::str(array.dtype())) +
+                  " is not supported");
+    }
+    arrays.push_back(std::move(array));
+    return {name, static_cast<OnnxrunDType>(entry->onnxrun), dims.back().data(), dims.back().size(),
+            arrays.back().data()};
+  }
+};
+
 // A sequence of maps (ZipMap's output) as a list of dicts {label: float}, as ONNX Runtime returns it.
 py::list MapsOf(const OnnxrunValues* values, size_t i) {
   size_t count = 0;
@@ -159,40 +211,14 @@ class PySession {
   }
 
   py::dict RunHost(const py::dict& feeds) const {
-    std::vector<py::array> arrays;  // alive through the call
-    std::deque<std::vector<int64_t>> dims;
-    std::vector<std::string> names;
-    names.reserve(feeds.size());
-    std::vector<OnnxrunTensor> tensors;
-    std::deque<std::vector<std::string>> strings;  // string inputs' elements, and their pointers
-    std::deque<std::vector<const char*>> string_ptrs;
-    for (const auto& [key, value] : feeds) {
-      names.push_back(py::str(key));
-      py::array array = py::array::ensure(value, py::array::c_style);
-      if (!array) throw Error("input '" + names.back() + "' is not an array");
-      if (IsStringArray(array)) {
-        strings.push_back(StringsOf(array));
-        string_ptrs.emplace_back();
-        for (const std::string& e : strings.back()) string_ptrs.back().push_back(e.c_str());
-        dims.emplace_back(array.shape(), array.shape() + array.ndim());
-        tensors.push_back(
-            {names.back().c_str(), ONNXRUN_STRING, dims.back().data(), dims.back().size(), string_ptrs.back().data()});
-        continue;
-      }
-      const DTypeEntry* entry = EntryOfNumpy(py::str(array.dtype()));
-      if (entry == nullptr)
-        throw Error("input '" + names.back() + "': numpy dtype " + std::string(py::str(array.dtype())) +
-                    " is not supported");
-      dims.emplace_back(array.shape(), array.shape() + array.ndim());
-      tensors.push_back({names.back().c_str(), static_cast<OnnxrunDType>(entry->onnxrun), dims.back().data(),
-                         dims.back().size(), array.data()});
-      arrays.push_back(std::move(array));
-    }
+    HostFeeds host;
+    for (const auto& [key, value] : feeds) host.Add(py::str(key), py::reinterpret_borrow<py::object>(value));
     OnnxrunValues* values = nullptr;
     OnnxrunStatus* status;
     {
       py::gil_scoped_release release;
-      status = onnxrun_session_run(session_.get(), tensors.data(), tensors.size(), &values);
+      status = onnxrun_session_run_with_maps(session_.get(), host.tensors.data(), host.tensors.size(), host.maps.data(),
+                                             host.maps.size(), &values);
     }
     Check(status);
     SharedValues owned(values, onnxrun_values_free);

@@ -192,6 +192,42 @@ absl::StatusOr<runtime::NamedTensor> ToNamedTensor(const OnnxrunTensor& in, size
   return runtime::NamedTensor{in.name, *std::move(tensor)};
 }
 
+// Numeric map values as a float32, float64 or int64 map declares them (others unchanged).
+ir::Tensor ToMapValues(const ir::Tensor& values, ir::DType declared) {
+  const bool numeric = values.dtype() != ir::DType::kString && values.rank() == 1;
+  const bool convertible =
+      declared == ir::DType::kFloat32 || declared == ir::DType::kFloat64 || declared == ir::DType::kInt64;
+  if (!numeric || !convertible || values.dtype() == declared) return values;
+  ir::Tensor out = *ir::Tensor::Create(declared, values.shape());  // same count as a valid tensor
+  for (int64_t i = 0; i < values.num_elements(); ++i) {
+    if (declared == ir::DType::kFloat32) out.data<float>()[i] = static_cast<float>(values.GetAsDouble(i));
+    if (declared == ir::DType::kFloat64) out.data<double>()[i] = values.GetAsDouble(i);
+    if (declared == ir::DType::kInt64) out.data<int64_t>()[i] = values.GetAsInt64(i);
+  }
+  return out;
+}
+
+// A C map input, copied into a map value; numeric values converted to the value dtype the model
+// declares for that input (when it declares a map).
+absl::StatusOr<runtime::NamedTensor> ToNamedMap(const runtime::Session& session, const OnnxrunMap& in, size_t index) {
+  const std::string where =
+      absl::StrCat("map input ", index, in.name != nullptr ? absl::StrCat(" '", in.name, "'") : "");
+  if (in.name == nullptr) return absl::InvalidArgumentError(absl::StrCat(where, ": no name"));
+  OnnxrunTensor keys = in.keys, values = in.values;
+  keys.name = values.name = in.name;
+  absl::StatusOr<runtime::NamedTensor> k = ToNamedTensor(keys, index), v = ToNamedTensor(values, index);
+  if (!k.ok() || !v.ok())
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", (k.ok() ? v : k).status().message()));
+  ir::Tensor converted = v->tensor.Clone();
+  for (const runtime::TensorInfo& info : session.inputs()) {
+    if (info.name == in.name && info.type.kind == ir::ValueKind::kMap)
+      converted = ToMapValues(converted, info.type.dtype);
+  }
+  absl::StatusOr<ir::Tensor> map = ir::Tensor::Map(k->tensor.Clone(), std::move(converted));
+  if (!map.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", map.status().message()));
+  return runtime::NamedTensor{in.name, *std::move(map)};
+}
+
 // Info i of `infos` ("input"/"output" in the out-of-range error).
 OnnxrunStatus* InfoAt(const std::vector<std::unique_ptr<CTensorInfo>>& infos, const char* what, size_t i,
                       OnnxrunTensorInfo* info) {
@@ -275,15 +311,27 @@ const char* onnxrun_session_output_name(const OnnxrunSession* session, size_t i)
 
 OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunTensor* inputs, size_t input_count,
                                    OnnxrunValues** outputs) {
+  return onnxrun_session_run_with_maps(session, inputs, input_count, nullptr, 0, outputs);
+}
+
+OnnxrunStatus* onnxrun_session_run_with_maps(const OnnxrunSession* session, const OnnxrunTensor* inputs,
+                                             size_t input_count, const OnnxrunMap* maps, size_t map_count,
+                                             OnnxrunValues** outputs) {
   if (outputs == nullptr) return ToC(absl::InvalidArgumentError("outputs is NULL"));
   *outputs = nullptr;
   if (session == nullptr) return ToC(absl::InvalidArgumentError("session is NULL"));
   if (input_count > 0 && inputs == nullptr) return ToC(absl::InvalidArgumentError("inputs is NULL"));
+  if (map_count > 0 && maps == nullptr) return ToC(absl::InvalidArgumentError("maps is NULL"));
   std::vector<runtime::NamedTensor> named;
   for (size_t i = 0; i < input_count; ++i) {
     absl::StatusOr<runtime::NamedTensor> t = ToNamedTensor(inputs[i], i);
     if (!t.ok()) return ToC(t.status());
     named.push_back(*std::move(t));
+  }
+  for (size_t i = 0; i < map_count; ++i) {
+    absl::StatusOr<runtime::NamedTensor> m = ToNamedMap(*session->session, maps[i], i);
+    if (!m.ok()) return ToC(m.status());
+    named.push_back(*std::move(m));
   }
   absl::StatusOr<std::vector<runtime::NamedTensor>> results = session->session->Run(named);
   if (!results.ok()) return ToC(results.status());

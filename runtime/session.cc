@@ -47,9 +47,10 @@ absl::Status CheckDType(const TensorInfo& info, ir::DType dtype) {
 }
 
 // Whether `value` is of the declared kind: a sequence (of maps for seq(map), an empty one either
-// way), an empty optional, or a tensor.
+// way), a map with the declared key type, an empty optional, or a tensor.
 bool KindFits(const ir::TensorType& declared, const ir::Tensor& value) {
   if (value.is_none()) return declared.optional;
+  if (value.is_map()) return declared.kind == ir::ValueKind::kMap && value.map_keys().dtype() == declared.map_key;
   if (!value.is_sequence()) return declared.kind == ir::ValueKind::kTensor;
   const bool maps_declared = declared.map_key != ir::DType::kUndefined;
   return declared.kind == ir::ValueKind::kSequence &&

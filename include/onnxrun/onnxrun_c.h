@@ -72,8 +72,8 @@ typedef struct {
   const void* data; /* the product of dims elements of dtype */
 } OnnxrunTensor;
 
-/* What a model input or output is. dtype 0 when it is not a tensor (a sequence, an optional); rank -1 when unknown;
- * dims[d] -1 for a dim known only by name (dim_names[d],
+/* What a model input or output is. dtype 0 when it is not a tensor (a sequence, a map, an optional); rank -1 when
+ * unknown; dims[d] -1 for a dim known only by name (dim_names[d],
  * "" for fixed or unnamed dims). Borrowed from the session. */
 typedef struct {
   const char* name;
@@ -110,6 +110,18 @@ const char* onnxrun_session_explain_json(const OnnxrunSession* session);
 OnnxrunStatus* onnxrun_session_run(const OnnxrunSession* session, const OnnxrunTensor* inputs, size_t input_count,
                                    OnnxrunValues** outputs);
 
+/* A map input (ai.onnx.ml DictVectorizer's and CastMap's map(int64 | string, T)): 1-D keys
+ * (ONNXRUN_INT64 or ONNXRUN_STRING) and as many values, host memory, read during the call. Numeric
+ * values of another dtype than the model declares are converted to it (a double for a float map). */
+typedef struct {
+  const char* name;
+  OnnxrunTensor keys;
+  OnnxrunTensor values;
+} OnnxrunMap;
+/* onnxrun_session_run with `map_count` map inputs besides the tensors. */
+OnnxrunStatus* onnxrun_session_run_with_maps(const OnnxrunSession* session, const OnnxrunTensor* inputs,
+                                             size_t input_count, const OnnxrunMap* maps, size_t map_count,
+                                             OnnxrunValues** outputs);
 /* GPU sessions: inputs in device memory (each data a device pointer on the session's device),
  * the work ordered on `cuda_stream` (a cudaStream_t; NULL: the legacy default stream). Returns once
  * the work is enqueued (the first run for a set of input dims synchronises): the inputs must stay

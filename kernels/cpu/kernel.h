@@ -82,6 +82,7 @@ std::vector<KernelDef> MlKernels();               // ml_ops.cc: ai.onnx.ml Binar
 std::vector<KernelDef> MlModelKernels();          // ml_models.cc: ai.onnx.ml Linear*, SVM*
 std::vector<KernelDef> MlTreeKernels();           // ml_trees.cc: ai.onnx.ml TreeEnsembleClassifier/Regressor
 std::vector<KernelDef> MlTransformKernels();      // ml_transforms.cc: ai.onnx.ml Normalizer, Scaler, Imputer, ...
+std::vector<KernelDef> MlMapKernels();            // ml_maps.cc: ai.onnx.ml DictVectorizer, CastMap
 std::vector<KernelDef> RecurrentStateKernels();   // recurrent_state.cc: CausalConvWithState, LinearAttention
 std::vector<KernelDef> KvCacheKernels();          // kv_cache.cc: TensorScatter
 std::vector<KernelDef> TfIdfKernels();            // tfidf.cc

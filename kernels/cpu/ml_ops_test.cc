@@ -1,7 +1,8 @@
 // The ai.onnx.ml ops beyond their conformance cases: LabelEncoder-1's classes_strings both ways and
 // float keys with NaN, ArrayFeatureExtractor's 1-D form and out-of-range indices, TreeEnsemble's
-// aggregates and the errors of malformed trees (a cycle, a link past the nodes). Expected values are
-// worked out by hand from the specs.
+// aggregates and the errors of malformed trees (a cycle, a link past the nodes), the map forms ONNX
+// Runtime's Python API cannot feed (CastMap and DictVectorizer over string values; tests/ml_maps has
+// the others against ORT). Expected values are worked out by hand from the specs.
 #include <cmath>
 #include <limits>
 
@@ -101,6 +102,54 @@ TEST(TreeEnsembleTest, MalformedTreesAreErrors) {
               HasSubstr("node 0 points to node 7, outside the 2 there are"));
   EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.TreeEnsemble", 1, Tree({0}, 9), 5), {&x})),
               HasSubstr("aggregate_function 0-3"));
+}
+
+ir::Tensor IntKeyMap(std::vector<int64_t> keys, std::vector<std::string> values) {
+  return *ir::Tensor::Map(ir::Tensor::FromInt64s(std::move(keys)), ir::Tensor::FromStrings(std::move(values)));
+}
+
+TEST(CastMapTest, StringValuesReadAsNumbersInKeyOrder) {
+  ir::Tensor map = IntKeyMap({5, 2, 9}, {"1.5", "2e3", " -7.25xyz"});
+  auto out = RunNode(MakeNode("ai.onnx.ml.CastMap", 1, {}, 1), {&map});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (std::vector<int64_t>{1, 3}));
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(2000.0f, 1.5f, -7.25f));  // keys 2, 5, 9 (std::stof)
+  out = RunNode(MakeNode("ai.onnx.ml.CastMap", 1, Attrs({{"cast_to", std::string("TO_INT64")}}), 1), {&map});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int64_t>((*out)[0]), ElementsAre(2, 1, -7));  // std::stoll stops at '.' / 'e'
+}
+
+TEST(CastMapTest, BadValuesKeysAndAttributesAreErrors) {
+  ir::Tensor words = IntKeyMap({1}, {"abc"});
+  EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.CastMap", 1, {}, 1), {&words})), HasSubstr("cannot read 'abc'"));
+  ir::Tensor negative = *ir::Tensor::Map(ir::Tensor::FromInt64s({-1, 2}), F32({2}, {1, 2}));
+  const ir::Attributes sparse = Attrs({{"map_form", std::string("SPARSE")}, {"max_map", int64_t{3}}});
+  EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.CastMap", 1, sparse, 1), {&negative})), HasSubstr("no negative key"));
+  EXPECT_THAT(
+      Error(RunNode(MakeNode("ai.onnx.ml.CastMap", 1, Attrs({{"cast_to", std::string("TO_DOUBLE")}}), 1), {&negative})),
+      HasSubstr("TO_FLOAT, TO_STRING or TO_INT64"));
+  ir::Tensor tensor = F32({2}, {1, 2});
+  EXPECT_THAT(Error(RunNode(MakeNode("ai.onnx.ml.CastMap", 1, {}, 1), {&tensor})), HasSubstr("takes a map"));
+}
+
+TEST(CastMapTest, FloatsPastInt64AreTheLowestInt64) {
+  ir::Tensor map = *ir::Tensor::Map(ir::Tensor::FromInt64s({1, 2, 3}), F32({3}, {1e20f, -2.5f, NAN}));
+  auto out = RunNode(MakeNode("ai.onnx.ml.CastMap", 1, Attrs({{"cast_to", std::string("TO_INT64")}}), 1), {&map});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  EXPECT_THAT(Values<int64_t>((*out)[0]), ElementsAre(lowest, -2, lowest));
+}
+
+TEST(DictVectorizerTest, IntKeysToStringsWithEmptyForMissingKeys) {
+  ir::Tensor map = IntKeyMap({3, 1, 3}, {"x", "y", "z"});  // a repeated key keeps its last value
+  auto out =
+      RunNode(MakeNode("ai.onnx.ml.DictVectorizer", 1, Attrs({{"int64_vocabulary", std::vector<int64_t>{1, 2, 3}}}), 1),
+              {&map});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ((*out)[0].strings()[0], "y");
+  EXPECT_EQ((*out)[0].strings()[1], "");
+  EXPECT_EQ((*out)[0].strings()[2], "z");
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ KernelFn FindKernel(std::string_view op_type) {
                         MlModelKernels,
                         MlTreeKernels,
                         MlTransformKernels,
+                        MlMapKernels,
                         RecurrentStateKernels,
                         KvCacheKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;

@@ -1,6 +1,7 @@
 // The C API on scikit-learn models: string tensors in (ONNXRUN_STRING, an array of C strings) and
-// out, and ZipMap's sequence of maps (onnxrun_values_kind / _map_count / _get_map), against ONNX
-// Runtime's stored outputs of models/sklearn_ml_ops and tests/zipmap/cases, every element and map.
+// out, ZipMap's sequence of maps (onnxrun_values_kind / _map_count / _get_map) and map inputs
+// (onnxrun_session_run_with_maps), against ONNX Runtime's stored outputs of models/sklearn_ml_ops,
+// tests/zipmap/cases and tests/ml_maps/cases, every element and map.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -145,6 +146,77 @@ TEST(CApiMlValues, MapAccessorsRefuseATensorOutputAndStringsOnTheDevice) {
   const OnnxrunTensor bad = {"X", ONNXRUN_STRING, string_dims, 1, strings};
   EXPECT_NE(Consume(onnxrun_session_run(session, &bad, 1, &outputs)).find("string 1 is NULL"), std::string::npos);
   EXPECT_NE(Consume(onnxrun_session_run_device(session, &bad, 1, nullptr, &outputs)), "");
+  onnxrun_session_free(session);
+}
+
+// A C view of a host tensor (string elements through `ptrs`, which must outlive the view).
+OnnxrunTensor ToC(const ir::Tensor& t, std::vector<const char*>& ptrs) {
+  const void* data = t.raw_data();
+  if (t.strings() != nullptr) {
+    for (int64_t e = 0; e < t.num_elements(); ++e) ptrs.push_back(t.strings()[e].c_str());
+    data = ptrs.data();
+  }
+  return {nullptr, static_cast<OnnxrunDType>(t.dtype()), t.shape().data(), t.shape().size(), data};
+}
+
+// `dir`'s one map input (keys of `key`, float values; as float64 when `as_double`, which the C API
+// converts) through onnxrun_session_run_with_maps; output 0 against the stored one.
+void ExpectMapCaseMatches(const std::string& dir, ir::DType key, bool as_double) {
+  SCOPED_TRACE(dir);
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
+  OnnxrunSession* session = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_create((dir + "/model.onnx").c_str(), &options, &session)), "");
+  absl::StatusOr<ir::Tensor> map =
+      importer::ReadValueFile(dir + "/test_data_set_0/input_0.pb", ir::TensorType::Map(key, ir::DType::kFloat32));
+  ASSERT_TRUE(map.ok()) << map.status();
+  ir::Tensor values = map->map_values();
+  if (as_double) {
+    values = *ir::Tensor::Create(ir::DType::kFloat64, map->map_values().shape());
+    for (int64_t i = 0; i < values.num_elements(); ++i) values.data<double>()[i] = map->map_values().GetAsDouble(i);
+  }
+  std::vector<const char*> key_ptrs, value_ptrs;
+  const OnnxrunMap input = {onnxrun_session_input_name(session, 0), ToC(map->map_keys(), key_ptrs),
+                            ToC(values, value_ptrs)};
+  OnnxrunValues* outputs = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_run_with_maps(session, nullptr, 0, &input, 1, &outputs)), "");
+  OnnxrunTensor got{};
+  ASSERT_EQ(Consume(onnxrun_values_get(outputs, 0, &got)), "");
+  absl::StatusOr<ir::Tensor> want = importer::ReadTensorProtoFile(dir + "/test_data_set_0/output_0.pb");
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(testing_util::CompareTensors(FromC(got), *want, {.rtol = 1e-4, .atol = 1e-5}), "");
+  onnxrun_values_free(outputs);
+  onnxrun_session_free(session);
+}
+
+TEST(CApiMlValues, MapInputs) {
+  ExpectMapCaseMatches("tests/ml_maps/cases/dictvectorizer_string_keys", ir::DType::kString, false);
+  ExpectMapCaseMatches("tests/ml_maps/cases/dictvectorizer_string_keys", ir::DType::kString, true);
+  ExpectMapCaseMatches("tests/ml_maps/cases/dictvectorizer_tree", ir::DType::kString, true);
+  ExpectMapCaseMatches("tests/ml_maps/cases/castmap_sparse_string", ir::DType::kInt64, false);
+  ExpectMapCaseMatches("tests/ml_maps/cases/castmap_dense_int64", ir::DType::kInt64, true);
+}
+
+TEST(CApiMlValues, BadMapInputsSayWhy) {
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
+  OnnxrunSession* session = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_create("tests/ml_maps/cases/castmap_dense_float/model.onnx", &options, &session)),
+            "");
+  const int64_t keys[2] = {3, 1}, two[1] = {2}, three[1] = {3};
+  const float values[3] = {1, 2, 3};
+  OnnxrunMap map = {"X", {nullptr, ONNXRUN_INT64, two, 1, keys}, {nullptr, ONNXRUN_FLOAT32, three, 1, values}};
+  OnnxrunValues* outputs = nullptr;
+  EXPECT_NE(Consume(onnxrun_session_run_with_maps(session, nullptr, 0, &map, 1, &outputs)).find("as many values"),
+            std::string::npos);
+  map.values.dims = two;
+  map.name = nullptr;
+  EXPECT_NE(Consume(onnxrun_session_run_with_maps(session, nullptr, 0, &map, 1, &outputs)).find("no name"),
+            std::string::npos);
+  EXPECT_NE(Consume(onnxrun_session_run_with_maps(session, nullptr, 0, nullptr, 1, &outputs)).find("maps is NULL"),
+            std::string::npos);
+  const float x[2] = {1, 2};
+  const OnnxrunTensor tensor = {"X", ONNXRUN_FLOAT32, two, 1, x};
+  EXPECT_NE(Consume(onnxrun_session_run(session, &tensor, 1, &outputs)).find("expects map(int64,float32)"),
+            std::string::npos);
   onnxrun_session_free(session);
 }
 

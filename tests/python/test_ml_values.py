@@ -1,6 +1,7 @@
-"""The Python package on scikit-learn models: string tensors in and out (numpy object arrays of str)
-and ZipMap's sequence of maps (a list of dicts, as ONNX Runtime returns it), against ONNX Runtime's
-stored outputs of models/sklearn_ml_ops and tests/zipmap/cases (every element, every map).
+"""The Python package on scikit-learn models: string tensors in and out (numpy object arrays of str),
+ZipMap's sequence of maps (a list of dicts, as ONNX Runtime returns it) and map inputs (a dict, as
+DictVectorizer and CastMap read them), against ONNX Runtime's stored outputs of
+models/sklearn_ml_ops, tests/zipmap/cases and tests/ml_maps/cases (every element, every map).
 Run by tests/python/pytest_test.sh with PYTHONPATH holding onnxrun.so."""
 import glob
 import os
@@ -15,18 +16,26 @@ import onnxrun
 ROOT = os.environ.get("ONNXRUN_REPO", ".")
 
 
-def read_value(path, maps=False):
-    """A stored input or output: an array (TensorProto), or with `maps` a list of dicts (a
-    SequenceProto of MapProto)."""
+def as_dict(proto):
+    """A MapProto as {key: value} (str keys decoded)."""
+    return {(k.decode() if isinstance(k, bytes) else k): onnx.numpy_helper.to_array(v).item()
+            for k, v in zip(list(proto.string_keys) or list(proto.keys), proto.values.tensor_values)}
+
+
+def read_value(path, kind="tensor"):
+    """A stored input or output: an array (TensorProto), a dict (`kind` "map": a MapProto) or a list
+    of dicts ("maps": a SequenceProto of MapProto)."""
     with open(path, "rb") as f:
         data = f.read()
-    if maps:
+    if kind == "map":
+        proto = onnx.MapProto()
+        proto.ParseFromString(data)
+        return as_dict(proto)
+    if kind == "maps":
         sequence = onnx.SequenceProto()
         sequence.ParseFromString(data)
         assert sequence.elem_type == onnx.SequenceProto.MAP, path
-        return [{(k.decode() if isinstance(k, bytes) else k): onnx.numpy_helper.to_array(v).item()
-                 for k, v in zip(list(m.string_keys) or list(m.keys), m.values.tensor_values)}
-                for m in sequence.map_values]
+        return [as_dict(m) for m in sequence.map_values]
     tensor = onnx.TensorProto()
     tensor.ParseFromString(data)
     array = onnx.numpy_helper.to_array(tensor)
@@ -34,11 +43,13 @@ def read_value(path, maps=False):
 
 
 def case(folder, session):
-    """The stored inputs and outputs; an output the session calls non-tensor is a sequence of maps."""
+    """The stored inputs and outputs; a value the session calls non-tensor is a map (an input) or a
+    sequence of maps (an output)."""
     files = lambda kind: sorted(glob.glob(os.path.join(folder, "test_data_set_0", f"{kind}_*.pb")),
                                 key=lambda p: int(p.rsplit("_", 1)[1].split(".")[0]))
-    maps = [o["dtype"] == "non-tensor" for o in session.outputs]
-    return [read_value(p) for p in files("input")], [read_value(p, m) for p, m in zip(files("output"), maps)]
+    kind = lambda info, non_tensor: non_tensor if info["dtype"] == "non-tensor" else "tensor"
+    return ([read_value(p, kind(i, "map")) for p, i in zip(files("input"), session.inputs)],
+            [read_value(p, kind(o, "maps")) for p, o in zip(files("output"), session.outputs)])
 
 
 def assert_same(got, want, name):
@@ -55,7 +66,8 @@ def assert_same(got, want, name):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-MODELS = [os.path.join(ROOT, "models/sklearn_ml_ops")] + sorted(glob.glob(os.path.join(ROOT, "tests/zipmap/cases/*")))
+MODELS = ([os.path.join(ROOT, "models/sklearn_ml_ops")] + sorted(glob.glob(os.path.join(ROOT, "tests/zipmap/cases/*"))) +
+          sorted(glob.glob(os.path.join(ROOT, "tests/ml_maps/cases/*"))))
 
 
 @pytest.mark.parametrize("folder", MODELS, ids=os.path.basename)
@@ -76,3 +88,11 @@ def test_string_metadata_and_bad_string_input():
     feeds["S"] = np.array([[1.5]] * len(feeds["S"]), dtype=object)
     with pytest.raises(onnxrun.Error, match="not str or bytes"):
         session.run(feeds)
+
+
+def test_bad_map_input():
+    session = onnxrun.Session(os.path.join(ROOT, "tests/ml_maps/cases/castmap_dense_float/model.onnx"), device="cpu")
+    with pytest.raises(onnxrun.Error, match="map"):
+        session.run({"X": {"a": 1.0}})  # string keys for map(int64, float)
+    with pytest.raises(onnxrun.Error, match="map"):
+        session.run({"X": np.zeros([2], np.float32)})  # a tensor for a map

@@ -1,0 +1,1 @@
+BprobabilitiesJœ`Ú=ì³d?
