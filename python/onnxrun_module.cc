@@ -123,8 +123,9 @@ struct HostFeeds {
  private:
   // A list as a 1-D array (an empty one of `empty_dtype`, float64 when null).
   static py::array ArrayOf(const py::list& items, const char* empty_dtype) {
-    if (py::len(items) == 0) return py::array(py::dtype(empty_dtype ? empty_dtype : "float64"), {0});
-    return py::array::ensure(py::module_::import("numpy").attr("asarray")(items), py::array::c_style);
+    py::module_ numpy = py::module_::import("numpy");
+    if (py::len(items) == 0) return py::array::ensure(numpy.attr("zeros")(0, empty_dtype ? empty_dtype : "float64"));
+    return py::array::ensure(numpy.attr("asarray")(items), py::array::c_style);
   }
 
   OnnxrunTensor ToTensor(py::array array) {

@@ -218,12 +218,17 @@ absl::StatusOr<runtime::NamedTensor> ToNamedMap(const runtime::Session& session,
   absl::StatusOr<runtime::NamedTensor> k = ToNamedTensor(keys, index), v = ToNamedTensor(values, index);
   if (!k.ok() || !v.ok())
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", (k.ok() ? v : k).status().message()));
-  ir::Tensor converted = v->tensor.Clone();
+  ir::Tensor converted = v->tensor.Clone(), key_tensor = k->tensor.Clone();
   for (const runtime::TensorInfo& info : session.inputs()) {
-    if (info.name == in.name && info.type.kind == ir::ValueKind::kMap)
-      converted = ToMapValues(converted, info.type.dtype);
+    if (info.name != in.name || info.type.kind != ir::ValueKind::kMap) continue;
+    converted = ToMapValues(converted, info.type.dtype);
+    // An empty map's keys are of the declared type whatever the caller's empty array is.
+    if (key_tensor.num_elements() == 0 && info.type.map_key == ir::DType::kString)
+      key_tensor = ir::Tensor::FromStrings({});
+    if (key_tensor.num_elements() == 0 && info.type.map_key == ir::DType::kInt64)
+      key_tensor = ir::Tensor::FromInt64s({});
   }
-  absl::StatusOr<ir::Tensor> map = ir::Tensor::Map(k->tensor.Clone(), std::move(converted));
+  absl::StatusOr<ir::Tensor> map = ir::Tensor::Map(std::move(key_tensor), std::move(converted));
   if (!map.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", map.status().message()));
   return runtime::NamedTensor{in.name, *std::move(map)};
 }

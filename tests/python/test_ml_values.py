@@ -90,6 +90,13 @@ def test_string_metadata_and_bad_string_input():
         session.run(feeds)
 
 
+def test_empty_dict_is_an_empty_map():
+    folder = os.path.join(ROOT, "tests/ml_maps/cases/dictvectorizer_string_keys")
+    session = onnxrun.Session(os.path.join(folder, "model.onnx"), device="cpu")
+    got = session.run({"X": {}})["Y"]
+    np.testing.assert_array_equal(got, np.zeros([1, 4], np.float32))  # no key of the vocabulary: all 0
+
+
 def test_bad_map_input():
     session = onnxrun.Session(os.path.join(ROOT, "tests/ml_maps/cases/castmap_dense_float/model.onnx"), device="cpu")
     with pytest.raises(onnxrun.Error, match="map"):
