@@ -36,11 +36,7 @@ absl::StatusOr<ir::Tensor> FromMapProto(const onnx::MapProto& proto, ir::DType e
     if (value->num_elements() != 1 || value->dtype() != dtype) {
       return absl::UnimplementedError("a map whose values are not one-element tensors of one dtype");
     }
-    if (dtype == ir::DType::kString) {
-      values->mutable_strings()[i] = value->strings()[0];
-    } else {
-      std::memcpy(values->data<uint8_t>() + i * value->byte_size(), value->raw_data(), value->byte_size());
-    }
+    values->CopyElementFrom(*value, 0, i);
   }
   return ir::Tensor::Map(std::move(keys), *std::move(values));
 }
@@ -60,11 +56,7 @@ onnx::MapProto ToMapProto(const ir::Tensor& map) {
   proto.mutable_values()->set_elem_type(onnx::SequenceProto::TENSOR);
   for (int64_t i = 0; i < values.num_elements(); ++i) {
     ir::Tensor one = *ir::Tensor::Create(values.dtype(), {});
-    if (values.dtype() == ir::DType::kString) {
-      one.mutable_strings()[0] = values.strings()[i];
-    } else {
-      std::memcpy(one.raw_data(), values.data<uint8_t>() + i * one.byte_size(), one.byte_size());
-    }
+    one.CopyElementFrom(values, i, 0);
     *proto.mutable_values()->add_tensor_values() = TensorToProto(one, "");
   }
   return proto;

@@ -207,6 +207,16 @@ size_t Tensor::host_bytes() const {
   return bytes;
 }
 
+void Tensor::CopyElementFrom(const Tensor& src, int64_t from, int64_t to) {
+  if (dtype_ == DType::kString) {
+    strings_[to] = src.strings()[from];
+    return;
+  }
+  const size_t size = DTypeSize(dtype_);
+  std::memcpy(static_cast<uint8_t*>(raw_data()) + to * size, static_cast<const uint8_t*>(src.raw_data()) + from * size,
+              size);
+}
+
 double Tensor::GetAsDouble(int64_t i) const {
   switch (dtype_) {
     case DType::kFloat32: return data<float>()[i];

@@ -110,6 +110,9 @@ class Tensor {
   // Copies src's elements into this tensor's own: dense tensors of one dtype and element count
   // (strings one by one, other dtypes as bytes); an error otherwise.
   absl::Status CopyDataFrom(const Tensor& src);
+  // Copies element `from` of `src` (dense, of this tensor's dtype) into element `to` of this one: a
+  // string as a string, any other dtype as its bytes.
+  void CopyElementFrom(const Tensor& src, int64_t from, int64_t to);
   // Element i converted to double / int64 (any numeric dtype; 0 for strings); for shape inputs and
   // printing.
   double GetAsDouble(int64_t i) const;

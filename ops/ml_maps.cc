@@ -20,12 +20,6 @@ absl::Status ExpectMap(const InferContext& ctx, const char* op) {
   return absl::OkStatus();
 }
 
-bool OneOf(DType dtype, std::initializer_list<DType> allowed) {
-  for (DType a : allowed)
-    if (a == dtype) return true;
-  return false;
-}
-
 // map(string, int64|float|double) or map(int64, string|float|double) -> [1, V] of the value type:
 // the value of each vocabulary entry's key, 0 (or "") where the map lacks it.
 absl::StatusOr<std::vector<ir::TensorType>> InferDictVectorizer(const InferContext& ctx) {
@@ -41,9 +35,9 @@ absl::StatusOr<std::vector<ir::TensorType>> InferDictVectorizer(const InferConte
     return absl::InvalidArgumentError(absl::StrCat("DictVectorizer's ", strings ? "string" : "int64",
                                                    "_vocabulary does not match its input ", x.ToString()));
   }
-  const bool values_ok = string_keys ? OneOf(x.dtype, {DType::kInt64, DType::kFloat32, DType::kFloat64})
-                                     : OneOf(x.dtype, {DType::kString, DType::kFloat32, DType::kFloat64});
-  if (!values_ok) {
+  const absl::Status values = string_keys ? ExpectDType(ctx, 0, {DType::kInt64, DType::kFloat32, DType::kFloat64})
+                                          : ExpectDType(ctx, 0, {DType::kString, DType::kFloat32, DType::kFloat64});
+  if (!values.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("DictVectorizer does not take ", x.ToString()));
   }
   const int64_t width = static_cast<int64_t>(strings + ints);
@@ -55,7 +49,7 @@ absl::StatusOr<std::vector<ir::TensorType>> InferDictVectorizer(const InferConte
 absl::StatusOr<std::vector<ir::TensorType>> InferCastMap(const InferContext& ctx) {
   if (absl::Status s = ExpectMap(ctx, "CastMap"); !s.ok()) return s;
   const ir::TensorType& x = ctx.type(0);
-  if (x.map_key != DType::kInt64 || !OneOf(x.dtype, {DType::kString, DType::kFloat32})) {
+  if (x.map_key != DType::kInt64 || !ExpectDType(ctx, 0, {DType::kString, DType::kFloat32}).ok()) {
     return absl::InvalidArgumentError(absl::StrCat("CastMap takes map(int64, string or float), not ", x.ToString()));
   }
   absl::StatusOr<CastMapAttrs> attrs = ParseCastMap(ctx.attrs());

@@ -8,7 +8,7 @@
 #                                                     design), the tests tagged "gpu" (they skip
 #                                                     without one) and the Python package's test
 #                                                     (Debian's unsanitized python3 loads the module)
-#   2. --config=asan (ASan + UBSan, fatal, -O0)       every other test: unit, conformance, bad_input,
+#   2. --config=asan (ASan + UBSan arithmetic, -O0)  every other test: unit, conformance, bad_input,
 #                                                     cli, C API, fuzz regressions, ...
 #   3. --config=tsan                                  //tests/concurrency     (TEST_DEEP=1 only)
 #   4. tools/fuzz.sh $FUZZ_SECONDS (default 60)       the importer's libFuzzer target (seed 1,

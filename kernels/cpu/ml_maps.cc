@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <string>
@@ -36,16 +35,6 @@ std::map<Key, int64_t> IndexByKey(const ir::Tensor& map) {
   return by_key;
 }
 
-// Element `from` of `src` into element `to` of `dst` (one dtype).
-void CopyElement(const ir::Tensor& src, int64_t from, ir::Tensor& dst, int64_t to) {
-  if (src.dtype() == ir::DType::kString) {
-    dst.mutable_strings()[to] = src.strings()[from];
-  } else {
-    const size_t size = ir::DTypeSize(src.dtype());
-    std::memcpy(dst.data<uint8_t>() + to * size, src.data<uint8_t>() + from * size, size);
-  }
-}
-
 absl::Status NeedMap(const ir::Tensor* x, const char* op) {
   if (x == nullptr || !x->is_map()) {
     return absl::InvalidArgumentError(absl::StrCat(op, " takes a map, not ", x ? x->Describe() : "nothing"));
@@ -67,7 +56,7 @@ absl::Status DictVectorizer(KernelContext& ctx) {
   for (int64_t v = 0; v < width; ++v) {
     const Key key = string_keys ? Key{0, strings[v]} : Key{ints[v], {}};
     auto it = by_key.find(key);
-    if (it != by_key.end()) CopyElement(map.map_values(), it->second, *out, v);
+    if (it != by_key.end()) out->CopyElementFrom(map.map_values(), it->second, v);
   }
   *ctx.output(0) = *std::move(out);
   return absl::OkStatus();

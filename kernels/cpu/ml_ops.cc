@@ -3,7 +3,6 @@
 #include "ops/ml_ops.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -44,17 +43,8 @@ absl::Status ArrayFeatureExtractor(KernelContext& ctx) {
     }
   }
   ir::Tensor& y = *ctx.output(0);
-  const size_t size = ir::DTypeSize(x.dtype());
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < count; ++j) {
-      const int64_t from = r * width + indices.GetAsInt64(j), to = r * count + j;
-      if (x.dtype() == ir::DType::kString) {
-        y.mutable_strings()[to] = x.strings()[from];
-      } else {
-        std::memcpy(static_cast<uint8_t*>(y.raw_data()) + to * size,
-                    static_cast<const uint8_t*>(x.raw_data()) + from * size, size);
-      }
-    }
+    for (int64_t j = 0; j < count; ++j) y.CopyElementFrom(x, r * width + indices.GetAsInt64(j), r * count + j);
   }
   return absl::OkStatus();
 }
