@@ -205,6 +205,12 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                             "cuDNN plan (1 to 64; more find faster engines at small batches, cold starts take longer)",
                             &s.gpu.autotune_plans, 1, 64, "--autotune-plans needs N from 1 to 64"),
           s),
+      cli::IntFlag<int>("--tune-for-streams", "K",
+                        "GPU: autotune for requests in flight: time at least 8 engine configs of every\n"
+                        "cuDNN plan (runtime-compiled ones too) as K executions at once on K streams and\n"
+                        "keep the one with the best throughput (default 1: the fastest alone); for a\n"
+                        "Session serving concurrent callers (resnet50 fp16 batch 1, --streams 4: K = 2)",
+                        &s.gpu.autotune_streams, 1, 16, "--tune-for-streams needs K from 1 to 16"),
       {{"--no-autotune"},
        FlagArity::kSwitch,
        "",

@@ -244,6 +244,11 @@ absl::Status CudaExecutor::PrepareLocked(const std::vector<std::vector<int64_t>>
   build.autotune_runtime_compiled = options_.autotune_runtime_compiled;
   build.matmul_autotune_plans = options_.autotune_matmuls ? kMatmulAutotunePlans : 1;
   build.autotune_large_convs = options_.autotune_large_convs;
+  build.tune_streams = options_.autotune_streams;
+  if (options_.autotune_streams > 1) {
+    build.autotune_plans = std::max(build.autotune_plans, kStreamTunePlans);
+    build.autotune_runtime_compiled = true;
+  }
   build.already_built = [this](size_t step, const std::string& key) { return fused_[step].count(key) > 0; };
   std::vector<BuiltFusedStep> built = BuildFusedPlans(plan_, ConcreteDims(plan_, input_dims), build, &last_build_);
   for (BuiltFusedStep& b : built) InstallFused(std::move(b));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/infer_graph.h"
 #include "runtime/cuda_run_util.h"
+#include "runtime/plan_autotune.h"
 
 namespace exec {
 namespace {
@@ -170,7 +171,10 @@ void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string
   result.cache_key =
       cached ? absl::StrCat("onnxrun fused plan\n", gpu_signature, "\n", SpecSignature(result.lowered.spec),
                             max_plans > 1 ? absl::StrCat("\nautotuned (GPU time, stream held) over ", max_plans,
-                                                         precompiled_only ? " (precompiled alternatives)" : "")
+                                                         precompiled_only ? " (precompiled alternatives)" : "",
+                                                         result.tune_streams > 1
+                                                             ? absl::StrCat(" for ", result.tune_streams, " in flight")
+                                                             : "")
                                           : "")
              : "";
   if (cached) {
@@ -200,72 +204,6 @@ void BuildOrLoad(cudnnHandle_t handle, const PlanCache* cache, const std::string
   result.plan = std::make_shared<cudnn::FusedGraphPlan>(*std::move(built));
   if (cached && result.plan->plan_count() == 1) StorePlan(*cache, result);
   result.seconds = SecondsSince(start);
-}
-
-// Mean GPU time of the plan's current engine over `runs` executions after one warm-up; -1 when an
-// execution fails.
-double TimePlan(cudnnHandle_t handle, cudaStream_t stream, const cudnn::FusedGraphPlan& plan,
-                const std::map<int64_t, void*>& ptrs, void* workspace, int runs) {
-  absl::StatusOr<double> ms = TimeGpuMs([&] { return plan.Execute(handle, ptrs, workspace); }, stream, runs);
-  return ms.ok() ? *ms : -1;
-}
-
-// Bytes a tensor of the spec spans (dims and strides in elements).
-size_t SpanBytes(const cudnn::TensorDesc& t) {
-  int64_t last = 0;
-  for (size_t d = 0; d < t.dims.size(); ++d) last += (t.dims[d] - 1) * t.strides[d];
-  return static_cast<size_t>(last + 1) * cudnn::ElementBytes(t.type);
-}
-
-// Times every finalized plan of `result` on zero-filled buffers of its shapes, keeps the fastest;
-// false when the timing could not be done (the first plan is kept, not stored as tuned).
-bool Autotune(cudnnHandle_t handle, cudaStream_t stream, BuiltFusedStep& result) {
-  cudnn::FusedGraphPlan& plan = *result.plan;
-  const cudnn::FusedGraphSpec& spec = result.lowered.spec;
-  std::vector<const cudnn::TensorDesc*> tensors = {&spec.x, &spec.w, &spec.y};
-  for (const cudnn::TensorDesc& t : spec.extra) tensors.push_back(&t);
-  std::vector<void*> buffers;
-  auto allocate = [&](size_t bytes) -> void* {
-    void* p = nullptr;
-    if (cudaMalloc(&p, std::max<size_t>(bytes, 16)) != cudaSuccess) return nullptr;
-    buffers.push_back(p);
-    return cudaMemsetAsync(p, 0, bytes, stream) == cudaSuccess ? p : nullptr;
-  };
-  const size_t count = plan.plan_count();
-  size_t workspace_bytes = 0;
-  for (size_t i = 0; i < count; ++i) {  // SelectPlan(i) twice: there and back
-    plan.SelectPlan(i).IgnoreError();
-    workspace_bytes = std::max(workspace_bytes, plan.workspace_bytes());
-    plan.SelectPlan(i).IgnoreError();
-  }
-  std::map<int64_t, void*> ptrs;
-  bool ok = true;
-  for (const cudnn::TensorDesc* t : tensors) {
-    if (t->is_virtual || t->by_value) continue;
-    ptrs[t->uid] = allocate(SpanBytes(*t));
-    ok = ok && ptrs[t->uid] != nullptr;
-  }
-  void* workspace = workspace_bytes > 0 ? allocate(workspace_bytes) : nullptr;
-  ok = ok && (workspace_bytes == 0 || workspace != nullptr);
-  std::vector<double> ms(count, -1);
-  for (size_t i = 0; ok && i < count; ++i) {
-    plan.SelectPlan(i).IgnoreError();
-    ms[i] = TimePlan(handle, stream, plan, ptrs, workspace, 5);
-    plan.SelectPlan(i).IgnoreError();
-  }
-  cudaStreamSynchronize(stream);
-  for (void* p : buffers) cudaFree(p);
-  size_t best = 0;
-  for (size_t i = 1; i < count; ++i) {
-    if (ms[i] >= 0 && (ms[best] < 0 || ms[i] < ms[best])) best = i;
-  }
-  plan.SelectPlan(best).IgnoreError();
-  plan.DropAlternatives();
-  const bool tuned = ok && ms[best] >= 0;
-  result.autotune_note =
-      tuned ? absl::StrFormat("autotuned over %zu plans: %.3f ms, heuristics' first %.3f ms", count, ms[best], ms[0])
-            : "not autotuned (buffers could not be allocated or the plans did not run)";
-  return tuned;
 }
 
 }  // namespace
@@ -315,6 +253,7 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     const bool large = options.autotune_plans > 1 && options.autotune_large_convs &&
                        !IsMatmulStep(plan, results[t].step) && ConvFlops(results[t].lowered.spec) >= kLargeConvFlops;
     results[t].plans_to_time = std::max(PlansToTime(plan, results[t].step, options), large ? kLargeConvPlans : 1);
+    results[t].tune_streams = options.tune_streams;
     results[t].precompiled_alternatives_only =
         !options.autotune_runtime_compiled && !IsMatmulStep(plan, results[t].step) && !large;
   }
@@ -380,7 +319,7 @@ std::vector<BuiltFusedStep> BuildFusedPlans(const Plan& plan,
     for (size_t t : todo) {
       BuiltFusedStep& r = results[t];
       if (!r.status.ok() || r.plan == nullptr || r.plan->plan_count() < 2) continue;
-      if (ready && Autotune(handle, stream, r)) {
+      if (ready && AutotunePlan(handle, stream, r.lowered.spec, r.tune_streams, *r.plan, &r.autotune_note)) {
         ++tuned;
         if (options.cache != nullptr && options.cache->enabled()) StorePlan(*options.cache, r);
       }

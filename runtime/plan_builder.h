@@ -62,6 +62,9 @@ struct PlanBuildOptions {
   // With autotune_plans > 1: conv steps of at least kLargeConvFlops also time runtime-compiled
   // configs, up to kLargeConvPlans (see below).
   bool autotune_large_convs = true;
+  // > 1: autotuning times each config as this many executions at once, each on its own stream (the
+  // throughput of that many requests in flight), instead of one (the latency of one request).
+  int tune_streams = 1;
 };
 
 // A conv step this large (2 * output elements * C/group * R * S: resnet50's at batch 32 and more) is
@@ -89,6 +92,7 @@ struct BuiltFusedStep {
   std::string cache_key;                       // the key it was (or is to be) stored under; "" without a cache
   int plans_to_time = 1;                       // engine configs finalized and timed (> 1: autotuned)
   bool precompiled_alternatives_only = false;  // cudnn::BuildOptions's, when plans_to_time > 1
+  int tune_streams = 1;                        // PlanBuildOptions's, when plans_to_time > 1
 };
 
 // Time spent building, for the start-up summary.

@@ -1,0 +1,98 @@
+// Autotuning for requests in flight (CudaExecutorOptions::autotune_streams, runtime/plan_autotune.h):
+// a 3x3 conv + bias + Relu model whose plan is tuned as 3 executions at once on 3 streams gives the
+// CPU's output through the step-by-step run, the capture and the replays; its note says how it was
+// timed; a warm start reads that plan from the cache, and a latency-tuned session on the same cache
+// does not take it (its own key). Skipped without a GPU.
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+#include "tests/util/compare.h"
+#include "tests/util/onnx_builder.h"
+
+namespace {
+
+std::string ConvReluModel() {
+  onnx::ModelProto model = testing_util::MakeModel(13);
+  auto* g = model.mutable_graph();
+  *g->add_input() = testing_util::TensorInfo("x", {1, 32, 28, 28});
+  *g->add_output() = testing_util::TensorInfo("y", {1, 64, 28, 28});
+  std::vector<float> w(64 * 32 * 3 * 3), b(64);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 23) / 230.0f - 0.05f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.02f * static_cast<float>(i) - 0.6f;
+  testing_util::AddFloatInitializer(model, "w", {64, 32, 3, 3}, w);
+  testing_util::AddFloatInitializer(model, "b", {64}, b);
+  onnx::NodeProto conv = testing_util::MakeNode("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  *g->add_node() = conv;
+  *g->add_node() = testing_util::MakeNode("Relu", {"c"}, {"y"}, "relu");
+  return model.SerializeAsString();
+}
+
+ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
+  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+// The conv step's note ("" when no step ran on a cuDNN graph).
+std::string GraphNote(const runtime::Session& session) {
+  for (const std::string& note : session.gpu_step_notes()) {
+    if (absl::StrContains(note, "cuDNN operation graph")) return note;
+  }
+  return "";
+}
+
+class StreamTuneGpuTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(StreamTuneGpuTest, ThroughputTunedPlanMatchesCpuAndIsCachedUnderItsOwnKey) {
+  const std::string cache_dir = testing::TempDir() + "/stream_tune_" + GetParam();
+  std::filesystem::remove_all(cache_dir);
+  runtime::SessionOptions options;
+  options.device = runtime::Device::kCuda;
+  options.precision = GetParam();
+  options.gpu.plan_cache_dir = cache_dir;
+  options.gpu.autotune_streams = 3;
+  const testing_util::Tolerance tol =
+      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{2e-3, 2e-3};
+  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({1, 32, 28, 28})}};
+  for (const bool warm : {false, true}) {
+    auto session = runtime::Session::CreateFromBytes(ConvReluModel(), options);
+    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
+      auto gpu = (*session)->Run(inputs);
+      ASSERT_TRUE(gpu.ok()) << gpu.status();
+      EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
+    }
+    const std::string note = GraphNote(**session);
+    if (warm) {  // no timing: the tuned plan is read
+      EXPECT_TRUE(absl::StrContains(note, "plan from the cache")) << note;
+    } else {
+      EXPECT_TRUE(absl::StrContains(note, "3 executions at once on 3 streams")) << note;
+    }
+  }
+  // The same cache, tuned for one request at a time: a plan of its own.
+  options.gpu.autotune_streams = 1;
+  auto latency = runtime::Session::CreateFromBytes(ConvReluModel(), options);
+  ASSERT_TRUE(latency.ok()) << latency.status();
+  ASSERT_TRUE((*latency)->Run(inputs).ok());
+  const std::string note = GraphNote(**latency);
+  EXPECT_TRUE(absl::StrContains(note, "cuDNN operation graph")) << note;
+  EXPECT_FALSE(absl::StrContains(note, "plan from the cache")) << note;
+  EXPECT_FALSE(absl::StrContains(note, "at once")) << note;
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, StreamTuneGpuTest, testing::Values("tf32", "fp16"));
+
+}  // namespace
