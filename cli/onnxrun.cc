@@ -22,6 +22,7 @@
 #include "cli/inputs.h"
 #include "cli/startup.h"
 #include "cli/test_command.h"
+#include "cli/version.h"
 #include "importer/value_proto.h"
 #include "ops/control_flow.h"
 #include "ops/op_def.h"
@@ -55,6 +56,7 @@ struct Options {
   bool quiet = false;
   bool list_ops = false;
   bool help = false;
+  bool version = false;
 };
 
 absl::Status UsageError(const std::string& message) {
@@ -238,6 +240,8 @@ std::vector<cli::Flag> RunFlags(Options& o) {
       cli::Switch({"--list-ops"}, "print the supported ONNX op types, and how each runs on the GPU, and exit",
                   &o.list_ops),
       cli::Switch({"-h", "--help"}, "this text", &o.help),
+      cli::Switch({"--version"}, "print the release, the ONNX opsets read, the CUDA / cuDNN versions and the GPUs",
+                  &o.version),
   };
 }
 
@@ -254,7 +258,9 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   if (!positional.ok()) return UsageError(std::string(positional.status().message()));
   if (positional->size() > 1) return UsageError(absl::StrCat("unexpected argument '", (*positional)[1], "'"));
   if (!positional->empty()) options.model = (*positional)[0];
-  if (!options.help && !options.list_ops && options.model.empty()) return UsageError("no model given");
+  if (!options.help && !options.list_ops && !options.version && options.model.empty()) {
+    return UsageError("no model given");
+  }
   if (options.profile && options.benchmark_runs == 0) return UsageError("--profile goes with --benchmark N");
   if (options.streams > 1 && options.benchmark_runs == 0) return UsageError("--streams goes with --benchmark N");
   return options;
@@ -479,8 +485,9 @@ int main(int argc, char** argv) {
     std::printf("%s", Usage().c_str());
     return 0;
   }
-  if (options->list_ops) {
-    PrintOpList();
+  if (options->list_ops || options->version) {
+    if (options->version) std::printf("%s", cli::VersionText().c_str());
+    if (options->list_ops) PrintOpList();
     return 0;
   }
   absl::Status status = Main(*options);

@@ -17,6 +17,7 @@ install -m 755 "$bin/cli/onnxrun" "$prefix/bin/onnxrun"
 install -m 755 "$bin/runtime/libonnxrun.so" "$prefix/lib/libonnxrun.so"
 install -m 644 include/onnxrun/onnxrun_c.h "$prefix/include/onnxrun/onnxrun_c.h"
 install -m 755 "$bin/python/onnxrun.so" "$prefix/lib/python3/dist-packages/onnxrun.so"
+version=$(sed -n 's/.*kOnnxrunVersion\[\] = "\(.*\)";/\1/p' cli/version.h)
 cat >"$prefix/lib/pkgconfig/onnxrun.pc" <<EOF
 prefix=$prefix
 libdir=\${prefix}/lib
@@ -24,7 +25,7 @@ includedir=\${prefix}/include
 
 Name: onnxrun
 Description: ONNX importer and executor for NVIDIA GPUs (cuDNN fused graphs) and the CPU; C API
-Version: 0.1.0
+Version: $version
 Libs: -L\${libdir} -lonnxrun -Wl,-rpath,\${libdir}
 Cflags: -I\${includedir}
 EOF

@@ -104,6 +104,8 @@ prefix=$(mktemp -d)
 if tools/install.sh "$prefix/usr" &&
    PKG_CONFIG_PATH="$prefix/usr/lib/pkgconfig" cmake -S examples/c_api -B "$prefix/build" >/dev/null &&
    cmake --build "$prefix/build" >/dev/null && "$prefix/build/classify" models/tiny_cnn/model.onnx &&
+   [[ "$(PKG_CONFIG_PATH="$prefix/usr/lib/pkgconfig" pkg-config --modversion onnxrun)" == \
+      "$("$prefix/usr/bin/onnxrun" --version | head -1 | cut -d' ' -f2)" ]] &&
    PYTHONPATH="$prefix/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
      "import onnxrun; print('python:', onnxrun.Session('models/tiny_cnn/model.onnx').outputs[0]['name'])"; then
   passed=$((passed + 1))

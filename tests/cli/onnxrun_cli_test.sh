@@ -61,6 +61,11 @@ grep -q "^BNs folded: 1, BNs left: 0" "$tmp/out" || { echo "FAIL --explain summa
 grep -q "^profile: one step-by-step run, [0-9.]* ms of CPU time in [0-9]* steps" "$tmp/out" || { echo "FAIL --profile header"; cat "$tmp/out"; failures=$((failures + 1)); }
 grep -q "FusedGraph Conv+Relu 'conv1'" "$tmp/out" && grep -q "^time per step kind:" "$tmp/out" || { echo "FAIL --profile steps"; cat "$tmp/out"; failures=$((failures + 1)); }
 
+# --version: the release (the one tools/install.sh writes into onnxrun.pc) and the opsets.
+"$onnxrun" --version >"$tmp/out" || { echo "FAIL --version"; failures=$((failures + 1)); }
+grep -q "^onnxrun [0-9][0-9.]*$" "$tmp/out" || { echo "FAIL --version first line"; failures=$((failures + 1)); }
+grep -q "^ONNX opsets 1-" "$tmp/out" || { echo "FAIL --version opsets"; failures=$((failures + 1)); }
+
 # --list-ops: the registry's ops with their step kind, then what the importer rewrites.
 "$onnxrun" --list-ops >"$tmp/out" || { echo "FAIL --list-ops"; failures=$((failures + 1)); }
 grep -q "^Conv  *FusedGraph" "$tmp/out" || { echo "FAIL --list-ops Conv line"; failures=$((failures + 1)); }
