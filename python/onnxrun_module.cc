@@ -1,6 +1,7 @@
 // The Python module `onnxrun` (pybind11 from Debian, built by Bazel as python/onnxrun.so), written
 // over the C API (include/onnxrun/onnxrun_c.h) only, so it builds against any CPython's headers:
-//   s = onnxrun.Session("model.onnx", device="auto", precision="fp32", device_id=0)
+//   s = onnxrun.Session("model.onnx", device="auto", precision="fp32", device_id=0, config=None)
+//                               (config: {"tune_for_streams": 2, ...}, runtime/session_config.h)
 //   s.inputs, s.outputs      -> [{"name", "dtype" (numpy's name), "shape" (ints; str for named dims)}]
 //   s.run({"x": array})      -> {"y": array}   (numpy arrays in and out; strings as object
 //                               arrays of str; ZipMap's sequence of maps as a list of dicts; a
@@ -167,13 +168,26 @@ py::list MapsOf(const OnnxrunValues* values, size_t i) {
 
 class PySession {
  public:
-  PySession(const std::string& path, const std::string& device, const std::string& precision, int device_id)
+  PySession(const std::string& path, const std::string& device, const std::string& precision, int device_id,
+            const py::object& config)
       : device_id_(device_id) {
     OnnxrunOptions options{ParseDevice(device), precision.c_str(), device_id};
+    std::vector<std::string> keys, values;  // config: {"tune_for_streams": 2, "cuda_graph": False, ...}
+    if (!config.is_none()) {
+      for (const auto& item : config.cast<py::dict>()) {
+        keys.push_back(py::str(item.first));
+        values.push_back(py::isinstance<py::bool_>(item.second) ? (item.second.cast<bool>() ? "1" : "0")
+                                                                : std::string(py::str(item.second)));
+      }
+    }
+    std::vector<const char*> key_ptrs, value_ptrs;
+    for (size_t i = 0; i < keys.size(); ++i)
+      key_ptrs.push_back(keys[i].c_str()), value_ptrs.push_back(values[i].c_str());
     OnnxrunSession* session = nullptr;
     {
       py::gil_scoped_release release;
-      OnnxrunStatus* status = onnxrun_session_create(path.c_str(), &options, &session);
+      OnnxrunStatus* status = onnxrun_session_create_with_config(path.c_str(), &options, key_ptrs.data(),
+                                                                 value_ptrs.data(), keys.size(), &session);
       py::gil_scoped_acquire acquire;
       Check(status);
     }
@@ -316,8 +330,11 @@ PYBIND11_MODULE(onnxrun, m) {
   py::register_exception<onnxrun_py::Error>(m, "Error", PyExc_RuntimeError);
   onnxrun_py::DeviceArray::Register(m);
   py::class_<PySession>(m, "Session")
-      .def(py::init<const std::string&, const std::string&, const std::string&, int>(), py::arg("path"),
-           py::arg("device") = "auto", py::arg("precision") = "fp32", py::arg("device_id") = 0)
+      .def(py::init<const std::string&, const std::string&, const std::string&, int, const py::object&>(),
+           py::arg("path"), py::arg("device") = "auto", py::arg("precision") = "fp32", py::arg("device_id") = 0,
+           py::arg("config") = py::none(),
+           "config: further settings by name, the CLI's flags without dashes (e.g. {'tune_for_streams': 2, "
+           "'cuda_graph': False}; runtime/session_config.h)")
       .def("run", &PySession::Run, py::arg("feeds"), py::arg("stream") = py::none(),
            "run({name: numpy array}) -> {name: numpy array}; run({name: CUDA tensor}, stream=None) -> "
            "{name: DeviceArray}, ordered on `stream` (a cudaStream_t as int; None: the legacy default stream)")

@@ -15,6 +15,7 @@
 #include "onnxrun/onnxrun_c.h"
 #include "partitioner/explain.h"
 #include "runtime/session.h"
+#include "runtime/session_config.h"
 
 struct OnnxrunStatus {
   absl::Status status;
@@ -260,11 +261,25 @@ const char* onnxrun_status_message(const OnnxrunStatus* status) {
 void onnxrun_status_free(OnnxrunStatus* status) { delete status; }
 
 OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options, OnnxrunSession** session) {
+  return onnxrun_session_create_with_config(model_path, options, nullptr, nullptr, 0, session);
+}
+
+OnnxrunStatus* onnxrun_session_create_with_config(const char* model_path, const OnnxrunOptions* options,
+                                                  const char* const* keys, const char* const* values, size_t count,
+                                                  OnnxrunSession** session) {
   if (session == nullptr) return ToC(absl::InvalidArgumentError("session is NULL"));
   *session = nullptr;
   if (model_path == nullptr) return ToC(absl::InvalidArgumentError("model_path is NULL"));
+  if (count > 0 && (keys == nullptr || values == nullptr))
+    return ToC(absl::InvalidArgumentError("keys or values is NULL"));
   absl::StatusOr<runtime::SessionOptions> opts = ToOptions(options);
   if (!opts.ok()) return ToC(opts.status());
+  for (size_t i = 0; i < count; ++i) {
+    if (keys[i] == nullptr || values[i] == nullptr)
+      return ToC(absl::InvalidArgumentError("a config key or value is NULL"));
+    absl::Status applied = runtime::ApplySessionConfig(keys[i], values[i], *opts);
+    if (!applied.ok()) return ToC(applied);
+  }
   absl::StatusOr<std::unique_ptr<runtime::Session>> created = runtime::Session::Create(model_path, *opts);
   if (!created.ok()) return ToC(created.status());
   auto made = std::make_unique<OnnxrunSession>();

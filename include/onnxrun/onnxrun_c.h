@@ -90,6 +90,12 @@ void onnxrun_status_free(OnnxrunStatus* status);
 
 /* Loads, checks and plans the model at `model_path`; `options` may be NULL (the defaults). */
 OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options, OnnxrunSession** session);
+/* As onnxrun_session_create, with `count` further settings by name (keys[i] = values[i]), the CLI's
+ * flags without their dashes: "tune_for_streams" = "2", "cuda_graph" = "0", "plan_cache_dir" = "/path",
+ * ... (runtime/session_config.h lists them); an unknown key or a bad value is an error naming it. */
+OnnxrunStatus* onnxrun_session_create_with_config(const char* model_path, const OnnxrunOptions* options,
+                                                  const char* const* keys, const char* const* values, size_t count,
+                                                  OnnxrunSession** session);
 void onnxrun_session_free(OnnxrunSession* session);
 /* "cpu" or "cuda": where the session runs. */
 const char* onnxrun_session_device(const OnnxrunSession* session);

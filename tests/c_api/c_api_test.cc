@@ -126,6 +126,32 @@ TEST_F(CApiTest, InfoAndExplainDescribeTheModel) {
               HasSubstr("needs a GPU session"));
 }
 
+// Settings by name: a session made with config entries runs like the others; an unknown key or a
+// bad value is an error that names it, and no session is made.
+TEST_F(CApiTest, ConfigEntriesSetOptionsOrSayWhatIsWrong) {
+  const OnnxrunOptions options = {ONNXRUN_DEVICE_CPU, "fp32", 0};
+  const char* keys[] = {"tune_for_streams", "cuda_graph"};
+  const char* values[] = {"2", "false"};
+  OnnxrunSession* configured = nullptr;
+  ASSERT_EQ(Consume(onnxrun_session_create_with_config(kModel, &options, keys, values, 2, &configured)), "");
+  OnnxrunValues* outputs = nullptr;
+  const OnnxrunTensor input = InputView();
+  EXPECT_EQ(Consume(onnxrun_session_run(configured, &input, 1, &outputs)), "");
+  onnxrun_values_free(outputs);
+  onnxrun_session_free(configured);
+
+  const char* unknown[] = {"tune_for_stream"};
+  OnnxrunSession* none = nullptr;
+  EXPECT_THAT(Consume(onnxrun_session_create_with_config(kModel, &options, unknown, values, 1, &none)),
+              HasSubstr("unknown session config key 'tune_for_stream'"));
+  const char* too_many[] = {"99"};
+  EXPECT_THAT(Consume(onnxrun_session_create_with_config(kModel, &options, keys, too_many, 1, &none)),
+              HasSubstr("tune_for_streams: '99' is not an integer from 1 to 16"));
+  EXPECT_THAT(Consume(onnxrun_session_create_with_config(kModel, &options, nullptr, values, 1, &none)),
+              HasSubstr("keys or values is NULL"));
+  EXPECT_EQ(none, nullptr);
+}
+
 // The C API on the GPU: host run, run_device (allocated outputs) and run_device_into (in place) on
 // device memory all match ONNX Runtime's stored output. Skipped without a GPU.
 TEST(CApiGpuTest, DeviceRunsMatchOnnxRuntime) {

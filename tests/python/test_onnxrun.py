@@ -105,3 +105,13 @@ def test_errors_raise_with_the_status_message(session):
         session.run({"image": np.zeros((1, 3, 31, 32), np.float32)})
     with pytest.raises(onnxrun.Error, match="missing input 'image'"):
         session.run({})
+
+
+def test_config_entries_set_options_or_raise():
+    configured = onnxrun.Session(MODEL, device="cpu", config={"tune_for_streams": 2, "cuda_graph": False})
+    got = configured.run({"image": load("input_0.pb")})["probs"]
+    np.testing.assert_allclose(got, load("output_0.pb"), rtol=1e-4, atol=1e-5)
+    with pytest.raises(onnxrun.Error, match="unknown session config key 'tune_for_stream'"):
+        onnxrun.Session(MODEL, device="cpu", config={"tune_for_stream": 2})
+    with pytest.raises(onnxrun.Error, match="cuda_graph: 'maybe' is not 1, 0, true or false"):
+        onnxrun.Session(MODEL, device="cpu", config={"cuda_graph": "maybe"})
