@@ -1,8 +1,8 @@
 // Autotuning for requests in flight (CudaExecutorOptions::autotune_streams, runtime/plan_autotune.h):
 // a 3x3 conv + bias + Relu model whose plan is tuned as 3 executions at once on 3 streams gives the
-// CPU's output through the step-by-step run, the capture and the replays; its note says how it was
-// timed; a warm start reads that plan from the cache, and a latency-tuned session on the same cache
-// does not take it (its own key). Skipped without a GPU.
+// CPU's output through the step-by-step run, the capture and the replays (tests/util/gpu_runs.h); its note says how it
+// was timed; a warm start reads that plan from the cache, and a latency-tuned session on the same cache does not take
+// it (its own key). Skipped without a GPU.
 #include <filesystem>
 #include <random>
 #include <string>
@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
-#include "tests/util/compare.h"
+#include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
 
 namespace {
@@ -54,28 +54,18 @@ class StreamTuneGpuTest : public testing::TestWithParam<std::string> {};
 TEST_P(StreamTuneGpuTest, ThroughputTunedPlanMatchesCpuAndIsCachedUnderItsOwnKey) {
   const std::string cache_dir = testing::TempDir() + "/stream_tune_" + GetParam();
   std::filesystem::remove_all(cache_dir);
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = GetParam();
-  options.gpu.plan_cache_dir = cache_dir;
-  options.gpu.autotune_streams = 3;
-  const testing_util::Tolerance tol =
-      GetParam() == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{2e-3, 2e-3};
+  int streams = 3;
+  auto tuned = [&](exec::CudaExecutorOptions& gpu) {
+    gpu.plan_cache = true;
+    gpu.plan_cache_dir = cache_dir;
+    gpu.autotune_streams = streams;
+  };
   const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({1, 32, 28, 28})}};
   for (const bool warm : {false, true}) {
-    auto session = runtime::Session::CreateFromBytes(ConvReluModel(), options);
-    if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-      GTEST_SKIP() << session.status().message();
-    }
-    ASSERT_TRUE(session.ok()) << session.status();
-    auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-    ASSERT_TRUE(cpu.ok()) << cpu.status();
-    for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
-      auto gpu = (*session)->Run(inputs);
-      ASSERT_TRUE(gpu.ok()) << gpu.status();
-      EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
-    }
-    const std::string note = GraphNote(**session);
+    auto session = testing_util::ExpectGpuRunsMatchCpu(ConvReluModel(), GetParam(), inputs, warm ? "warm" : "cold",
+                                                       std::nullopt, tuned);
+    if (session == nullptr) GTEST_SKIP() << "no usable GPU";
+    const std::string note = GraphNote(*session);
     if (warm) {  // no timing: the tuned plan is read
       EXPECT_TRUE(absl::StrContains(note, "plan from the cache")) << note;
     } else {
@@ -83,11 +73,11 @@ TEST_P(StreamTuneGpuTest, ThroughputTunedPlanMatchesCpuAndIsCachedUnderItsOwnKey
     }
   }
   // The same cache, tuned for one request at a time: a plan of its own.
-  options.gpu.autotune_streams = 1;
-  auto latency = runtime::Session::CreateFromBytes(ConvReluModel(), options);
-  ASSERT_TRUE(latency.ok()) << latency.status();
-  ASSERT_TRUE((*latency)->Run(inputs).ok());
-  const std::string note = GraphNote(**latency);
+  streams = 1;
+  auto latency =
+      testing_util::ExpectGpuRunsMatchCpu(ConvReluModel(), GetParam(), inputs, "latency-tuned", std::nullopt, tuned);
+  ASSERT_NE(latency, nullptr);
+  const std::string note = GraphNote(*latency);
   EXPECT_TRUE(absl::StrContains(note, "cuDNN operation graph")) << note;
   EXPECT_FALSE(absl::StrContains(note, "plan from the cache")) << note;
   EXPECT_FALSE(absl::StrContains(note, "at once")) << note;
