@@ -36,11 +36,11 @@ std::string VersionText() {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  return absl::StrCat("onnxrun ", kOnnxrunVersion, "\n", "ONNX opsets ", importer::kMinOpset, "-", importer::kMaxOpset,
-                      " (ai.onnx), ai.onnx.ml, ai.onnx.preview.training, com.microsoft (contrib ops)\n", "cuDNN ",
-                      CudnnVersion(cudnnGetVersion()), " (built against ", CudnnVersion(CUDNN_VERSION),
-                      "), CUDA runtime ", CudaVersion(runtime), ", driver ",
-                      driver > 0 ? CudaVersion(driver) : std::string("none"), "\n", GpuLines());
+  return absl::StrCat(
+      "onnxrun ", runtime::kOnnxrunVersion, "\n", "ONNX opsets ", importer::kMinOpset, "-", importer::kMaxOpset,
+      " (ai.onnx), ai.onnx.ml, ai.onnx.preview.training, com.microsoft (contrib ops)\n", "cuDNN ",
+      CudnnVersion(cudnnGetVersion()), " (built against ", CudnnVersion(CUDNN_VERSION), "), CUDA runtime ",
+      CudaVersion(runtime), ", driver ", driver > 0 ? CudaVersion(driver) : std::string("none"), "\n", GpuLines());
 }
 
 }  // namespace cli

@@ -5,10 +5,9 @@
 
 #include <string>
 
-namespace cli {
+#include "runtime/version.h"
 
-// The release (tools/install.sh writes it into onnxrun.pc).
-inline constexpr char kOnnxrunVersion[] = "0.1.0";
+namespace cli {
 
 // What --version prints: "onnxrun 0.1.0", the opsets, the libraries (loaded and built against) and
 // the GPUs, or why none is usable.

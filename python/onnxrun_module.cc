@@ -327,6 +327,7 @@ const DTypeEntry* EntryOfNumpy(const std::string& name) {
 PYBIND11_MODULE(onnxrun, m) {
   using onnxrun_py::PySession;
   m.doc() = "onnxrun: run ONNX models on NVIDIA GPUs (cuDNN fused graphs) or the CPU";
+  m.attr("__version__") = onnxrun_version();
   py::register_exception<onnxrun_py::Error>(m, "Error", PyExc_RuntimeError);
   onnxrun_py::DeviceArray::Register(m);
   py::class_<PySession>(m, "Session")

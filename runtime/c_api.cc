@@ -16,6 +16,7 @@
 #include "partitioner/explain.h"
 #include "runtime/session.h"
 #include "runtime/session_config.h"
+#include "runtime/version.h"
 
 struct OnnxrunStatus {
   absl::Status status;
@@ -259,6 +260,8 @@ const char* onnxrun_status_message(const OnnxrunStatus* status) {
 }
 
 void onnxrun_status_free(OnnxrunStatus* status) { delete status; }
+
+const char* onnxrun_version(void) { return runtime::kOnnxrunVersion; }
 
 OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options, OnnxrunSession** session) {
   return onnxrun_session_create_with_config(model_path, options, nullptr, nullptr, 0, session);

@@ -17,7 +17,7 @@ install -m 755 "$bin/cli/onnxrun" "$prefix/bin/onnxrun"
 install -m 755 "$bin/runtime/libonnxrun.so" "$prefix/lib/libonnxrun.so"
 install -m 644 include/onnxrun/onnxrun_c.h "$prefix/include/onnxrun/onnxrun_c.h"
 install -m 755 "$bin/python/onnxrun.so" "$prefix/lib/python3/dist-packages/onnxrun.so"
-version=$(sed -n 's/.*kOnnxrunVersion\[\] = "\(.*\)";/\1/p' cli/version.h)
+version=$(sed -n 's/.*kOnnxrunVersion\[\] = "\(.*\)";/\1/p' runtime/version.h)
 cat >"$prefix/lib/pkgconfig/onnxrun.pc" <<EOF
 prefix=$prefix
 libdir=\${prefix}/lib

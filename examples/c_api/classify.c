@@ -46,6 +46,6 @@ int main(int argc, char** argv) {
   }
   onnxrun_values_free(outputs);
   onnxrun_session_free(session);
-  printf("%s\n", failures == 0 ? "classify: all checks passed" : "classify: FAILED");
+  printf("%s (onnxrun %s)\n", failures == 0 ? "classify: all checks passed" : "classify: FAILED", onnxrun_version());
   return failures == 0 ? 0 : 1;
 }

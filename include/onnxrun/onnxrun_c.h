@@ -88,6 +88,9 @@ int onnxrun_status_code(const OnnxrunStatus* status);
 const char* onnxrun_status_message(const OnnxrunStatus* status);
 void onnxrun_status_free(OnnxrunStatus* status);
 
+/* The release, e.g. "0.1.0" (static storage). */
+const char* onnxrun_version(void);
+
 /* Loads, checks and plans the model at `model_path`; `options` may be NULL (the defaults). */
 OnnxrunStatus* onnxrun_session_create(const char* model_path, const OnnxrunOptions* options, OnnxrunSession** session);
 /* As onnxrun_session_create, with `count` further settings by name (keys[i] = values[i]), the CLI's

@@ -3,6 +3,7 @@ stored output (models/tiny_cnn/test_data_set_0, every element), the same result 
 library path (a second session on the CPU), explain() as a dict, and errors as onnxrun.Error.
 Run by tests/python/pytest_test.sh with PYTHONPATH holding onnxrun.so."""
 import os
+import re
 import threading
 
 import numpy as np
@@ -105,6 +106,10 @@ def test_errors_raise_with_the_status_message(session):
         session.run({"image": np.zeros((1, 3, 31, 32), np.float32)})
     with pytest.raises(onnxrun.Error, match="missing input 'image'"):
         session.run({})
+
+
+def test_version_is_the_release():
+    assert re.fullmatch(r"\d+\.\d+\.\d+", onnxrun.__version__), onnxrun.__version__
 
 
 def test_config_entries_set_options_or_raise():
