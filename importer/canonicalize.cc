@@ -83,7 +83,6 @@ absl::Status PadAttrsToInputs(Graph& graph, Node& node, std::vector<Node>&) {
 // Upsample (any opset) and Resize-10: (X, scales) or scales attr -> Resize(X, _, scales).
 absl::Status UpsampleToResize(Graph& graph, Node& node, std::vector<Node>&) {
   if (node.op_type == "Resize" && node.opset >= 11) return absl::OkStatus();
-  const bool is_upsample = node.op_type == "Upsample";
   ir::ValueId scales = node.input(1);
   node.inputs.resize(1);
   if (scales != ir::kNoValue) {
@@ -108,7 +107,10 @@ absl::Status UpsampleToResize(Graph& graph, Node& node, std::vector<Node>&) {
   if (mode == "bilinear") mode = "linear";
   node.attrs.Set("mode", mode);
   node.attrs.Set("coordinate_transformation_mode", std::string("asymmetric"));
-  node.attrs.Set("nearest_mode", std::string(is_upsample ? "floor" : "round_prefer_floor"));
+  // ONNX Runtime's rounding for both (PyTorch's too when enlarging): floor when enlarging, ceil when
+  // shrinking ("simple", which the Resize kernels know; ONNX's reference evaluator applies opset 11's
+  // defaults to Resize-10 instead, which picks other pixels at scales 3 and 4).
+  node.attrs.Set("nearest_mode", std::string("simple"));
   node.op_type = "Resize";
   return absl::OkStatus();
 }

@@ -41,7 +41,7 @@ TEST(ImporterTest, UpsampleBecomesResize) {
   *g->add_node() = up;
   EXPECT_THAT(ImportText(model), HasSubstr("up: Resize(%x, _, %up__scales) -> (%y: float32[1,2,6,6]) "
                                            "{coordinate_transformation_mode=\"asymmetric\", mode=\"linear\", "
-                                           "nearest_mode=\"floor\"}"));
+                                           "nearest_mode=\"simple\"}"));
 }
 
 // A one-node opset-8 model over an NCHW float input [1,3,4,5].

@@ -35,7 +35,9 @@ absl::Status CheckAttributes(const InferContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat("unknown coordinate_transformation_mode \"", ctm, "\""));
   }
   const std::string nearest = attrs.GetString("nearest_mode", "round_prefer_floor");
-  if (!OneOf(nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
+  // "simple": what the importer writes for Upsample and Resize-10 (opset < 11), never a model's own.
+  const bool simple = nearest == "simple" && ctx.node.opset < 11;
+  if (!simple && !OneOf(nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
     return absl::InvalidArgumentError(absl::StrCat("unknown nearest_mode \"", nearest, "\""));
   }
   const int64_t antialias = attrs.GetInt("antialias", 0);

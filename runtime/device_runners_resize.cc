@@ -92,7 +92,8 @@ absl::StatusOr<kernels::cuda::ResizeParams> ResizeParamsOf(const Call& c, const 
       Lookup<R>(attrs.GetString("nearest_mode", "round_prefer_floor"), {{"round_prefer_floor", R::kRoundPreferFloor},
                                                                         {"round_prefer_ceil", R::kRoundPreferCeil},
                                                                         {"floor", R::kFloor},
-                                                                        {"ceil", R::kCeil}});
+                                                                        {"ceil", R::kCeil},
+                                                                        {"simple", R::kSimple}});
   if (!coordinate || !nearest) return c.Unsupported("unknown coordinate_transformation_mode or nearest_mode");
   p.coordinate = *coordinate;
   p.nearest = *nearest;

@@ -94,8 +94,26 @@ absl::StatusOr<double> SourceCoord(const ResizeParams& p, const Axis& a, int64_t
   return absl::InvalidArgumentError(absl::StrCat("unknown coordinate_transformation_mode \"", p.ctm, "\""));
 }
 
-// The nearest source index (before clamping) of a source coordinate.
-absl::StatusOr<int64_t> NearestIndex(const std::string& nearest_mode, double x) {
+// Nearest mode's source coordinate: in float32 arithmetic for the coordinate modes ONNX Runtime and
+// PyTorch compute that way, so that floor / ceil agree with theirs where the coordinate lands within
+// a float32 rounding of an integer (torch's scale_factor 1/3 exports scales 0.33333334: a float32
+// x / scale gives 3x, a double one 3x - 1e-7, whose floor is one pixel early); the other modes as
+// SourceCoord.
+absl::StatusOr<double> NearestSourceCoord(const ResizeParams& p, const Axis& a, int64_t x) {
+  const float xr = static_cast<float>(x), scale = static_cast<float>(a.scale);
+  const float in = static_cast<float>(a.in_len), out = static_cast<float>(a.out_len);
+  if (p.ctm == "half_pixel") return (xr + 0.5f) / scale - 0.5f;
+  if (p.ctm == "pytorch_half_pixel") return a.out_len > 1 ? (xr + 0.5f) / scale - 0.5f : 0.0f;
+  if (p.ctm == "align_corners") return a.out_len > 1 ? xr * (in - 1) / (out - 1) : 0.0f;
+  if (p.ctm == "asymmetric") return xr / scale;
+  if (p.ctm == "tf_half_pixel_for_nn") return (xr + 0.5f) / scale;
+  return SourceCoord(p, a, x);
+}
+
+// The nearest source index (before clamping) of a source coordinate along an axis of `scale`.
+// "simple" is Upsample's and Resize-10's rounding (the importer sets it; ONNX Runtime's): floor
+// when enlarging, ceil when shrinking.
+absl::StatusOr<int64_t> NearestIndex(const std::string& nearest_mode, double x, double scale) {
   const double lo = std::floor(x);
   if (x == lo) return static_cast<int64_t>(lo);
   const double frac = x - lo;
@@ -108,6 +126,8 @@ absl::StatusOr<int64_t> NearestIndex(const std::string& nearest_mode, double x) 
     up = false;
   } else if (nearest_mode == "ceil") {
     up = true;
+  } else if (nearest_mode == "simple") {
+    up = scale < 1;
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown nearest_mode \"", nearest_mode, "\""));
   }
@@ -175,7 +195,7 @@ absl::StatusOr<AxisPlan> PlanAxis(const ResizeParams& p, const Axis& a) {
   plan.outside.assign(a.out_len, 0);
   const int64_t last = a.in_len - 1;
   for (int64_t x = 0; x < a.out_len; ++x) {
-    absl::StatusOr<double> src = SourceCoord(p, a, x);
+    absl::StatusOr<double> src = p.mode == Mode::kNearest ? NearestSourceCoord(p, a, x) : SourceCoord(p, a, x);
     if (!src.ok()) return src.status();
     if (!std::isfinite(*src) || std::fabs(*src) > 1e15) {
       return absl::InvalidArgumentError("Resize source coordinate out of range");
@@ -186,7 +206,7 @@ absl::StatusOr<AxisPlan> PlanAxis(const ResizeParams& p, const Axis& a) {
     int64_t* idx = &plan.index[x * plan.taps];
     double* w = &plan.weight[x * plan.taps];
     if (p.mode == Mode::kNearest) {
-      absl::StatusOr<int64_t> i = NearestIndex(p.nearest_mode, *src);
+      absl::StatusOr<int64_t> i = NearestIndex(p.nearest_mode, *src, a.scale);
       if (!i.ok()) return i.status();
       idx[0] = std::clamp<int64_t>(*i, 0, last);
       w[0] = 1;

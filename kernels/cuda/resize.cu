@@ -67,7 +67,25 @@ __host__ __device__ double SourceCoord(ResizeCoordinate c, const Axis& a, int64_
   return 0;
 }
 
-__device__ int64_t NearestIndex(NearestRounding m, double x) {
+// Nearest mode's source coordinate (kernels/cpu NearestSourceCoord): in float32 for the modes ONNX
+// Runtime and PyTorch compute that way, each operation rounded as on the host (no contraction).
+__device__ double NearestSourceCoord(ResizeCoordinate c, const Axis& a, int64_t x) {
+  const float xr = static_cast<float>(x), scale = static_cast<float>(a.scale);
+  const float in = static_cast<float>(a.in_len), out = static_cast<float>(a.out_len);
+  switch (c) {
+    case ResizeCoordinate::kHalfPixel: return __fsub_rn(__fdiv_rn(__fadd_rn(xr, 0.5f), scale), 0.5f);
+    case ResizeCoordinate::kPytorchHalfPixel:
+      return a.out_len > 1 ? __fsub_rn(__fdiv_rn(__fadd_rn(xr, 0.5f), scale), 0.5f) : 0.0f;
+    case ResizeCoordinate::kAlignCorners:
+      return a.out_len > 1 ? __fdiv_rn(__fmul_rn(xr, __fsub_rn(in, 1.0f)), __fsub_rn(out, 1.0f)) : 0.0f;
+    case ResizeCoordinate::kAsymmetric: return __fdiv_rn(xr, scale);
+    case ResizeCoordinate::kTfHalfPixelForNn: return __fdiv_rn(__fadd_rn(xr, 0.5f), scale);
+    default: return SourceCoord(c, a, x);
+  }
+}
+
+// kSimple (Upsample's and Resize-10's rounding): floor when the axis enlarges, ceil when it shrinks.
+__device__ int64_t NearestIndex(NearestRounding m, double x, double scale) {
   const double lo = floor(x);
   if (x == lo) return static_cast<int64_t>(lo);
   const double frac = x - lo;
@@ -77,6 +95,7 @@ __device__ int64_t NearestIndex(NearestRounding m, double x) {
     case NearestRounding::kRoundPreferCeil: up = frac >= 0.5; break;
     case NearestRounding::kFloor: up = false; break;
     case NearestRounding::kCeil: up = true; break;
+    case NearestRounding::kSimple: up = scale < 1; break;
   }
   return static_cast<int64_t>(lo) + (up ? 1 : 0);
 }
@@ -151,9 +170,9 @@ __global__ void NearestKernel(Plan p, const T* __restrict__ in, T* __restrict__ 
       const Axis& a = p.axes[d];
       const int64_t x = rest % a.out_len;
       rest /= a.out_len;
-      const double src = SourceCoord(p.coordinate, a, x);
+      const double src = NearestSourceCoord(p.coordinate, a, x);
       outside = outside || Outside(p, src, a);
-      offset += Clamp(NearestIndex(p.nearest, src), 0, a.in_len - 1) * a.in_stride;
+      offset += Clamp(NearestIndex(p.nearest, src, a.scale), 0, a.in_len - 1) * a.in_stride;
     }
     out[linear] = outside ? outside_value : in[offset];
   }

@@ -2,8 +2,9 @@
 // into a dense row-major output. Every mode (nearest, linear, cubic incl. exclude_outside) and
 // every coordinate_transformation_mode of the host reference; nearest moves bytes (any dtype of 1,
 // 2, 4 or 8 bytes), linear and cubic compute float32/float16 in double. Source coordinates and
-// weights follow kernels/cpu/reduce_resize_resize.cc operation by operation (in double, without
-// fused multiply-adds where they would change a nearest index), so nearest indices agree exactly.
+// weights follow kernels/cpu/reduce_resize_resize.cc operation by operation (in double, or for
+// nearest's usual coordinate modes in float32 as ONNX Runtime does, without fused multiply-adds
+// where they would change a nearest index), so nearest indices agree exactly.
 // Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
 #ifndef ONNXRUN_KERNELS_CUDA_RESIZE_H_
 #define ONNXRUN_KERNELS_CUDA_RESIZE_H_
@@ -27,7 +28,8 @@ enum class ResizeCoordinate {
   kTfCropAndResize,
   kHalfPixelSymmetric
 };
-enum class NearestRounding { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+// kSimple: Upsample's and Resize-10's rounding (floor when an axis enlarges, ceil when it shrinks).
+enum class NearestRounding { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
 
 struct ResizeAxis {
   int64_t in_len = 0;

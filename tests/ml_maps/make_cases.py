@@ -8,14 +8,17 @@ layout (a map input as a MapProto, as onnx.helper.make_map writes it).
 Needs `python3 -m pip install onnx onnxruntime numpy scikit-learn skl2onnx`. Deterministic."""
 import os
 import shutil
+import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from skl2onnx import to_onnx
 from skl2onnx.common.data_types import DictionaryType, FloatTensorType, StringTensorType
 from sklearn import feature_extraction, linear_model, pipeline, preprocessing, tree
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "util"))
+from ort_case import write_case  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 OPSETS = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)]
@@ -32,22 +35,7 @@ def map_proto(feed, name):
 
 
 def save(name, model, feeds):
-    folder = os.path.join(HERE, name)
-    data = os.path.join(folder, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(folder, "model.onnx"))
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    outputs = session.run(None, feeds)
-    for i, meta in enumerate(session.get_inputs()):
-        with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
-            f.write(map_proto(feeds[meta.name], meta.name).SerializeToString())
-    for i, (meta, y) in enumerate(zip(session.get_outputs(), outputs)):
-        array = np.asarray(y)
-        if array.dtype == object:
-            array = array.astype(str)
-        onnx.save_tensor(numpy_helper.from_array(array, meta.name), os.path.join(data, f"output_{i}.pb"))
-    print(f"wrote {folder}")
+    write_case(HERE, name, model, feeds, input_proto=map_proto)
 
 
 def sklearn_cases():

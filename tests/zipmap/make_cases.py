@@ -9,16 +9,19 @@ Needs `python3 -m pip install onnx onnxruntime numpy scikit-learn skl2onnx`. Det
 outputs (skl2onnx may name model internals differently on a rerun)."""
 import os
 import shutil
+import sys
 import warnings
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from skl2onnx import to_onnx
 from skl2onnx.common.data_types import FloatTensorType
 from sklearn import ensemble, linear_model, pipeline, preprocessing, svm, tree
 from sklearn.datasets import make_classification
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "util"))
+from ort_case import write_case  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 OPSETS = {"": 17, "ai.onnx.ml": 3}
@@ -61,19 +64,7 @@ def to_map(row):
 
 
 def save(name, model, feeds):
-    folder = os.path.join(HERE, name)
-    data = os.path.join(folder, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(folder, "model.onnx"))
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    outputs = session.run(None, feeds)
-    for i, meta in enumerate(session.get_inputs()):
-        onnx.save_tensor(numpy_helper.from_array(feeds[meta.name], meta.name), os.path.join(data, f"input_{i}.pb"))
-    for i, (meta, y) in enumerate(zip(session.get_outputs(), outputs)):
-        with open(os.path.join(data, f"output_{i}.pb"), "wb") as f:
-            f.write(to_proto(y, meta.name).SerializeToString())
-    print(f"wrote {folder}")
+    write_case(HERE, name, model, feeds, output_proto=to_proto)
 
 
 def handwritten(rows):
