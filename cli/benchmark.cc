@@ -67,7 +67,7 @@ class StartLine {
 
 // `streams` threads, each `warmup` untimed runs then `runs` timed ones, all started together.
 absl::Status RunInFlight(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs, int runs,
-                         int warmup, int64_t batch, int streams, double compute_p50) {
+                         int warmup, int64_t batch, int streams, double compute_p50, int tuned_for_streams) {
   StartLine start_line(streams);
   std::vector<std::vector<double>> latencies(streams);
   std::vector<absl::Status> errors(streams);
@@ -103,6 +103,11 @@ absl::Status RunInFlight(const runtime::Session& session, const std::vector<runt
   if (session.gpu() != nullptr) {
     std::printf("execution contexts: %d made, at most %d graph replays ran at once\n",
                 session.gpu()->contexts_created(), session.gpu()->max_replays_in_flight());
+    if (tuned_for_streams > 1) {
+      std::printf("plans: tuned for %d requests in flight (--tune-for-streams)\n", tuned_for_streams);
+    } else {
+      std::printf("plans: tuned for one request at a time (--tune-for-streams 2 tunes them for requests in flight)\n");
+    }
   }
   return absl::OkStatus();
 }
@@ -110,7 +115,7 @@ absl::Status RunInFlight(const runtime::Session& session, const std::vector<runt
 }  // namespace
 
 absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& given, int runs,
-                       int64_t batch, int streams) {
+                       int64_t batch, int streams, int tuned_for_streams) {
   absl::StatusOr<std::vector<runtime::NamedTensor>> inputs = StagedInputs(session, given);
   if (!inputs.ok()) return inputs.status();
   const int warmup = std::max(3, runs / 10);
@@ -140,7 +145,8 @@ absl::Status Benchmark(const runtime::Session& session, const std::vector<runtim
     if (!graph.empty()) std::printf("captured graph: %s\n", graph.c_str());
   }
   if (streams > 1) {
-    absl::Status in_flight = RunInFlight(session, *inputs, runs, warmup, batch, streams, compute_p50);
+    absl::Status in_flight =
+        RunInFlight(session, *inputs, runs, warmup, batch, streams, compute_p50, tuned_for_streams);
     if (!in_flight.ok()) return in_flight;
   }
   const int64_t peak = session.peak_device_bytes();

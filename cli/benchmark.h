@@ -17,9 +17,10 @@ namespace cli {
 // With `streams` > 1, then `streams` threads each warm up and time `runs` runs at once: prints the
 // throughput (and, on the GPU, its share of the GPU-compute throughput) and latency percentiles.
 // On the GPU the inputs are first copied to page-locked memory (Session::AllocateHostTensor), as
-// an application streaming requests would keep them.
+// an application streaming requests would keep them. `tuned_for_streams` is the session's
+// CudaExecutorOptions::autotune_streams (the K-in-flight line says how its plans were tuned).
 absl::Status Benchmark(const runtime::Session& session, const std::vector<runtime::NamedTensor>& inputs, int runs,
-                       int64_t batch, int streams = 1);
+                       int64_t batch, int streams = 1, int tuned_for_streams = 1);
 
 }  // namespace cli
 

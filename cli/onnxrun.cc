@@ -447,8 +447,8 @@ absl::Status Main(const Options& options) {
   for (const std::string& line : collected.generated) std::printf("%s\n", line.c_str());
   if (options.check) return cli::CheckGpuAgainstCpu(**session, options.session.precision, *inputs);
   if (options.benchmark_runs > 0) {
-    absl::Status timed =
-        cli::Benchmark(**session, *inputs, options.benchmark_runs, options.inputs.batch, options.streams);
+    absl::Status timed = cli::Benchmark(**session, *inputs, options.benchmark_runs, options.inputs.batch,
+                                        options.streams, session_options.gpu.autotune_streams);
     if (!timed.ok() || !options.profile) return timed;
     return cli::ProfileSteps(**session, *inputs);
   }
