@@ -114,14 +114,14 @@ absl::Status CheckRoi(const InferContext& ctx, int64_t rank) {
   return absl::OkStatus();
 }
 
-// floor(in * scale), or the input dim itself for scale 1 (keeps symbolic dims).
+// ResizedLength, or the input dim itself for scale 1 (keeps symbolic dims).
 absl::StatusOr<ir::Dim> ScaledDim(const ir::Dim& in, double scale) {
   if (!(scale > 0) || !std::isfinite(scale)) {
     return absl::InvalidArgumentError(absl::StrCat("scales must be positive, got ", scale));
   }
   if (scale == 1.0) return in;
   if (!in.known()) return ir::Dim();
-  const double out = std::floor(static_cast<double>(in.value) * scale);
+  const double out = ResizedLength(in.value, scale);
   if (out > static_cast<double>(int64_t{1} << 50)) {
     return absl::InvalidArgumentError(absl::StrCat("scale ", scale, " gives a too large dim"));
   }
@@ -215,6 +215,10 @@ absl::StatusOr<std::vector<ir::TensorType>> InferResize(const InferContext& ctx)
   if (!shape.ok()) return shape.status();
   out.shape = *shape;
   return std::vector<ir::TensorType>(ctx.num_outputs(), out);
+}
+
+double ResizedLength(int64_t in, double scale) {
+  return std::floor(static_cast<double>(static_cast<float>(in) * static_cast<float>(scale)));
 }
 
 absl::StatusOr<std::vector<int64_t>> ResizeAxes(const ir::Attributes& attrs, int64_t rank) {

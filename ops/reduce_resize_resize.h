@@ -14,6 +14,12 @@ namespace ops {
 // input's rank otherwise. Errors on bad attributes, wrong-length or non-positive scales/sizes.
 absl::StatusOr<std::vector<ir::TensorType>> InferResize(const InferContext& ctx);
 
+// The output length of an axis of `in` elements resized by `scale`: floor(in * scale), the product
+// taken in float32 as ONNX Runtime and PyTorch take it (torch's exporter writes size 13 of 9 as the
+// float32 scale 1.4444444, whose product with 9 is 12.99999976 in double but 13 in float32). A
+// double, for the caller's range check (inf when the float32 product overflows).
+double ResizedLength(int64_t in, double scale);
+
 // The axes scales/sizes/roi speak of (opset 18's `axes`): normalised to [0, rank), each once;
 // every axis in order when the attribute is absent.
 absl::StatusOr<std::vector<int64_t>> ResizeAxes(const ir::Attributes& attrs, int64_t rank);

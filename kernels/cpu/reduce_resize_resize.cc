@@ -260,7 +260,7 @@ absl::Status ScaleAxis(double scale, Axis& a) {
   if (!(scale > 0) || !std::isfinite(scale)) {
     return absl::InvalidArgumentError(absl::StrCat("scales must be positive, got ", scale));
   }
-  const double out_len = std::floor(static_cast<double>(a.in_len) * scale);
+  const double out_len = ops::ResizedLength(a.in_len, scale);
   if (out_len > static_cast<double>(int64_t{1} << 50)) {
     return absl::InvalidArgumentError(absl::StrCat("scale ", scale, " is too large"));
   }
