@@ -4,7 +4,6 @@
 // was timed; a warm start reads that plan from the cache, and a latency-tuned session on the same cache does not take
 // it (its own key). Skipped without a GPU.
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "runtime/session.h"
 #include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace {
 
@@ -31,14 +31,6 @@ std::string ConvReluModel() {
   *g->add_node() = conv;
   *g->add_node() = testing_util::MakeNode("Relu", {"c"}, {"y"}, "relu");
   return model.SerializeAsString();
-}
-
-ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
-  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
 }
 
 // The conv step's note ("" when no step ran on a cuDNN graph).
@@ -60,7 +52,8 @@ TEST_P(StreamTuneGpuTest, ThroughputTunedPlanMatchesCpuAndIsCachedUnderItsOwnKey
     gpu.plan_cache_dir = cache_dir;
     gpu.autotune_streams = streams;
   };
-  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput({1, 32, 28, 28})}};
+  const std::vector<runtime::NamedTensor> inputs = {
+      {"x", partitioner::test::RandomTensor({1, 32, 28, 28}, /*seed=*/5)}};
   // TF32's error is relative to the products summed (288 per output, outputs up to ~1), not to an
   // output that cancels near 0: 3.6e-4 apart at 0.012 on the H200.
   std::optional<testing_util::Tolerance> tol;
