@@ -33,7 +33,8 @@ absl::Status CheckDims(const TensorInfo& info, const std::vector<int64_t>& dims,
       auto [it, inserted] = symbols.emplace(want[i].symbol, got);
       if (!inserted && it->second != got) {
         return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' dim ", i, " ('", want[i].symbol,
-                                                       "') is ", got, ", but another input set it to ", it->second));
+                                                       "') is ", got, ", but an earlier dim named '", want[i].symbol,
+                                                       "' is ", it->second, " (dims of one name must be equal)"));
       }
     }
   }
