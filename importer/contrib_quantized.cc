@@ -3,7 +3,8 @@
 // dequantized inputs with the scale ratios MLAS uses, then one rounding; the table-driven unary ops
 // (QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearConcat, QLinearWhere) as dequantize ->
 // op -> quantize, which is how ORT fills their tables; QGemm and MatMulIntegerToFloat on the
-// integer MatMul with the int32 bias, scaled in float.
+// integer MatMul with the int32 bias, scaled in float; DynamicQuantizeLSTM as an LSTM on the
+// dequantized weights (its activations in float, where ORT quantizes them).
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -249,6 +250,38 @@ absl::Status DynamicQuantizeMatMulToMatMulInteger(Graph& graph, Node& node, std:
   return MatMulIntegerToFloatToMatMulInteger(graph, node, prefix);
 }
 
+// An LSTM weight of DynamicQuantizeLSTM ([D, rows, 4H] int8 / uint8; scale and zero point per
+// direction [D] or per direction and gate column [D, 4H]) as LSTM takes it: float, [D, 4H, rows].
+ValueId DequantizedLstmWeight(Graph& graph, const Node& node, std::vector<Node>& prefix, const std::string& what,
+                              ValueId w, ValueId scale, ValueId zero_point) {
+  const ValueId columns = NodeConstant(graph, node, what + "_scale_shape", Tensor::FromInt64s({0, 1, -1}));
+  ValueId x = PrependCast(graph, node, prefix, w, ir::DType::kFloat32);
+  if (zero_point != kNoValue) {
+    const ValueId zero = PrependCast(graph, node, prefix, zero_point, ir::DType::kFloat32);
+    x = Prepend(graph, node, prefix, "Sub", {x, Prepend(graph, node, prefix, "Reshape", {zero, columns})});
+  }
+  x = Prepend(graph, node, prefix, "Mul", {x, Prepend(graph, node, prefix, "Reshape", {scale, columns})});
+  const ValueId moved = Prepend(graph, node, prefix, "Transpose", {x});
+  prefix.back().attrs.Set("perm", std::vector<int64_t>{0, 2, 1});
+  return moved;
+}
+
+// DynamicQuantizeLSTM(X, W, R, B, sequence_lens, initial_h, initial_c, P, W_scale, W_zero_point,
+// R_scale, R_zero_point): what ORT's dynamic quantizer makes of an LSTM. An LSTM (the same
+// attributes) on the dequantized weights. ORT also quantizes X and the hidden state to uint8 for
+// its integer GEMMs; here they stay float, so outputs differ from ORT's by up to that rounding.
+absl::Status DynamicQuantizeLstmToLstm(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  AtTargetOpset(node);
+  const ValueId w = DequantizedLstmWeight(graph, node, prefix, "w", node.input(1), node.input(8), node.input(9));
+  const ValueId r = DequantizedLstmWeight(graph, node, prefix, "r", node.input(2), node.input(10), node.input(11));
+  std::vector<ValueId> inputs = {node.input(0), w, r};
+  for (size_t i = 3; i < 8; ++i) inputs.push_back(node.input(i));
+  while (inputs.back() == kNoValue) inputs.pop_back();
+  node.op_type = "LSTM";
+  node.inputs = std::move(inputs);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::map<std::string, Rewrite> QuantizedContribRewrites() {
@@ -268,6 +301,7 @@ std::map<std::string, Rewrite> QuantizedContribRewrites() {
       {"com.microsoft.QGemm", NeedsInputs({0, 1, 2, 3, 4, 5}, QGemmToMatMulInteger)},
       {"com.microsoft.MatMulIntegerToFloat", NeedsInputs({0, 1, 2, 3}, MatMulIntegerToFloatToMatMulInteger)},
       {"com.microsoft.DynamicQuantizeMatMul", NeedsInputs({0, 1, 2}, DynamicQuantizeMatMulToMatMulInteger)},
+      {"com.microsoft.DynamicQuantizeLSTM", NeedsInputs({0, 1, 2, 8, 10}, DynamicQuantizeLstmToLstm)},
   };
 }
 

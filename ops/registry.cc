@@ -156,6 +156,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.QGemm", "MatMulInteger, Add, Cast, Mul (QuantizeLinear)"},
       {"com.microsoft.MatMulIntegerToFloat", "MatMulInteger, Cast, Mul, Add"},
       {"com.microsoft.DynamicQuantizeMatMul", "DynamicQuantizeLinear, MatMulInteger, Cast, Mul, Add"},
+      {"com.microsoft.DynamicQuantizeLSTM", "LSTM on the dequantized weights (Cast, Sub, Mul, Transpose)"},
   };
   return *ops;
 }
