@@ -3,7 +3,8 @@
 random weights), batch and precision, PyTorch eager, PyTorch + CUDA graph and torch.compile
 (mode="reduce-overhead") (channels_last, cudnn.benchmark; median of N runs, each timed with CUDA
 events, inputs on the device) and `onnxrun --benchmark N` (GPU compute p50, CUDA events, inputs on
-the device) on the same model exported to ONNX. Prints a table with onnxrun's speed-up over
+the device; in fp16 its input in float16 through --half-inputs, as PyTorch's) on the same model
+exported to ONNX. Prints a table with onnxrun's speed-up over
 torch.compile (higher is better) and the peak device memory of each. Run from the repo root with a
 bundle in .gpu/ (see tools/gpu_smoke.sh):  python3 bench/bench_vs_torch.py [--models resnet50,...]
 [--batches 1,32] [--precisions fp16,tf32] [--runs 50] [--no-compile]"""
@@ -109,6 +110,8 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile (its compile takes minutes)")
+    p.add_argument("--float-inputs", action="store_true",
+                   help="fp16: give onnxrun float32 inputs that it casts (default: float16, as PyTorch gets)")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
@@ -119,7 +122,9 @@ def main():
             for batch in [int(b) for b in args.batches.split(",")]:
                 eager, graphed, torch_peak, compiled, compiled_peak = time_torch(model, batch, precision, args.runs,
                                                                                  not args.no_compile)
-                ours, host, our_peak, wall, err = time_onnxrun(path, batch, precision, args.runs)
+                # PyTorch takes its input in the compute dtype: so does onnxrun (--half-inputs in fp16).
+                half = ("--half-inputs",) if precision == "fp16" and not args.float_inputs else ()
+                ours, host, our_peak, wall, err = time_onnxrun(path, batch, precision, args.runs, half)
                 rows.append((name, precision, batch, eager, graphed, compiled, ours, host, torch_peak, compiled_peak,
                              our_peak, err))
                 print(f"{name} {precision} b{batch}: torch eager {eager:.3f} ms, graph {graphed:.3f} ms, "
@@ -127,7 +132,8 @@ def main():
                       f"(process {wall:.1f} s) {err}", flush=True)
     # Like for like: PyTorch's input already sits on the GPU in the compute dtype, so the ratio uses
     # onnxrun's GPU compute time (inputs on the device -> outputs on the device). The host-to-host
-    # time (fp32 input copied in, output copied out) is shown beside it.
+    # time (the input copied in, in float16 for fp16 as PyTorch's, the output copied out) is shown
+    # beside it.
     header = ("| model | prec | batch | torch eager ms | torch+graph ms | torch.compile ms | onnxrun gpu ms "
               "| speed-up vs compile | speed-up vs graph | onnxrun host-to-host ms | peak MiB torch+graph "
               "| peak MiB compile | peak MiB onnxrun |")

@@ -1,6 +1,7 @@
 // Model inputs from files and generated ones (see inputs.h).
 #include "cli/inputs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <vector>
@@ -22,6 +23,27 @@ absl::StatusOr<ir::Tensor> ReadTensorFile(const std::string& path) {
 }
 
 }  // namespace
+
+void NarrowToSessionInputs(std::vector<runtime::NamedTensor>& inputs, const std::vector<runtime::TensorInfo>& infos,
+                           std::vector<std::string>* notes) {
+  for (runtime::NamedTensor& in : inputs) {
+    const auto info = std::find_if(infos.begin(), infos.end(), [&](const auto& i) { return i.name == in.name; });
+    if (info == infos.end() || !in.tensor.is_dense() || in.tensor.dtype() != ir::DType::kFloat32) continue;
+    const ir::DType half = info->type.dtype;
+    if (half != ir::DType::kFloat16 && half != ir::DType::kBFloat16) continue;
+    absl::StatusOr<ir::Tensor> narrow = ir::Tensor::Create(half, in.tensor.shape());
+    if (!narrow.ok()) continue;  // Run says what does not fit
+    const float* from = in.tensor.data<float>();
+    for (int64_t i = 0; i < narrow->num_elements(); ++i) {
+      if (half == ir::DType::kFloat16) narrow->data<ir::Half>()[i] = ir::Half(from[i]);
+      if (half == ir::DType::kBFloat16) narrow->data<ir::BFloat16>()[i] = ir::BFloat16(from[i]);
+    }
+    in.tensor = *std::move(narrow);
+    if (notes != nullptr) {
+      notes->push_back(absl::StrCat("input  '", in.name, "': float32 -> ", ir::DTypeName(half), " (--half-inputs)"));
+    }
+  }
+}
 
 absl::StatusOr<ir::Tensor> GenerateInput(const runtime::TensorInfo& info, int64_t batch, uint64_t seed,
                                          const std::map<std::string, int64_t>& named_dims) {

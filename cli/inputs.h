@@ -33,6 +33,12 @@ struct InputSources {
   std::map<std::string, int64_t> named_dims;
 };
 
+// --half-inputs: each float32 tensor of `inputs` whose model input the session takes as float16 /
+// bfloat16 (`infos`) converted to it (round to nearest even, as the device's Cast would), with a
+// line in `notes` (optional).
+void NarrowToSessionInputs(std::vector<runtime::NamedTensor>& inputs, const std::vector<runtime::TensorInfo>& infos,
+                           std::vector<std::string>* notes);
+
 // The inputs in that order; `generated` (optional) gets a line per generated input. NotFound when
 // `dir` is not a folder; a file's read error as is.
 absl::StatusOr<std::vector<runtime::NamedTensor>> CollectInputs(const InputSources& sources,

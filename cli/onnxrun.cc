@@ -135,6 +135,10 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                              std::numeric_limits<uint64_t>::max(), "--seed needs a number"),
       cli::ChoiceFlag("--precision", {"fp32", "tf32", "fp16", "bf16"},
                       "compute precision (default fp32; fp16 / bf16: 16-bit tensors, fp32 accumulation)", &s.precision),
+      cli::Switch({"--half-inputs"},
+                  "fp16 / bf16: the model's float32 inputs are taken as 16-bit tensors (no Cast on the\n"
+                  "device, half the input bytes; --input files must then hold float16 / bfloat16)",
+                  &s.half_inputs),
       cli::Switch({"--no-fuse"}, "run the reference plan: no passes, one kernel step per node", &s.fuse, false),
       {{"--explain"},
        FlagArity::kOptionalValue,
@@ -263,6 +267,9 @@ absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
   }
   if (options.profile && options.benchmark_runs == 0) return UsageError("--profile goes with --benchmark N");
   if (options.streams > 1 && options.benchmark_runs == 0) return UsageError("--streams goes with --benchmark N");
+  if (options.session.half_inputs && options.session.precision != "fp16" && options.session.precision != "bf16") {
+    return UsageError("--half-inputs goes with --precision fp16 or bf16");
+  }
   return options;
 }
 
@@ -444,6 +451,7 @@ absl::Status Main(const Options& options) {
   absl::StatusOr<std::vector<runtime::NamedTensor>> inputs = std::move(collected.tensors);
   if (!collected.done) inputs = cli::CollectInputs(options.inputs, (*session)->inputs(), &collected.generated);
   if (!inputs.ok()) return inputs.status();
+  if (options.session.half_inputs) cli::NarrowToSessionInputs(*inputs, (*session)->inputs(), &collected.generated);
   for (const std::string& line : collected.generated) std::printf("%s\n", line.c_str());
   if (options.check) return cli::CheckGpuAgainstCpu(**session, options.session.precision, *inputs);
   if (options.benchmark_runs > 0) {

@@ -36,8 +36,8 @@ absl::Status RunPass(Pass& pass, ir::Graph& graph, exec::PassStats& stats) {
   return absl::OkStatus();
 }
 
-absl::Status RunPasses(ir::Graph& graph, const std::string& precision, exec::PassStats& stats) {
-  absl::StatusOr<Precision> precision_pass = Precision::Create(precision);
+absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half_inputs, exec::PassStats& stats) {
+  absl::StatusOr<Precision> precision_pass = Precision::Create(precision, half_inputs);
   if (!precision_pass.ok()) return precision_pass.status();
   ConstantFolding folding;
   DeadNodeRemoval dead_nodes, dead_nodes_after_bn;
@@ -79,7 +79,7 @@ absl::StatusOr<exec::Plan> Partition(ir::Graph graph, const PartitionOptions& op
   }
   exec::Plan plan;
   plan.precision = options.precision;
-  absl::Status status = RunPasses(graph, options.precision, plan.stats);
+  absl::Status status = RunPasses(graph, options.precision, options.half_inputs, plan.stats);
   if (!status.ok()) return status;
   absl::Status valid = graph.Validate();
   if (!valid.ok()) return absl::InternalError(absl::StrCat("passes broke the graph: ", valid.message()));

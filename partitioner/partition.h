@@ -19,6 +19,7 @@ namespace partitioner {
 struct PartitionOptions {
   std::string precision = "fp32";      // fp32 (strict) | tf32 | fp16 (fp16 tensors, fp32 accumulation)
   bool fuse = true;                    // false: passes off, one Kernel step per node (the reference plan)
+  bool half_inputs = false;            // fp16 / bf16: float32 inputs become 16-bit (precision.h)
   const FusionRules* rules = nullptr;  // nullptr: Sm90Rules()
 };
 

@@ -164,8 +164,20 @@ ir::ValueId AddLike(ir::Graph& graph, ir::ValueId like, const std::string& suffi
   return graph.AddValue(absl::StrCat(graph.value(like).name, suffix), std::move(type));
 }
 
+// Whether graph input `in` can itself become 16-bit (half_inputs): read, and only as data, and not
+// a graph output too.
+bool CanRetypeInput(const ir::Graph& graph, const std::vector<ir::Node>& nodes, ir::ValueId in) {
+  for (const ir::Node& node : nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == in && IsFloat32Slot(node, i)) return false;
+    }
+  }
+  const std::vector<ir::ValueId>& outputs = graph.outputs();
+  return std::find(outputs.begin(), outputs.end(), in) == outputs.end();
+}
+
 // Returns true when the graph changed.
-absl::StatusOr<bool> ConvertToHalf(ir::Graph& graph, ir::DType half_dtype) {
+absl::StatusOr<bool> ConvertToHalf(ir::Graph& graph, ir::DType half_dtype, bool half_inputs) {
   bool changed = false;
   const int opset = graph.nodes().empty() ? 0 : graph.nodes()[0].opset;
   // Float32 node outputs before the conversion: these become the 16-bit type.
@@ -185,6 +197,11 @@ absl::StatusOr<bool> ConvertToHalf(ir::Graph& graph, ir::DType half_dtype) {
   for (ir::ValueId in : graph.inputs()) {
     if (!IsFloat32(graph.value(in)) || graph.value(in).constant) continue;
     if (!ReadAsData(body, in)) continue;
+    if (half_inputs && CanRetypeInput(graph, body, in)) {
+      graph.value(in).type.dtype = half_dtype;
+      changed = true;
+      continue;
+    }
     const ir::ValueId half = AddLike(graph, in, Suffix(half_dtype), half_dtype);
     nodes.push_back(MakeCast(absl::StrCat(graph.value(in).name, "__to", Suffix(half_dtype).substr(1)), opset, in, half,
                              OnnxType(half_dtype)));
@@ -236,10 +253,10 @@ absl::StatusOr<PrecisionMode> ParsePrecisionMode(std::string_view name) {
       absl::StrCat("unknown precision '", std::string(name), "' (expected fp32, tf32, fp16 or bf16)"));
 }
 
-absl::StatusOr<Precision> Precision::Create(std::string_view precision) {
+absl::StatusOr<Precision> Precision::Create(std::string_view precision, bool half_inputs) {
   absl::StatusOr<PrecisionMode> mode = ParsePrecisionMode(precision);
   if (!mode.ok()) return mode.status();
-  return Precision(*mode);
+  return Precision(*mode, half_inputs);
 }
 
 absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
@@ -265,7 +282,7 @@ absl::StatusOr<bool> Precision::Run(ir::Graph& graph) {
       return false;
     }
   }
-  return ConvertToHalf(graph, mode_ == PrecisionMode::kBf16 ? ir::DType::kBFloat16 : ir::DType::kFloat16);
+  return ConvertToHalf(graph, mode_ == PrecisionMode::kBf16 ? ir::DType::kBFloat16 : ir::DType::kFloat16, half_inputs_);
 }
 
 }  // namespace partitioner

@@ -7,6 +7,9 @@
 //         float32-only input fed by a (now float16) node output gets a Cast to float32. Types are
 //         then re-inferred, so every float32 activation becomes float16.
 //   bf16: the same with bfloat16 (float32's range, 8 significant bits) in place of float16.
+//   With half_inputs (fp16 / bf16 only): a float32 graph input read only as data becomes the 16-bit
+//   type itself instead of being read through a Cast (the caller hands it in 16 bits, as
+//   trtexec's --inputIOFormats=fp16 does); outputs stay float32.
 #ifndef ONNXRUN_PARTITIONER_PRECISION_H_
 #define ONNXRUN_PARTITIONER_PRECISION_H_
 
@@ -26,9 +29,9 @@ absl::StatusOr<PrecisionMode> ParsePrecisionMode(std::string_view name);
 
 class Precision : public Pass {
  public:
-  explicit Precision(PrecisionMode mode) : mode_(mode) {}
+  explicit Precision(PrecisionMode mode, bool half_inputs = false) : mode_(mode), half_inputs_(half_inputs) {}
   // Same, from the precision's name ("fp32" | "tf32" | "fp16" | "bf16").
-  static absl::StatusOr<Precision> Create(std::string_view precision);
+  static absl::StatusOr<Precision> Create(std::string_view precision, bool half_inputs = false);
 
   std::string_view name() const override { return "precision"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
@@ -39,6 +42,7 @@ class Precision : public Pass {
 
  private:
   PrecisionMode mode_;
+  bool half_inputs_;
   std::string kept_fp32_reason_;
 };
 

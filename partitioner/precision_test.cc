@@ -89,6 +89,30 @@ TEST(PrecisionTest, Bf16ConvertsConstantsAndWrapsTheInterface) {
   EXPECT_THAT(text, Not(HasSubstr(" float16[")));
 }
 
+// half_inputs: the float32 input itself becomes float16 (no Cast), except one that a float32-only
+// slot reads (Resize's scales) or that is a graph output too; outputs stay float32.
+TEST(PrecisionTest, HalfInputsRetypeTheInputInsteadOfCastingIt) {
+  ir::Graph graph = ConvGraph();
+  ASSERT_TRUE(Precision(PrecisionMode::kFp16, /*half_inputs=*/true).Run(graph).value());
+  const std::string text = ir::PrintGraph(graph);
+  EXPECT_THAT(text, HasSubstr("graph test (%x: float16[1,3,6,6]) -> (%relu: float32[1,4,4,4])"));
+  EXPECT_THAT(text, HasSubstr("conv: Conv(%x, %w, %b) -> (%conv: float16[1,4,4,4])"));
+  EXPECT_THAT(text, Not(HasSubstr("x__to_fp16")));
+
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 1, 2, 2});
+  ir::ValueId scales = b.Input("scales", {4});
+  ir::ValueId passed = b.Input("passed", {3});
+  b.Output(b.Op("up", "Resize", {x, ir::kNoValue, scales}, Attrs({{"mode", std::string("nearest")}})));
+  b.Output(b.Op("sig", "Sigmoid", {passed}));
+  b.Output(passed);
+  ir::Graph resize = b.Build().value();
+  ASSERT_TRUE(Precision(PrecisionMode::kFp16, /*half_inputs=*/true).Run(resize).value());
+  const std::string resized = ir::PrintGraph(resize);
+  EXPECT_THAT(resized, HasSubstr("(%x: float16[1,1,2,2], %scales: float32[4], %passed: float32[3])"));
+  EXPECT_THAT(resized, HasSubstr("passed__to_fp16: Cast(%passed)"));
+}
+
 TEST(PrecisionTest, Fp16RewritesCastToFloat) {
   GraphBuilder b;
   ir::ValueId i = b.Input("i", {2, 3}, ir::DType::kInt64);

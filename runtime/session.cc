@@ -41,6 +41,15 @@ absl::Status CheckDims(const TensorInfo& info, const std::vector<int64_t>& dims,
   return absl::OkStatus();
 }
 
+// The plan's input dtypes where a pass changed them (half_inputs: float32 -> 16-bit).
+void TakeInputDTypesFromPlan(const ir::Graph& plan_graph, std::vector<TensorInfo>& inputs) {
+  for (ir::ValueId id : plan_graph.inputs()) {
+    for (TensorInfo& info : inputs) {
+      if (info.name == plan_graph.value(id).name) info.type.dtype = plan_graph.value(id).type.dtype;
+    }
+  }
+}
+
 absl::Status CheckDType(const TensorInfo& info, ir::DType dtype) {
   if (dtype == info.type.dtype) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("input '", info.name, "' has dtype ", ir::DTypeName(dtype),
@@ -190,9 +199,11 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromGraph(ir::Graph graph, con
   partitioner::PartitionOptions partition_options;
   partition_options.precision = options.precision;
   partition_options.fuse = options.fuse;
+  partition_options.half_inputs = options.half_inputs;
   absl::StatusOr<exec::Plan> plan = partitioner::Partition(std::move(graph), partition_options);
   if (!plan.ok()) return plan.status();
   session->plan_ = *std::move(plan);
+  TakeInputDTypesFromPlan(session->plan_.graph, session->inputs_);
   session->cpu_ = std::make_unique<exec::CpuExecutor>(session->plan_, session->max_tensor_bytes_);
   session->startup_.passes_seconds = SecondsSince(start);
   if (session->device_ == Device::kCuda) {

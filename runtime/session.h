@@ -47,6 +47,10 @@ struct SessionOptions {
   Device device = Device::kAuto;   // kAuto: the GPU when one is usable, else the CPU
   std::string precision = "fp32";  // fp32 (strict) | tf32 | fp16 | bf16 (16-bit tensors, fp32 accumulation)
   bool fuse = true;                // false: no passes, one Kernel step per node (the reference plan)
+  // fp16 / bf16: float32 inputs the plan reads as 16-bit values are taken as float16 / bfloat16
+  // tensors (inputs() says so; Run then refuses float32 ones): no Cast on the device, half the
+  // input bytes copied and held (trtexec's --inputIOFormats=fp16). Outputs stay float32.
+  bool half_inputs = false;
   // GPU: CUDA graphs, the plan cache and its folder, plan-building threads, plan sharing,
   // autotuning, build progress (exec::CudaExecutorOptions in runtime/cuda_executor.h).
   exec::CudaExecutorOptions gpu;

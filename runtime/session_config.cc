@@ -13,12 +13,14 @@ namespace {
 
 using Setter = std::function<absl::Status(const std::string&, SessionOptions&)>;
 
+absl::Status SetBool(const std::string& value, bool& target) {
+  if (value == "1" || value == "true") return (target = true, absl::OkStatus());
+  if (value == "0" || value == "false") return (target = false, absl::OkStatus());
+  return absl::InvalidArgumentError(absl::StrCat("'", value, "' is not 1, 0, true or false"));
+}
+
 Setter Flag(bool exec::CudaExecutorOptions::*field) {
-  return [field](const std::string& value, SessionOptions& o) {
-    if (value == "1" || value == "true") return (o.gpu.*field = true, absl::OkStatus());
-    if (value == "0" || value == "false") return (o.gpu.*field = false, absl::OkStatus());
-    return absl::InvalidArgumentError(absl::StrCat("'", value, "' is not 1, 0, true or false"));
-  };
+  return [field](const std::string& value, SessionOptions& o) { return SetBool(value, o.gpu.*field); };
 }
 
 Setter Count(int exec::CudaExecutorOptions::*field, int lowest, int highest) {
@@ -46,6 +48,7 @@ const std::map<std::string, Setter>& Setters() {
       {"tune_for_streams", Count(&Options::autotune_streams, 1, 16)},
       {"max_contexts", Count(&Options::max_contexts, 1, 64)},
       {"build_threads", Count(&Options::build_threads, 1, 256)},
+      {"half_inputs", [](const std::string& value, SessionOptions& o) { return SetBool(value, o.half_inputs); }},
       {"plan_cache_dir",
        [](const std::string& value, SessionOptions& o) { return (o.gpu.plan_cache_dir = value, absl::OkStatus()); }},
   };

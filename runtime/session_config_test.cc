@@ -15,6 +15,8 @@ TEST(SessionConfigTest, KeysSetTheirFields) {
   ASSERT_TRUE(ApplySessionConfig("plan_cache_dir", "/tmp/plans", o).ok());
   ASSERT_TRUE(ApplySessionConfig("autotune_plans", "12", o).ok());
   ASSERT_TRUE(ApplySessionConfig("max_contexts", "4", o).ok());
+  ASSERT_TRUE(ApplySessionConfig("half_inputs", "true", o).ok());
+  EXPECT_TRUE(o.half_inputs);
   EXPECT_EQ(o.gpu.autotune_streams, 2);
   EXPECT_FALSE(o.gpu.cuda_graph);
   EXPECT_FALSE(o.gpu.fast_gelu);

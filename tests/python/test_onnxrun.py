@@ -120,3 +120,13 @@ def test_config_entries_set_options_or_raise():
         onnxrun.Session(MODEL, device="cpu", config={"tune_for_stream": 2})
     with pytest.raises(onnxrun.Error, match="cuda_graph: 'maybe' is not 1, 0, true or false"):
         onnxrun.Session(MODEL, device="cpu", config={"cuda_graph": "maybe"})
+
+
+def test_half_inputs_take_float16_and_compute_what_the_cast_would():
+    x = load("input_0.pb")
+    casting = onnxrun.Session(MODEL, device="cpu", precision="fp16")
+    half = onnxrun.Session(MODEL, device="cpu", precision="fp16", config={"half_inputs": True})
+    assert half.inputs[0]["dtype"] == "float16", half.inputs
+    np.testing.assert_array_equal(half.run({"image": x.astype(np.float16)})["probs"], casting.run({"image": x})["probs"])
+    with pytest.raises(onnxrun.Error, match="has dtype float32, the model expects float16"):
+        half.run({"image": x})
