@@ -90,26 +90,9 @@ absl::StatusOr<DeviceTensor> DeviceTensor::Allocate(ir::DType dtype, std::vector
   return t;
 }
 
-namespace {
-
-// Whether `a` and `b` (the same dims) put every element at the same offset: their strides agree on
-// every dim longer than 1.
-bool SameLayoutBytes(const DeviceTensor& a, const DeviceTensor& b) {
-  const std::vector<int64_t> sa = a.strides(), sb = b.strides();
-  for (size_t d = 0; d < a.dims.size(); ++d) {
-    if (a.dims[d] > 1 && sa[d] != sb[d]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStream_t stream) {
   nhwc = nhwc && t.dims.size() == 4;
   if (t.nhwc == nhwc || t.host_value != nullptr) return t;
-  DeviceTensor same_bytes = t;  // C == 1 or H * W == 1 (a 1x1 conv's weights): the layouts share bytes
-  same_bytes.nhwc = nhwc;
-  if (SameLayoutBytes(t, same_bytes)) return same_bytes;
   absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(t.dtype, t.dims, nhwc, stream);
   if (!out.ok()) return out.status();
   kernels::cuda::CopyShape shape;

@@ -84,8 +84,7 @@ inline bool StaysOnHost(const ir::Tensor& t) { return !t.is_dense() || t.dtype()
 absl::StatusOr<DeviceTensor> Upload(const ir::Tensor& host, bool nhwc, cudaStream_t stream);
 // Device -> host tensor in logical order. Synchronizes the stream.
 absl::StatusOr<ir::Tensor> Download(const DeviceTensor& device, cudaStream_t stream);
-// The same values stored in the other layout (`t` itself when it already is; its bytes, no copy,
-// when both layouts place every element alike: C == 1 or H * W == 1, e.g. a 1x1 conv's weights).
+// The same values stored in the other layout (or `t` itself when it already is).
 absl::StatusOr<DeviceTensor> ToLayout(const DeviceTensor& t, bool nhwc, cudaStream_t stream);
 
 }  // namespace exec
