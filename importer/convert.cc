@@ -126,12 +126,11 @@ absl::StatusOr<ir::TensorType> ConvertTensorType(const std::string& name, const 
   }
   ir::Shape shape;
   for (const auto& dim : tensor_type.shape().dim()) {
+    // Unknown: no value or name, a negative value (PaddlePaddle's exports write -1; ORT reads it so)
+    // or the name "?" (paddle2onnx names every unknown dim so: not one symbol all of them equal).
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(ir::Dim(dim.dim_value()));
-    } else if (dim.has_dim_value()) {
-      shape.push_back(ir::Dim());  // -1 for "unknown", as PaddlePaddle's exports declare it (ORT reads it so)
     } else if (dim.has_dim_param() && !dim.dim_param().empty() && dim.dim_param() != "?") {
-      // (paddle2onnx names every unknown dim "?": unnamed, not one symbol all of them must equal)
       shape.push_back(ir::Dim::Symbol(dim.dim_param()));
     } else {
       shape.push_back(ir::Dim());
