@@ -45,8 +45,7 @@ CudaExecutor::~CudaExecutor() {
   legacy_.clear();
   recurrent_.clear();
   float_constants_.clear();
-  constants_.clear();
-  channels_last_constants_.clear();
+  constants_.Clear();
   current_folded_ = nullptr;
   folded_.clear();  // device buffers are freed on their contexts' streams: before those go
   if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
@@ -152,8 +151,6 @@ absl::Status CudaExecutor::Init() {
   CUDNN_RETURN_IF_ERROR(cudnnCreate(&cudnn_));
   CUDNN_RETURN_IF_ERROR(cudnnSetStream(cudnn_, stream_));
   const ir::Graph& g = plan_.graph;
-  constants_.resize(g.values().size());
-  channels_last_constants_.resize(g.values().size());
   fused_.resize(plan_.steps.size());
   legacy_.resize(plan_.steps.size());
   recurrent_.resize(plan_.steps.size());
@@ -169,14 +166,7 @@ absl::Status CudaExecutor::Init() {
   PlanPooledSums();   // after squeeze_excite_: a pool may hand its sums to such a step
   PlanJoinedGates();  // likewise: an MLP step may leave its gate to the Mul reading it
   float_constants_.resize(g.values().size());
-  for (const Step& step : plan_.steps) {
-    for (ir::ValueId in : step.inputs) {
-      if (!g.value(in).constant || constants_[in].valid()) continue;
-      absl::StatusOr<DeviceTensor> t = Upload(*g.value(in).constant, false, stream_);
-      if (!t.ok()) return t.status();
-      constants_[in] = *std::move(t);
-    }
-  }
+  CUDNN_RETURN_IF_NOT_OK(UploadConstants());
   if (options_.plan_cache) {
     cache_ = PlanCache::Open(options_.plan_cache_dir);
     if (!cache_->open_warning().empty()) cache_warnings_.push_back(cache_->open_warning());
@@ -273,8 +263,22 @@ const ir::Tensor* CudaExecutor::KnownValue(ir::ValueId id) const {
   return it == current_folded_->host.end() ? nullptr : &it->second;
 }
 
+absl::Status CudaExecutor::UploadConstants() {
+  const ir::Graph& g = plan_.graph;
+  // Read by some step; 4-D and read by cuDNN graph steps only (held channels-last only).
+  std::vector<bool> read(g.values().size(), false), graph_only(g.values().size(), true);
+  for (const Step& step : plan_.steps) {
+    for (ir::ValueId in : step.inputs) {
+      if (!g.value(in).constant) continue;
+      read[in] = true;
+      if (step.kind != StepKind::kFusedGraph || g.value(in).constant->shape().size() != 4) graph_only[in] = false;
+    }
+  }
+  return constants_.Init(g, read, graph_only, stream_);
+}
+
 absl::StatusOr<DeviceTensor> CudaExecutor::Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const {
-  if (constants_[id].valid() && plan_.graph.value(id).constant) return constants_[id];
+  if (plan_.graph.value(id).constant && constants_.Serves(id)) return constants_.Logical(id, Capturing(), stream_);
   if (!values[id].valid()) {
     return absl::InternalError(absl::StrCat("value '", plan_.graph.value(id).name, "' is not on the device"));
   }

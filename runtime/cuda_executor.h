@@ -48,6 +48,7 @@
 #include "runtime/cuda_steps_attention.h"
 #include "runtime/cuda_steps_rnn.h"
 #include "runtime/device_arena.h"
+#include "runtime/device_constants.h"
 #include "runtime/device_tensor.h"
 #include "runtime/fused_lowering.h"
 #include "runtime/matmul_epilogue_form.h"
@@ -231,9 +232,9 @@ class CudaExecutor {
   absl::Status CaptureSteps(CapturedRun& run, const CaptureSegments* segments);
   absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
                                                        const std::vector<DeviceTensor>& inputs);
+  absl::Status UploadConstants();  // into constants_; a weight only cuDNN graphs read: channels-last only
   absl::StatusOr<DeviceTensor> Input(ir::ValueId id, const std::vector<DeviceTensor>& values) const;
-  // A value known on the host before the run: a constant, or a shape computation folded for the
-  // running input dims; nullptr otherwise.
+  // A value known on the host before the run: a constant, or a shape folded for the input dims; else nullptr.
   const ir::Tensor* KnownValue(ir::ValueId id) const;
   // Folds the shape computations for `input_dims` and keeps them on the device (folded_).
   void FoldShapes(const std::vector<std::vector<int64_t>>& input_dims);
@@ -462,13 +463,12 @@ class CudaExecutor {
   std::vector<std::string> cache_warnings_;
   cudnnHandle_t cudnn_ = nullptr;
   std::vector<std::map<std::string, FusedEntry>> fused_;                 // per step: input-dims key -> plan
-  std::vector<DeviceTensor> channels_last_constants_;                    // KRSC / NHWC copies, by value id
   std::vector<DeviceTensor> float_constants_;                            // float32 copies, by value id
   std::vector<std::map<std::string, LegacyEntry>> legacy_;               // per step: input-dims key -> calls
   std::vector<std::unique_ptr<RecurrentStep>> recurrent_;                // per step: LSTM/GRU/RNN on cuDNN
   std::vector<std::map<std::string, AttentionShape>> attention_;         // per step: input-dims key -> how
   std::map<std::string, std::shared_ptr<cudnn::SdpaPlan>> shared_sdpa_;  // by spec: one per layer shape
-  std::vector<DeviceTensor> constants_;                                  // device copies, indexed by value id
+  mutable DeviceConstants constants_;  // device copies of the constants steps read (made on first need)
   std::vector<std::string> notes_;
   std::vector<bool> view_steps_;  // per step: may run as a view (PlanViews)
   // per step: its squeeze-excite form when it is one (set at construction)

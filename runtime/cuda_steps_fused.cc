@@ -21,21 +21,14 @@
 namespace exec {
 
 absl::StatusOr<DeviceTensor> CudaExecutor::Bound(const UidBinding& binding, const std::vector<DeviceTensor>& values) {
-  absl::StatusOr<DeviceTensor> t = Input(binding.value, values);
-  if (!t.ok()) return t.status();
-  const bool want = binding.channels_last && t->dims.size() == 4;
-  if (t->nhwc == want) return t;
-  if (plan_.graph.value(binding.value).constant) {
-    DeviceTensor& cached = channels_last_constants_[binding.value];
-    if (!cached.valid() || cached.num_elements() != t->num_elements()) {
-      if (Capturing()) return absl::FailedPreconditionError("a constant cache would be filled inside a CUDA graph");
-      absl::StatusOr<DeviceTensor> converted = ToLayout(*t, want, stream_);
-      if (!converted.ok()) return converted.status();
-      cached = *std::move(converted);
-    }
-    return cached;
+  const ir::ValueId id = binding.value;
+  if (plan_.graph.value(id).constant && constants_.Serves(id)) {
+    return binding.channels_last ? constants_.ChannelsLast(id, Capturing(), stream_)
+                                 : constants_.Logical(id, Capturing(), stream_);
   }
-  return ToLayout(*t, want, stream_);
+  absl::StatusOr<DeviceTensor> t = Input(id, values);
+  if (!t.ok()) return t.status();
+  return ToLayout(*t, binding.channels_last && t->dims.size() == 4, stream_);
 }
 
 namespace {

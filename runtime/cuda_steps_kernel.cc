@@ -105,7 +105,8 @@ bool HasOwnCudaKernel(std::string_view op_type) {
 bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1 || node.inputs.empty() || node.inputs[0] == ir::kNoValue) return false;
   if (node.op_type == "Cast") {
-    return IsFloat(graph.value(node.inputs[0]).type.dtype) && IsFloat(graph.value(node.outputs[0]).type.dtype);
+    const ir::DType from = graph.value(node.inputs[0]).type.dtype;
+    return (IsFloat(from) || IntegerSource(from).has_value()) && IsFloat(graph.value(node.outputs[0]).type.dtype);
   }
   if (!IsFloat(graph.value(node.inputs[0]).type.dtype)) return false;
   if (UnaryOps().count(node.op_type) || node.op_type == "Gelu") return node.inputs.size() == 1;
@@ -154,7 +155,8 @@ bool IsCastPadStep(const ir::Graph& graph, const Step& step) {
   if (step.kind != StepKind::kKernel || step.nodes.size() != 2) return false;
   const ir::Node &cast = graph.node(step.nodes[0]), &pad = graph.node(step.nodes[1]);
   return cast.op_type == "Cast" && pad.op_type == "Pad" && RunsOnDevicePointwise(graph, cast) &&
-         RunsOnDeviceCopy(graph, pad) && pad.inputs[0] == cast.outputs[0];
+         IsFloat(graph.value(cast.inputs[0]).type.dtype) && RunsOnDeviceCopy(graph, pad) &&
+         pad.inputs[0] == cast.outputs[0];
 }
 
 absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor>& values) {
@@ -271,8 +273,13 @@ absl::Status CudaExecutor::RunPointwise(const Step& step, std::vector<DeviceTens
     const ir::DType to = plan_.graph.value(out_id).type.dtype;
     absl::StatusOr<DeviceTensor> out = DeviceTensor::Allocate(to, a->dims, a->nhwc, stream_);
     if (!out.ok()) return out.status();
-    ONNXRUN_CUDA_RETURN_IF_ERROR(
-        kernels::cuda::ConvertFloat(type, ToFloatType(to), a->data(), out->data(), a->num_elements(), stream_));
+    if (const std::optional<kernels::cuda::IntegerType> from = IntegerSource(a->dtype)) {
+      ONNXRUN_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::IntegerToFloat(*from, ToFloatType(to), a->data(), out->data(), a->num_elements(), stream_));
+    } else {
+      ONNXRUN_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::ConvertFloat(type, ToFloatType(to), a->data(), out->data(), a->num_elements(), stream_));
+    }
     absl::StatusOr<DeviceTensor> stored = ToLayout(*out, nhwc, stream_);
     if (!stored.ok()) return stored.status();
     values[out_id] = *std::move(stored);

@@ -94,18 +94,9 @@ absl::Status CudaExecutor::DecideScaledConv(size_t index, const HeldGate& held, 
     entry.note = absl::StrCat("the gate not folded into the conv's weights: ", lt.status().message());
     return absl::OkStatus();
   }
-  // Each timed run first drops the outputs of the run before, so that the step never holds its
-  // outputs twice (nor after the timing, when the chosen form runs).
-  auto drop_outputs = [&, outputs = plan_.steps[index].outputs] {
-    for (ir::ValueId out : outputs) values[out] = DeviceTensor();
-  };
+  const std::vector<ir::ValueId>& outputs = plan_.steps[index].outputs;
   auto time_form = [&](const std::function<absl::Status()>& run) {
-    return TimeGpuMs(
-        [&] {
-          drop_outputs();
-          return run();
-        },
-        stream_, kTimedRuns);
+    return TimeStepFormGpuMs(run, outputs, values, stream_, kTimedRuns);
   };
   CUDNN_ASSIGN_OR_RETURN(double unfolded_ms, time_form([&] { return RunGateThenConv(index, held, values); }));
   double best_ms = -1;
@@ -115,7 +106,7 @@ absl::Status CudaExecutor::DecideScaledConv(size_t index, const HeldGate& held, 
     absl::StatusOr<double> ms = time_form([&] { return RunFoldedGate(index, held, candidate, values); });
     if (ms.ok() && (best_ms < 0 || *ms < best_ms)) best = i, best_ms = *ms;
   }
-  drop_outputs();
+  for (ir::ValueId out : outputs) values[out] = DeviceTensor();  // the chosen form runs next
   const bool fold = best_ms >= 0 && best_ms < kMargin * unfolded_ms;
   if (fold) entry.lt = std::make_shared<const kernels::cublas::LtMatmul>(lt->WithAlgorithm(best));
   entry.note = absl::StrFormat(

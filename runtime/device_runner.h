@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,17 @@ inline bool IsFloat(ir::DType d) {
 inline kernels::cuda::FloatType ToFloatType(ir::DType d) {
   if (d == ir::DType::kBFloat16) return kernels::cuda::FloatType::kBFloat16;
   return d == ir::DType::kFloat16 ? kernels::cuda::FloatType::kFloat16 : kernels::cuda::FloatType::kFloat32;
+}
+// The integer and bool dtypes the device Cast to a float reads (kernels::cuda::IntegerToFloat).
+inline std::optional<kernels::cuda::IntegerType> IntegerSource(ir::DType d) {
+  switch (d) {
+    case ir::DType::kBool: return kernels::cuda::IntegerType::kBool;
+    case ir::DType::kUint8: return kernels::cuda::IntegerType::kUint8;
+    case ir::DType::kInt8: return kernels::cuda::IntegerType::kInt8;
+    case ir::DType::kInt32: return kernels::cuda::IntegerType::kInt32;
+    case ir::DType::kInt64: return kernels::cuda::IntegerType::kInt64;
+    default: return std::nullopt;
+  }
 }
 // Dtypes the byte-moving kernels copy (every element of 1, 2, 4 or 8 bytes).
 bool Movable(ir::DType d);

@@ -253,7 +253,41 @@ __global__ void ConvertKernel(const From* in, To* out, int64_t count) {
   }
 }
 
+template <typename From, typename To>
+__global__ void IntegerToFloatKernel(const From* in, To* out, int64_t count) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Store(out, i, static_cast<float>(in[i]));
+  }
+}
+
+// Calls fn with a value of the element type of `type`.
+template <typename Fn>
+void DispatchIntegerType(IntegerType type, Fn&& fn) {
+  switch (type) {
+    case IntegerType::kBool: return fn(bool{});
+    case IntegerType::kUint8: return fn(uint8_t{});
+    case IntegerType::kInt8: return fn(int8_t{});
+    case IntegerType::kInt32: return fn(int32_t{});
+    case IntegerType::kInt64: return fn(int64_t{});
+  }
+}
+
 }  // namespace
+
+cudaError_t IntegerToFloat(IntegerType from, FloatType to, const void* in, void* out, int64_t count,
+                           cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  DispatchIntegerType(from, [&](auto from_tag) {
+    DispatchFloatType(to, [&](auto to_tag) {
+      using From = decltype(from_tag);
+      using To = decltype(to_tag);
+      IntegerToFloatKernel<From, To>
+          <<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const From*>(in), static_cast<To*>(out), count);
+    });
+  });
+  return cudaGetLastError();
+}
 
 cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;

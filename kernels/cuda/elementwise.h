@@ -65,6 +65,13 @@ cudaError_t Binary(BinaryOp op, FloatType type, const void* a, const void* b, vo
 // out[i] = in[i] converted between float32, float16 and bfloat16 (round to nearest even).
 cudaError_t ConvertFloat(FloatType from, FloatType to, const void* in, void* out, int64_t count, cudaStream_t stream);
 
+enum class IntegerType { kBool, kUint8, kInt8, kInt32, kInt64 };
+// out[i] = in[i], an integer or bool, as a float (an image's uint8 pixels cast on the device). Exact
+// for 8-bit sources; wider ones round to float32 first (as ONNX Runtime's Cast does), then to the
+// 16-bit type.
+cudaError_t IntegerToFloat(IntegerType from, FloatType to, const void* in, void* out, int64_t count,
+                           cudaStream_t stream);
+
 }  // namespace kernels::cuda
 
 #endif  // ONNXRUN_KERNELS_CUDA_ELEMENTWISE_H_
