@@ -191,6 +191,8 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
         return absl::OkStatus();
       }
       if (op == "LRN") {
+        // cuDNN 9.19 makes the descriptor but its LRN kernel refuses bfloat16 (NOT_SUPPORTED at run).
+        if (io == cudnn::IoType::kBFloat16) return absl::UnimplementedError("cuDNN's LRN has no bfloat16 kernel");
         absl::StatusOr<cudnn::LrnSpec> spec = LrnSpecOf(node, x->dims, io);
         if (!spec.ok()) return spec.status();
         CUDNN_ASSIGN_OR_RETURN(cudnn::Lrn lrn, cudnn::Lrn::Create(*spec));
