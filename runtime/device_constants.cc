@@ -63,26 +63,24 @@ absl::StatusOr<DeviceTensor> DeviceConstants::Upload(ir::ValueId id, bool nhwc, 
   return ::exec::Upload(*graph_->value(id).constant, nhwc, stream);
 }
 
+absl::StatusOr<DeviceTensor> DeviceConstants::Made(ir::ValueId id, bool nhwc, const DeviceTensor& other, bool capturing,
+                                                   cudaStream_t stream) const {
+  if (capturing) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the weight '", graph_->value(id).name, "' would be copied to the device inside a CUDA graph"));
+  }
+  if (!other.valid()) return Upload(id, nhwc, stream);
+  if (LayoutsShareBytes(other)) return Relabeled(other, nhwc);
+  ScopedAllocationHook plain(nullptr);
+  return ToLayout(other, nhwc, stream);
+}
+
 absl::StatusOr<DeviceTensor> DeviceConstants::Logical(ir::ValueId id, bool capturing, cudaStream_t stream) {
   DeviceTensor& logical = logical_[id];
   if (!logical.valid()) {
-    if (capturing) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the weight '", graph_->value(id).name, "' would be copied to the device inside a CUDA graph"));
-    }
-    const DeviceTensor& other = channels_last_[id];
-    if (other.valid() && LayoutsShareBytes(other)) {
-      logical = Relabeled(other, false);
-    } else if (other.valid()) {
-      ScopedAllocationHook plain(nullptr);
-      absl::StatusOr<DeviceTensor> t = ToLayout(other, false, stream);
-      if (!t.ok()) return t.status();
-      logical = *std::move(t);
-    } else {
-      absl::StatusOr<DeviceTensor> t = Upload(id, false, stream);
-      if (!t.ok()) return t.status();
-      logical = *std::move(t);
-    }
+    absl::StatusOr<DeviceTensor> made = Made(id, false, channels_last_[id], capturing, stream);
+    if (!made.ok()) return made.status();
+    logical = *std::move(made);
   }
   if (capturing) pinned_[id] = true;
   return logical;
@@ -91,23 +89,10 @@ absl::StatusOr<DeviceTensor> DeviceConstants::Logical(ir::ValueId id, bool captu
 absl::StatusOr<DeviceTensor> DeviceConstants::ChannelsLast(ir::ValueId id, bool capturing, cudaStream_t stream) {
   if (graph_->value(id).constant->shape().size() != 4) return Logical(id, capturing, stream);
   DeviceTensor& cached = channels_last_[id];
-  if (cached.valid()) return cached;
-  if (capturing) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the weight '", graph_->value(id).name, "' would be copied to the device inside a CUDA graph"));
-  }
-  const DeviceTensor& logical = logical_[id];
-  if (logical.valid() && LayoutsShareBytes(logical)) {
-    cached = Relabeled(logical, true);
-  } else if (logical.valid()) {
-    ScopedAllocationHook plain(nullptr);
-    absl::StatusOr<DeviceTensor> t = ToLayout(logical, true, stream);
-    if (!t.ok()) return t.status();
-    cached = *std::move(t);
-  } else {
-    absl::StatusOr<DeviceTensor> t = Upload(id, true, stream);
-    if (!t.ok()) return t.status();
-    cached = *std::move(t);
+  if (!cached.valid()) {
+    absl::StatusOr<DeviceTensor> made = Made(id, true, logical_[id], capturing, stream);
+    if (!made.ok()) return made.status();
+    cached = *std::move(made);
   }
   return cached;
 }

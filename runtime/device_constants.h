@@ -36,6 +36,10 @@ class DeviceConstants {
 
  private:
   absl::StatusOr<DeviceTensor> Upload(ir::ValueId id, bool nhwc, cudaStream_t stream) const;
+  // `id` in the layout `nhwc`: from `other` (its copy in the other layout, the same bytes where
+  // both layouts agree) when valid, else from the host; refused inside a capture.
+  absl::StatusOr<DeviceTensor> Made(ir::ValueId id, bool nhwc, const DeviceTensor& other, bool capturing,
+                                    cudaStream_t stream) const;
 
   const ir::Graph* graph_ = nullptr;
   std::vector<DeviceTensor> logical_, channels_last_;  // by value id
