@@ -10,6 +10,7 @@
 #include "runtime/cuda_kernel_steps.h"
 #include "runtime/cuda_run_util.h"
 #include "runtime/cuda_step_rules.h"
+#include "runtime/device_runner.h"
 #include "runtime/shape_folding.h"
 
 namespace exec {
@@ -185,8 +186,10 @@ absl::Status CudaExecutor::Init() {
       note = "host step: string values stay on the host";
     } else if (step.kind == StepKind::kAlias) {
       note = "alias: same device bytes";
-    } else if (IsCastPadStep(g, step)) {
+    } else if (IsCastPadStep(g, step) && IsFloat(g.value(first.inputs[0]).type.dtype)) {
       note = "own CUDA kernel: cast, NHWC layout and channel padding in one pass";
+    } else if (IsCastPadStep(g, step)) {
+      note = "own CUDA kernels: the cast from an integer type, then the channel padding";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && first.op_type == "Pad" &&
                RunsOnDeviceCopy(g, first) && IsChannelZeroPad(g, first)) {
       note = "own CUDA kernel: NHWC layout and channel padding in one pass (a strided copy from NHWC)";

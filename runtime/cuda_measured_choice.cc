@@ -237,8 +237,22 @@ absl::Status CudaExecutor::ChooseGraphOrSplit(size_t index, FusedEntry& entry, s
   } else {
     entry.note = absl::StrCat(graph_note, " (", Describe(*decision, from_cache, own_kernel), ")");
     // The split form's timing made the weights' logical copies: the graph reads them channels-last.
+    // One goes only if no decision of any step reading it (any input dims) needs it: a capture for
+    // those dims could not make it again.
+    auto only_graphs_read = [&](ir::ValueId id) {
+      for (size_t s = 0; s < plan_.steps.size(); ++s) {
+        const std::vector<ir::ValueId>& in = plan_.steps[s].inputs;
+        if (std::find(in.begin(), in.end(), id) == in.end()) continue;
+        for (const auto& [dims_key, other] : fused_[s]) {
+          if (!other.status.ok() || (other.choice != Choice::kGraph && other.choice != Choice::kUnmeasured)) {
+            return false;
+          }
+        }
+      }
+      return true;
+    };
     for (ir::ValueId in : plan_.steps[index].inputs) {
-      if (plan_.graph.value(in).constant && constants_.Serves(in)) constants_.DropLogical(in);
+      if (plan_.graph.value(in).constant && constants_.Serves(in) && only_graphs_read(in)) constants_.DropLogical(in);
     }
   }
   return absl::OkStatus();

@@ -155,8 +155,7 @@ bool IsCastPadStep(const ir::Graph& graph, const Step& step) {
   if (step.kind != StepKind::kKernel || step.nodes.size() != 2) return false;
   const ir::Node &cast = graph.node(step.nodes[0]), &pad = graph.node(step.nodes[1]);
   return cast.op_type == "Cast" && pad.op_type == "Pad" && RunsOnDevicePointwise(graph, cast) &&
-         IsFloat(graph.value(cast.inputs[0]).type.dtype) && RunsOnDeviceCopy(graph, pad) &&
-         pad.inputs[0] == cast.outputs[0];
+         RunsOnDeviceCopy(graph, pad) && pad.inputs[0] == cast.outputs[0];
 }
 
 absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor>& values) {
@@ -165,8 +164,9 @@ absl::Status CudaExecutor::RunCastPad(const Step& step, std::vector<DeviceTensor
   absl::StatusOr<DeviceTensor> x = Input(cast.inputs[0], values);
   if (!x.ok()) return x.status();
   const ir::ValueId out_id = pad.outputs[0];
-  const bool one_pass = IsChannelZeroPad(g, pad) && !x->nhwc && x->dims.size() == 4 && WantsNhwc(out_id);
-  if (!one_pass) {  // each node as its own step
+  const bool one_pass =
+      IsChannelZeroPad(g, pad) && !x->nhwc && x->dims.size() == 4 && WantsNhwc(out_id) && IsFloat(x->dtype);
+  if (!one_pass) {  // each node as its own step (an integer source's Cast too)
     for (ir::NodeId id : step.nodes) {
       Step single{StepKind::kKernel, {id}, {}, g.node(id).outputs};
       absl::Status s = id == step.nodes[0] ? RunPointwise(single, values) : RunPad(single, values);

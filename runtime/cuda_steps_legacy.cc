@@ -228,9 +228,11 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
         if (!SymmetricPads(pads) || node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET") {
           return absl::UnimplementedError("asymmetric or auto pads");
         }
-        absl::StatusOr<DeviceTensor> weights = Input(node.inputs[1], values);
+        // The dims only: a constant's from the host (its logical device copy may never be needed).
+        const std::optional<ir::Tensor>& constant = g.value(node.inputs[1]).constant;
+        absl::StatusOr<DeviceTensor> weights = constant ? DeviceTensor() : Input(node.inputs[1], values);
         if (!weights.ok()) return weights.status();
-        const std::vector<int64_t> w = weights->dims;
+        const std::vector<int64_t> w = constant ? constant->shape() : weights->dims;
         if (w.size() != 4) return absl::UnimplementedError("weights not 4-D");
         const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
         const std::vector<int64_t> dilations = node.attrs.GetInts("dilations", {1, 1});

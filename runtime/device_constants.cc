@@ -65,12 +65,12 @@ absl::StatusOr<DeviceTensor> DeviceConstants::Upload(ir::ValueId id, bool nhwc, 
 
 absl::StatusOr<DeviceTensor> DeviceConstants::Made(ir::ValueId id, bool nhwc, const DeviceTensor& other, bool capturing,
                                                    cudaStream_t stream) const {
+  if (other.valid() && LayoutsShareBytes(other)) return Relabeled(other, nhwc);  // no memory, no work
   if (capturing) {
     return absl::FailedPreconditionError(
         absl::StrCat("the weight '", graph_->value(id).name, "' would be copied to the device inside a CUDA graph"));
   }
   if (!other.valid()) return Upload(id, nhwc, stream);
-  if (LayoutsShareBytes(other)) return Relabeled(other, nhwc);
   ScopedAllocationHook plain(nullptr);
   return ToLayout(other, nhwc, stream);
 }

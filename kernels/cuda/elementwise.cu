@@ -3,6 +3,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/elementwise.h"
@@ -253,11 +254,12 @@ __global__ void ConvertKernel(const From* in, To* out, int64_t count) {
   }
 }
 
-template <typename From, typename To>
+// kBoolean: any nonzero byte is true (1.0), whatever wrote it.
+template <typename From, typename To, bool kBoolean>
 __global__ void IntegerToFloatKernel(const From* in, To* out, int64_t count) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    Store(out, i, static_cast<float>(in[i]));
+    Store(out, i, kBoolean ? (in[i] != 0 ? 1.f : 0.f) : static_cast<float>(in[i]));
   }
 }
 
@@ -265,7 +267,7 @@ __global__ void IntegerToFloatKernel(const From* in, To* out, int64_t count) {
 template <typename Fn>
 void DispatchIntegerType(IntegerType type, Fn&& fn) {
   switch (type) {
-    case IntegerType::kBool: return fn(bool{});
+    case IntegerType::kBool: return fn(bool{});  // read as bytes (IntegerToFloat)
     case IntegerType::kUint8: return fn(uint8_t{});
     case IntegerType::kInt8: return fn(int8_t{});
     case IntegerType::kInt32: return fn(int32_t{});
@@ -280,9 +282,11 @@ cudaError_t IntegerToFloat(IntegerType from, FloatType to, const void* in, void*
   if (count <= 0) return cudaSuccess;
   DispatchIntegerType(from, [&](auto from_tag) {
     DispatchFloatType(to, [&](auto to_tag) {
-      using From = decltype(from_tag);
+      using Tag = decltype(from_tag);
+      constexpr bool kBoolean = std::is_same_v<Tag, bool>;
+      using From = std::conditional_t<kBoolean, uint8_t, Tag>;
       using To = decltype(to_tag);
-      IntegerToFloatKernel<From, To>
+      IntegerToFloatKernel<From, To, kBoolean>
           <<<GridSize(count), kBlockSize, 0, stream>>>(static_cast<const From*>(in), static_cast<To*>(out), count);
     });
   });

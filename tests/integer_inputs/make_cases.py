@@ -45,6 +45,18 @@ def uint8_image_conv():
     write_case(HERE, "uint8_image_conv", m, {"image": pixels})
 
 
+def uint8_cast_into_stem_conv():
+    """uint8 pixels Cast straight into a 3-channel conv: the Cast and the channel Pad the partitioner
+    puts before such a conv are one step (on the GPU: the Cast from uint8, then the Pad)."""
+    inits = [numpy_helper.from_array(RNG.normal(0, 0.01, (8, 3, 3, 3)).astype(np.float32), "w")]
+    nodes = [helper.make_node("Cast", ["image"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("Conv", ["f", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["y"])]
+    m = model(nodes, [helper.make_tensor_value_info("image", TensorProto.UINT8, [2, 3, 16, 16])],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, 16, 16])], inits)
+    write_case(HERE, "uint8_cast_into_stem_conv", m, {"image": RNG.integers(0, 256, (2, 3, 16, 16), dtype=np.uint8)})
+
+
 def casts_of_every_integer_type():
     """bool, int8, int32 and int64 inputs each Cast to float and summed with a float input."""
     types = {"flag": (TensorProto.BOOL, np.bool_), "small": (TensorProto.INT8, np.int8),
@@ -74,6 +86,7 @@ def casts_of_every_integer_type():
 def main():
     shutil.rmtree(HERE, ignore_errors=True)
     uint8_image_conv()
+    uint8_cast_into_stem_conv()
     casts_of_every_integer_type()
 
 
