@@ -100,6 +100,7 @@ std::vector<OpDef> ControlFlowOpDefs();     // ops/control_flow.h: If, Loop, Sca
 std::vector<OpDef> SequenceOpDefs();        // ops/sequence.h: Sequence*, Optional*
 std::vector<OpDef> StringOpDefs();          // ops/string_normalizer.h: StringNormalizer
 std::vector<OpDef> StringTextOpDefs();      // ops/string_text.h: StringConcat, StringSplit, RegexFullMatch
+std::vector<OpDef> TokenizerOpDefs();       // ops/tokenizer.h: com.microsoft.Tokenizer
 std::vector<OpDef> DeformConvOpDefs();      // ops/deform_conv.h: DeformConv
 std::vector<OpDef> MlOpDefs();              // ops/ml_ops.h: ai.onnx.ml Binarizer, ArrayFeatureExtractor, ...
 std::vector<OpDef> RecurrentStateOpDefs();  // ops/recurrent_state.cc: CausalConvWithState, LinearAttention

@@ -361,4 +361,34 @@ absl::StatusOr<bool> FullMatchRegex::Matches(std::string_view text) const {
   }
 }
 
+absl::StatusOr<std::optional<std::pair<size_t, size_t>>> FullMatchRegex::Search(const std::wstring& text,
+                                                                                size_t from) const {
+  if (from > text.size()) return std::nullopt;
+  std::match_results<std::wstring::const_iterator> m;
+  auto flags = std::regex_constants::match_default;
+  if (from > 0) flags |= std::regex_constants::match_prev_avail;  // ^ and \b see the character before
+  try {
+    if (!std::regex_search(text.cbegin() + static_cast<std::ptrdiff_t>(from), text.cend(), m, *regex_, flags)) {
+      return std::nullopt;
+    }
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("regex search failed: ", e.what()));
+  }
+  const size_t begin = from + static_cast<size_t>(m.position(0));
+  return std::make_pair(begin, begin + static_cast<size_t>(m.length(0)));
+}
+
+absl::Status DecodeUtf8Text(std::string_view text, std::wstring& code_points, std::vector<size_t>& offsets) {
+  code_points.clear();
+  offsets.clear();
+  for (size_t i = 0; i < text.size();) {
+    offsets.push_back(i);
+    const int32_t cp = DecodeUtf8(text, &i);
+    if (cp < 0) return absl::InvalidArgumentError(absl::StrCat("the string ", Quoted(text), " is not valid UTF-8"));
+    code_points += static_cast<wchar_t>(cp);
+  }
+  offsets.push_back(text.size());
+  return absl::OkStatus();
+}
+
 }  // namespace ops

@@ -1,7 +1,7 @@
-// RegexFullMatch's matcher: a pattern in RE2 syntax (what the ONNX spec names) checked and
-// translated onto std::wregex (ECMAScript grammar), because RE2 itself is not a dependency. Text
-// and pattern are UTF-8, matched as code points (decoded to UTF-32), as RE2 matches them; an
-// invalid UTF-8 byte of the text is one U+FFFD character, an invalid pattern is an error.
+// RegexFullMatch's matcher (and the Tokenizer's search, ops/tokenizer.h): a pattern in RE2 syntax (what the ONNX spec
+// names) checked and translated onto std::wregex (ECMAScript grammar), because RE2 itself is not a dependency. Text and
+// pattern are UTF-8, matched as code points (decoded to UTF-32), as RE2 matches them; an invalid UTF-8 byte of the text
+// is one U+FFFD character, an invalid pattern is an error.
 //
 // Matching runs libstdc++'s breadth-first executor (regex_constants::__polynomial), so its time
 // is linear in the text for a given pattern (no catastrophic backtracking) and its recursion does
@@ -30,8 +30,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <regex>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -42,6 +46,10 @@ inline constexpr int kMaxRegexDepth = 100;
 inline constexpr int64_t kMaxRegexTextBytes = int64_t{64} << 10;
 inline constexpr int64_t kMaxRegexWork = int64_t{1} << 26;
 
+// `text` as code points and the byte offset of each (offsets has one more entry: the end);
+// InvalidArgument when it is not valid UTF-8.
+absl::Status DecodeUtf8Text(std::string_view text, std::wstring& code_points, std::vector<size_t>& offsets);
+
 class FullMatchRegex {
  public:
   // InvalidArgument for a pattern that is not valid RE2 syntax, uses what is refused above, or
@@ -50,6 +58,13 @@ class FullMatchRegex {
 
   // Whether the whole of `text` matches; ResourceExhausted for text past the bounds above.
   absl::StatusOr<bool> Matches(std::string_view text) const;
+  // The leftmost match in `text` (code points) that starts at or after `from`, as [begin, end), or
+  // nullopt. Among matches starting there ECMAScript picks the first alternative that matches
+  // (greedy repetitions) where RE2's longest-match mode picks the longest: the same but for an
+  // alternation whose earlier branch matches a shorter prefix. The caller bounds the text (its
+  // size times units() is about the work of one search).
+  absl::StatusOr<std::optional<std::pair<size_t, size_t>>> Search(const std::wstring& text, size_t from) const;
+  int64_t units() const { return units_; }
 
  private:
   FullMatchRegex(std::shared_ptr<const std::wregex> regex, int64_t units) : regex_(std::move(regex)), units_(units) {}

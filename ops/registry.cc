@@ -47,6 +47,7 @@ const std::map<std::string_view, OpDef>& Registry() {
     for (const OpDef& def : SequenceOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : StringOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : StringTextOpDefs()) (*map)[def.op_type] = def;
+    for (const OpDef& def : TokenizerOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : DeformConvOpDefs()) (*map)[def.op_type] = def;
     for (const OpDef& def : MlOpDefs()) (*map)[def.op_type] = def;
     for (auto& [op_type, def] : *map) def.takes_strings = def.takes_strings || MovesElementsOnly(op_type);

@@ -61,10 +61,18 @@ absl::StatusOr<std::vector<PoolNgram>> PoolNgrams(const std::vector<int64_t>& co
 }
 
 absl::Status ParsePool(const ir::Node& node, TfIdfAttrs& attrs) {
-  if (node.attrs.Has("pool_strings")) {
-    return absl::UnimplementedError("TfIdfVectorizer with pool_strings (string input) is not supported");
+  attrs.strings = node.attrs.Has("pool_strings");
+  if (attrs.strings == node.attrs.Has("pool_int64s")) {
+    return absl::InvalidArgumentError("TfIdfVectorizer needs exactly one of pool_int64s and pool_strings");
   }
-  attrs.pool = node.attrs.GetInts("pool_int64s");
+  if (attrs.strings) {
+    for (const std::string& item : node.attrs.GetStrings("pool_strings")) {
+      const auto [it, added] = attrs.string_ids.emplace(item, static_cast<int64_t>(attrs.string_ids.size()));
+      attrs.pool.push_back(it->second);
+    }
+  } else {
+    attrs.pool = node.attrs.GetInts("pool_int64s");
+  }
   absl::StatusOr<std::vector<PoolNgram>> ngrams =
       PoolNgrams(node.attrs.GetInts("ngram_counts"), static_cast<int64_t>(attrs.pool.size()));
   if (!ngrams.ok()) return ngrams.status();
@@ -90,12 +98,13 @@ absl::Status ParsePool(const ir::Node& node, TfIdfAttrs& attrs) {
 
 // X [C] -> Y [output_size]; X [N, C] -> Y [N, output_size]; float32.
 absl::StatusOr<std::vector<ir::TensorType>> InferTfIdf(const InferContext& ctx) {
-  if (ctx.has_input(0) && ctx.type(0).dtype == DType::kString) {
-    return absl::UnimplementedError("TfIdfVectorizer on string input is not supported");
-  }
-  if (absl::Status s = ExpectDType(ctx, 0, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
   absl::StatusOr<TfIdfAttrs> attrs = ParseTfIdfAttrs(ctx.node);
   if (!attrs.ok()) return attrs.status();
+  if (attrs->strings) {
+    if (absl::Status s = ExpectDType(ctx, 0, {DType::kString}); !s.ok()) return s;
+  } else if (absl::Status s = ExpectDType(ctx, 0, {DType::kInt32, DType::kInt64}); !s.ok()) {
+    return s;
+  }
   const ir::TensorType& x = ctx.type(0);
   ir::TensorType y{DType::kFloat32, std::nullopt};
   if (x.shape) {
@@ -121,6 +130,8 @@ absl::StatusOr<TfIdfAttrs> ParseTfIdfAttrs(const ir::Node& node) {
   return attrs;
 }
 
-std::vector<OpDef> TfIdfOpDefs() { return {{"TfIdfVectorizer", 1, 1, InferTfIdf}}; }
+std::vector<OpDef> TfIdfOpDefs() {
+  return {{"TfIdfVectorizer", 1, 1, InferTfIdf, /*takes_non_tensors=*/false, /*takes_strings=*/true}};
+}
 
 }  // namespace ops

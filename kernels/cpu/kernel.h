@@ -97,6 +97,7 @@ std::vector<KernelDef> SequenceKernels();  // sequence.cc: Sequence*, ConcatFrom
 std::vector<KernelDef> OptionalKernels();  // optional.cc: Optional*, SequenceMap
 std::vector<KernelDef> StringKernels();  // string_normalizer.cc: StringNormalizer (Cast's string forms: string_cast.h)
 std::vector<KernelDef> StringTextKernels();  // string_text.cc: StringConcat, StringSplit, RegexFullMatch
+std::vector<KernelDef> TokenizerKernels();   // tokenizer.cc: com.microsoft.Tokenizer
 
 }  // namespace kernels::cpu
 

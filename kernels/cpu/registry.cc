@@ -46,7 +46,8 @@ KernelFn FindKernel(std::string_view op_type) {
     for (const KernelDef& def : DeformConvKernels()) (*map)[def.op_type] = def.fn;
     for (const KernelDef& def : ImageDecoderKernels()) (*map)[def.op_type] = def.fn;
     for (const KernelDef& def : GroupQueryAttentionKernels()) (*map)[def.op_type] = def.fn;
-    for (auto family : {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels, StringTextKernels}) {
+    for (auto family :
+         {ControlFlowKernels, SequenceKernels, OptionalKernels, StringKernels, StringTextKernels, TokenizerKernels}) {
       for (const KernelDef& def : family()) (*map)[def.op_type] = def.fn;
     }
     return map;

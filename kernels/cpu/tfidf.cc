@@ -84,16 +84,24 @@ void WriteRow(const std::vector<int64_t>& counts, const ops::TfIdfAttrs& attrs, 
   }
 }
 
+// A string's id in pool_strings, -1 (matching nothing) for one outside the pool.
+int64_t StringId(const ops::TfIdfAttrs& attrs, const std::string& item) {
+  const auto it = attrs.string_ids.find(item);
+  return it == attrs.string_ids.end() ? -1 : it->second;
+}
+
 absl::Status TfIdfVectorizer(KernelContext& ctx) {
   const ir::Tensor* x = ctx.input(0);
   ir::Tensor* y = ctx.output(0);
   if (x == nullptr || y == nullptr) return absl::InvalidArgumentError("TfIdfVectorizer: missing operand");
-  if (x->dtype() != ir::DType::kInt32 && x->dtype() != ir::DType::kInt64) {
-    return absl::UnimplementedError(
-        absl::StrCat("TfIdfVectorizer: input dtype ", ir::DTypeName(x->dtype()), " (int32 or int64 only)"));
-  }
   absl::StatusOr<ops::TfIdfAttrs> attrs = ops::ParseTfIdfAttrs(ctx.node);
   if (!attrs.ok()) return attrs.status();
+  const bool strings = x->dtype() == ir::DType::kString;
+  if (strings != attrs->strings || (!strings && x->dtype() != ir::DType::kInt32 && x->dtype() != ir::DType::kInt64)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TfIdfVectorizer: input dtype ", ir::DTypeName(x->dtype()),
+                     attrs->strings ? " (pool_strings needs strings)" : " (pool_int64s needs int32 or int64)"));
+  }
   if (x->rank() != 1 && x->rank() != 2) return absl::InvalidArgumentError("TfIdfVectorizer: input must be 1-D or 2-D");
   const int64_t rows = x->rank() == 2 ? x->shape()[0] : 1;
   const int64_t columns = x->shape().back();
@@ -106,7 +114,8 @@ absl::Status TfIdfVectorizer(KernelContext& ctx) {
   float* out = y->data<float>();
   std::fill(out, out + y->num_elements(), 0.0f);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < columns; ++c) row[c] = x->GetAsInt64(r * columns + c);
+    for (int64_t c = 0; c < columns; ++c)
+      row[c] = strings ? StringId(*attrs, x->strings()[r * columns + c]) : x->GetAsInt64(r * columns + c);
     std::fill(counts.begin(), counts.end(), 0);
     CountRow(row, *attrs, trie, counts);
     WriteRow(counts, *attrs, out + r * attrs->output_size);

@@ -1,6 +1,6 @@
 // TfIdfVectorizer's corners the conformance cases (all TF, identity ngram_indexes) leave out: IDF
 // and TFIDF weights, a permuted ngram_indexes, 1-grams counted once over skip distances, a skip
-// count far beyond the row, and bad attributes.
+// count far beyond the row, a pool of strings, and bad attributes.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,6 +83,23 @@ TEST(TfIdfTest, BatchRowsAreCountedApart) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(2, 1, 1, 1, 2, 0));
+}
+
+// pool_strings: the spec's example pool as words; a word outside the pool breaks an n-gram.
+TEST(TfIdfTest, StringPoolCountsWordNgrams) {
+  ir::Attributes attrs = Attrs({{"mode", std::string("TF")},
+                                {"min_gram_length", int64_t{1}},
+                                {"max_gram_length", int64_t{2}},
+                                {"max_skip_count", int64_t{0}},
+                                {"ngram_counts", std::vector<int64_t>{0, 2}},
+                                {"ngram_indexes", std::vector<int64_t>{0, 1, 2}},
+                                {"pool_strings", std::vector<std::string>{"cat", "dog", "cat", "dog"}}});
+  ir::Tensor x = ir::Tensor::FromStrings({"cat", "dog", "bird", "dog", "cat", "dog"});
+  auto tf = RunNode(MakeNode("TfIdfVectorizer", 1, attrs, 9), {&x});
+  ASSERT_TRUE(tf.ok()) << tf.status();
+  EXPECT_THAT(Values<float>((*tf)[0]), ElementsAre(2, 3, 2));  // cat, dog, then "cat dog"
+  ir::Tensor ints = I64({2}, {0, 1});
+  EXPECT_THAT(Error(RunNode(MakeNode("TfIdfVectorizer", 1, attrs, 9), {&ints})), HasSubstr("dtype int64"));
 }
 
 TEST(TfIdfTest, BadAttributesAndInputsAreErrors) {

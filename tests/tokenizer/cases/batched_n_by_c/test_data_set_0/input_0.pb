@@ -1,0 +1,1 @@
+2.The quick brown fox, jumps; over the lazy dog.2a b  cc ddd2naïve café: über-cool!2under_score and digits 42xBtext

@@ -1,0 +1,1 @@
+22The2quick2brown2fox,2jumps;2over2the2lazy2dog.222cc2ddd22#2#2#2#2#2#2#222#2#2#2#2#2#2#2#2#22naïve2café:2über-cool!22#2#2#2#2#2#22under_score2and2digits242x22#2#2#2#2#Btokens

@@ -1,0 +1,2 @@
+	2The2quick2brown2fox2jumps2over2the2lazy2dog2a2b2cc2ddd2#2#2#2#2#2#2#2#2#2#2#2#2#2#2naïve2café2
+über-cool2#2#2#2#2#2#2under_score2and2digits242x2#2#2#2#2#Btokens

@@ -1,0 +1,1 @@
+2the cat chased dogs2Stock markets RISE on news2nothing known hereBtext

@@ -1,0 +1,1 @@
+	2The2quick2brown2fox2jumps2over2the2lazy2dog2a2b2cc2ddd2#2#2#2#2#2#2#2#2#2#2#2#2#2#2na2ve2caf2ber2cool2#2#2#2#2under_score2and2digits242x2#2#2#2#2#Btokens
