@@ -17,40 +17,6 @@ bool Programmatic(const cudaGraphEdgeData& edge) {
   return edge.type != cudaGraphDependencyTypeDefault || edge.from_port != cudaGraphKernelNodePortDefault;
 }
 
-// The graph's nodes, as cudaGraphGetNodes lists them.
-absl::StatusOr<std::vector<cudaGraphNode_t>> ListNodes(cudaGraph_t graph) {
-  size_t count = 0;
-  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"); !s.ok()) return s;
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes"); !s.ok()) {
-    return s;
-  }
-  nodes.resize(count);
-  return nodes;
-}
-
-// The graph's edges, as cudaGraphGetEdges lists them: from[i] -> to[i] of kind data[i].
-struct EdgeList {
-  std::vector<cudaGraphNode_t> from, to;
-  std::vector<cudaGraphEdgeData> data;
-};
-absl::StatusOr<EdgeList> ListEdges(cudaGraph_t graph) {
-  size_t count = 0;
-  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
-      !s.ok()) {
-    return s;
-  }
-  EdgeList edges{std::vector<cudaGraphNode_t>(count), std::vector<cudaGraphNode_t>(count),
-                 std::vector<cudaGraphEdgeData>(count)};
-  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, edges.from.data(), edges.to.data(), edges.data.data(), &count),
-                              "cudaGraphGetEdges");
-      !s.ok()) {
-    return s;
-  }
-  edges.from.resize(count), edges.to.resize(count), edges.data.resize(count);
-  return edges;
-}
-
 // The name of a node type, singular and plural.
 std::pair<const char*, const char*> NodeTypeName(cudaGraphNodeType type) {
   switch (type) {
@@ -67,6 +33,34 @@ std::pair<const char*, const char*> NodeTypeName(cudaGraphNodeType type) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<cudaGraphNode_t>> ListNodes(cudaGraph_t graph) {
+  size_t count = 0;
+  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"); !s.ok()) return s;
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (absl::Status s = CudaOk(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes"); !s.ok()) {
+    return s;
+  }
+  nodes.resize(count);
+  return nodes;
+}
+
+absl::StatusOr<EdgeList> ListEdges(cudaGraph_t graph) {
+  size_t count = 0;
+  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
+      !s.ok()) {
+    return s;
+  }
+  EdgeList edges{std::vector<cudaGraphNode_t>(count), std::vector<cudaGraphNode_t>(count),
+                 std::vector<cudaGraphEdgeData>(count)};
+  if (absl::Status s = CudaOk(cudaGraphGetEdges(graph, edges.from.data(), edges.to.data(), edges.data.data(), &count),
+                              "cudaGraphGetEdges");
+      !s.ok()) {
+    return s;
+  }
+  edges.from.resize(count), edges.to.resize(count), edges.data.resize(count);
+  return edges;
+}
 
 std::string DescribeGraph(cudaGraph_t graph) {
   absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);

@@ -25,6 +25,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -46,6 +47,15 @@ class CaptureSegments {
   size_t nodes_seen_ = 0;
   bool lost_track_ = false;  // a cut could not list the nodes: no edge is trusted
 };
+
+// The graph's nodes, as cudaGraphGetNodes lists them.
+absl::StatusOr<std::vector<cudaGraphNode_t>> ListNodes(cudaGraph_t graph);
+// The graph's edges, as cudaGraphGetEdges lists them: from[i] -> to[i] of kind data[i].
+struct EdgeList {
+  std::vector<cudaGraphNode_t> from, to;
+  std::vector<cudaGraphEdgeData> data;
+};
+absl::StatusOr<EdgeList> ListEdges(cudaGraph_t graph);
 
 // What `graph` holds, for the benchmark's line: "61 nodes (59 kernels, 1 copy, 1 memset), 60 edges (0
 // programmatic)". Empty, or without the edges, where CUDA cannot list them.

@@ -7,13 +7,12 @@
 //                 in NHWC on the own depthwise kernel (kernels/cuda/depthwise_conv.h), which is
 //                 several times faster there (and, where measured faster, sums its channels for
 //                 the GlobalAveragePool after it: cuda_steps_pooled_sums.cc);
-//   Kernel     -> own CUDA kernels (pointwise, concat, pad, and runtime/cuda_kernel_steps: transpose,
-//                 slice, gather, reductions, softmax, norms, resize, ...), else the host reference
-//                 kernel (inputs copied to the host and outputs back: correct, slow, and said so);
-//   Alias      -> the same device bytes with new dims.
-// Run (cuda_executor_run.cc): the first run for a set of input dims runs step by step (building
-// plans); the next is captured into a CUDA graph when every step stayed on the device, and later
-// runs with those dims replay it (inputs and outputs through fixed buffers; activations in an arena).
+//   Kernel     -> own CUDA kernels (pointwise, concat, pad, runtime/cuda_kernel_steps), else the host
+//                 reference kernel (inputs copied to the host and back: correct, slow, and said so);
+//   Alias      -> the same device bytes with new dims. Captures may overlap steps: capture_branches.h.
+// Run (cuda_executor_run.cc): the first run for a set of input dims runs step by step (building plans);
+// the next is captured into a CUDA graph when every step stayed on the device, and later runs with
+// those dims replay it (inputs and outputs through fixed buffers; activations in an arena).
 // Execution contexts (cuda_contexts.cc): each concurrent Run holds one context (its own stream,
 // events, captured graphs and page-locked staging buffers); plans, constants and cuDNN
 // descriptors are shared. Replays run without a lock, so N threads run N graphs at once; building
@@ -42,7 +41,7 @@
 #include "ops/infer_concrete.h"
 #include "partitioner/add_layer_norm.h"
 #include "partitioner/squeeze_excite.h"
-#include "runtime/capture_order.h"
+#include "runtime/capture_branches.h"
 #include "runtime/cuda_executor_options.h"
 #include "runtime/cuda_executor_types.h"
 #include "runtime/cuda_steps_attention.h"
@@ -227,9 +226,10 @@ class CudaExecutor {
   // layout of its activations.
   absl::StatusOr<ArenaLayout> RecordActivations(CapturedRun& run);
   absl::Status CopyToRunOutputs(const std::vector<DeviceTensor>& values, CapturedRun& run);
-  // Captures the steps into run.exec (allocations from the installed hook, if any); with
-  // `segments` (cut by the arena), programmatic edges across segments become full (capture_order.h).
-  absl::Status CaptureSteps(CapturedRun& run, const CaptureSegments* segments);
+  // Captures the steps into run.exec (allocations from the installed hook); `segments`: see
+  // capture_order.h; `log` (the hook): independent steps may overlap (capture_branches.h).
+  absl::Status CaptureSteps(CapturedRun& run, const CaptureSegments* segments, StepAccessLog* log);
+  bool SelfContained(size_t index) const;  // a step capture_branches.h may overlap (a cuDNN graph step)
   absl::StatusOr<std::unique_ptr<CapturedRun>> Capture(const EagerRecord& record,
                                                        const std::vector<DeviceTensor>& inputs);
   absl::Status UploadConstants();  // into constants_; a weight only cuDNN graphs read: channels-last only
@@ -441,8 +441,9 @@ class CudaExecutor {
 
   const Plan& plan_;
   const CudaExecutorOptions options_;
-  cudaStream_t stream_ = nullptr;  // the stream of the context running under mu_
-  bool ran_on_host_ = false;       // set by RunOnHost during a run
+  cudaStream_t stream_ = nullptr;        // the stream of the context running under mu_
+  bool ran_on_host_ = false;             // set by RunOnHost during a run
+  StepAccessLog* access_log_ = nullptr;  // while a capture watches its steps' accesses
   std::atomic<double> last_compute_ms_{0};
   std::string graph_status_ = "not run yet";
   std::string graph_description_;

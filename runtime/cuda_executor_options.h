@@ -14,6 +14,9 @@ struct CudaExecutorOptions {
   // A captured run's activations in one planned arena (device_arena.h); false: CUDA graph memory
   // nodes.
   bool activation_arena = true;
+  // In a capture on the arena, steps that share no bytes may run side by side (capture_branches.h),
+  // kept where the replay measures faster. Off by default until it has run on a GPU (README).
+  bool overlap_steps = false;
   bool plan_cache = true;      // keep built cuDNN plans on disk (runtime/plan_cache.h)
   std::string plan_cache_dir;  // "" : PlanCache::DefaultDir()
   int build_threads = 0;       // threads building plans; 0: hardware threads, at most 16

@@ -3,6 +3,7 @@
 // and contexts are in cuda_contexts.cc).
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -45,14 +46,24 @@ absl::Status CudaExecutor::RunSteps(std::vector<DeviceTensor>& values, const Val
   pooled_sums_.clear();
   joined_gates_.deferred.clear();
   views_on_ = !observer;  // an observer reads every step's output as a dense tensor
+  // Device pointers of the values `ids` (constants left out: nothing in a run writes them).
+  auto pointers = [&](const std::vector<ir::ValueId>& ids) {
+    std::vector<const void*> p;
+    for (ir::ValueId id : ids) {
+      if (!g.value(id).constant && values[id].data() != nullptr) p.push_back(values[id].data());
+    }
+    return p;
+  };
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
+    if (access_log_ != nullptr) access_log_->BeginStep(s, SelfContained(s), pointers(step.inputs));
     absl::Status status = RunStep(s, values);
     if (!status.ok()) {
       const ir::Node& node = g.node(step.nodes[0]);
       return absl::Status(status.code(), absl::StrCat("step #", s, " (", StepKindName(step.kind), " ", step.pattern,
                                                       ", node '", node.name, "'): ", status.message()));
     }
+    if (access_log_ != nullptr) access_log_->EndStep(stream_, pointers(step.outputs));
     if (step_events != nullptr) ONNXRUN_CUDA_RETURN_IF_ERROR(cudaEventRecord((*step_events)[s + 1], stream_));
     if (observer) {
       for (ir::ValueId out : step.outputs) {
@@ -161,22 +172,41 @@ absl::StatusOr<ArenaLayout> CudaExecutor::RecordActivations(CapturedRun& run) {
   return PackBlocks(recorder.blocks());
 }
 
-absl::Status CudaExecutor::CaptureSteps(CapturedRun& run, const CaptureSegments* segments) {
+bool CudaExecutor::SelfContained(size_t index) const {
+  const Step& step = plan_.steps[index];
+  if (step.kind != StepKind::kFusedGraph || written_by_attention_[index] || joined_gates_.mlp_of[index] ||
+      gate_reader_[index] || scaled_conv_[index] || held_gates_.count(index) > 0) {
+    return false;
+  }
+  return std::none_of(step.inputs.begin(), step.inputs.end(), [&](ir::ValueId in) { return views_.count(in) > 0; });
+}
+
+absl::Status CudaExecutor::CaptureSteps(CapturedRun& run, const CaptureSegments* segments, StepAccessLog* log) {
   const ir::Graph& g = plan_.graph;
   ONNXRUN_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   CaptureScope scope{stream_};  // ends the capture however this function is left
   absl::Status status = [&]() -> absl::Status {
     std::vector<DeviceTensor> values(g.values().size());
     for (size_t i = 0; i < run.inputs.size(); ++i) values[g.inputs()[i]] = run.inputs[i];
+    access_log_ = log;
     absl::Status steps = RunSteps(values, nullptr, nullptr);
+    access_log_ = nullptr;
     if (!steps.ok()) return steps;
-    return CopyToRunOutputs(values, run);
+    absl::Status copied = CopyToRunOutputs(values, run);
+    if (copied.ok() && log != nullptr) log->EndSteps(stream_);
+    return copied;
   }();
   const cudaError_t ended = scope.End();
   if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
   if (status.ok() && segments != nullptr) status = segments->SerializeAcrossSegments(scope.graph).status();
-  if (status.ok()) status = CudaOk(cudaGraphInstantiate(&run.exec, scope.graph, 0), "cudaGraphInstantiate");
-  if (status.ok()) run.description = DescribeGraph(scope.graph);
+  if (status.ok() && log != nullptr) {
+    absl::StatusOr<cudaGraphExec_t> exec = InstantiateFaster(scope.graph, *log, stream_, &run.description);
+    status = exec.status();
+    if (exec.ok()) run.exec = *exec;
+  } else if (status.ok()) {
+    status = CudaOk(cudaGraphInstantiate(&run.exec, scope.graph, 0), "cudaGraphInstantiate");
+    if (status.ok()) run.description = DescribeGraph(scope.graph);
+  }
   cudaGetLastError();  // a failed capture leaves no sticky error; clear the last one
   return status;
 }
@@ -215,10 +245,12 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
     ArenaAllocator allocator(arena->buffer, *std::move(layout));
     CaptureSegments segments;  // cut at every allocation and free: see capture_order.h
     allocator.set_listener([&segments](cudaStream_t stream) { segments.Cut(stream); });
+    std::optional<StepAccessLog> log;  // watches the steps' accesses, so that independent ones may overlap
+    if (options_.overlap_steps) log.emplace(&allocator);
     absl::Status captured;
     {
-      ScopedAllocationHook hook(&allocator);
-      captured = CaptureSteps(*run, &segments);
+      ScopedAllocationHook hook(log ? static_cast<AllocationHook*>(&*log) : &allocator);
+      captured = CaptureSteps(*run, &segments, log ? &*log : nullptr);
     }
     allocator.set_listener(nullptr);
     const std::string mismatch = allocator.LifetimeMismatch();
@@ -233,7 +265,7 @@ absl::StatusOr<std::unique_ptr<CudaExecutor::CapturedRun>> CudaExecutor::Capture
                                               : "the capture made fewer allocations than the recorded run";
   }
   // Graph memory nodes: CUDA orders their reuse (and lets no edge of such a graph be removed).
-  absl::Status captured = CaptureSteps(*run, nullptr);
+  absl::Status captured = CaptureSteps(*run, nullptr, nullptr);
   if (!captured.ok() && !run->arena_fallback.empty()) {
     return absl::Status(captured.code(),
                         absl::StrCat(captured.message(), " (on the arena before that: ", run->arena_fallback, ")"));

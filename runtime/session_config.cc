@@ -39,6 +39,7 @@ const std::map<std::string, Setter>& Setters() {
       {"cuda_graph", Flag(&Options::cuda_graph)},
       {"plan_cache", Flag(&Options::plan_cache)},
       {"activation_arena", Flag(&Options::activation_arena)},
+      {"overlap_steps", Flag(&Options::overlap_steps)},
       {"measure_choices", Flag(&Options::measure_choices)},
       {"fast_gelu", Flag(&Options::fast_gelu)},
       {"autotune_large_convs", Flag(&Options::autotune_large_convs)},

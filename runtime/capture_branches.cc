@@ -1,0 +1,288 @@
+// Lets the independent steps of a captured run overlap (see capture_branches.h).
+#include "runtime/capture_branches.h"
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/capture_order.h"
+#include "runtime/cuda_run_util.h"
+
+namespace exec {
+
+struct StepAccessLog::Live {
+  std::mutex mu;
+  std::map<uintptr_t, uintptr_t> blocks;  // begin -> end of each live block
+};
+
+StepAccessLog::StepAccessLog(AllocationHook* inner) : inner_(inner), live_(std::make_shared<Live>()) {}
+
+absl::StatusOr<std::shared_ptr<void>> StepAccessLog::Allocate(size_t bytes, cudaStream_t stream) {
+  absl::StatusOr<std::shared_ptr<void>> block = inner_->Allocate(bytes, stream);
+  if (!block.ok() || *block == nullptr || bytes == 0) return block;
+  const auto begin = reinterpret_cast<uintptr_t>(block->get());
+  {
+    std::lock_guard<std::mutex> lock(live_->mu);
+    live_->blocks[begin] = begin + bytes;
+  }
+  if (current_ < steps_.size()) steps_[current_].writes.push_back({begin, begin + bytes});
+  // The inner block lives exactly as long as this one: its own clock of deaths is unchanged.
+  return std::shared_ptr<void>(block->get(), [live = live_, inner = *std::move(block), begin](void*) mutable {
+    {
+      std::lock_guard<std::mutex> lock(live->mu);
+      live->blocks.erase(begin);
+    }
+    inner.reset();
+  });
+}
+
+ByteRange StepAccessLog::BlockAt(const void* ptr) const {
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(live_->mu);
+  auto it = live_->blocks.upper_bound(p);
+  if (it == live_->blocks.begin()) return {};
+  --it;
+  return p < it->second ? ByteRange{it->first, it->second} : ByteRange{};
+}
+
+void StepAccessLog::BeginStep(size_t step, bool self_contained, const std::vector<const void*>& reads) {
+  if (steps_.size() <= step) steps_.resize(step + 1);
+  current_ = step;
+  StepAccesses& accesses = steps_[step];
+  accesses.self_contained = self_contained;
+  for (const void* ptr : reads) {
+    const ByteRange block = BlockAt(ptr);
+    if (block.end > block.begin) accesses.reads.push_back(block);  // else not activation memory
+  }
+}
+
+void StepAccessLog::EndStep(cudaStream_t stream, const std::vector<const void*>& writes) {
+  StepAccesses& accesses = steps_[current_];
+  for (const void* ptr : writes) {
+    const ByteRange block = BlockAt(ptr);
+    if (block.end > block.begin) {
+      accesses.writes.push_back(block);
+    } else {
+      accesses.self_contained = false;
+    }
+  }
+  MarkNodes(stream, current_);
+}
+
+void StepAccessLog::EndSteps(cudaStream_t stream) {
+  current_ = steps_.size();
+  steps_.emplace_back();  // a barrier
+  MarkNodes(stream, current_);
+}
+
+void StepAccessLog::MarkNodes(cudaStream_t stream, size_t step) {
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  cudaGraph_t graph = nullptr;
+  if (cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph, nullptr, nullptr, nullptr) != cudaSuccess ||
+      capturing != cudaStreamCaptureStatusActive || graph == nullptr) {
+    cudaGetLastError();
+    complete_ = false;
+    return;
+  }
+  size_t count = 0;
+  if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == nodes_seen_) return;
+  absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);
+  if (!nodes.ok()) {
+    cudaGetLastError();
+    complete_ = false;
+    return;
+  }
+  for (cudaGraphNode_t node : *nodes) step_of_node_.emplace(node, step);  // keeps earlier steps' nodes
+  nodes_seen_ = nodes->size();
+}
+
+namespace {
+
+bool AnyOverlap(const std::vector<ByteRange>& a, const std::vector<ByteRange>& b) {
+  for (const ByteRange& x : a) {
+    for (const ByteRange& y : b) {
+      if (x.Overlaps(y)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether `later` must wait for `earlier`: one writes bytes the other reads or writes.
+bool Conflict(const StepAccesses& earlier, const StepAccesses& later) {
+  return AnyOverlap(earlier.writes, later.reads) || AnyOverlap(earlier.writes, later.writes) ||
+         AnyOverlap(earlier.reads, later.writes);
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> StepDependencies(const std::vector<StepAccesses>& steps) {
+  std::vector<std::vector<size_t>> deps(steps.size());
+  std::vector<bool> waited_for(steps.size(), false);  // some later step (since the barrier) waits for it
+  size_t since = 0;                                   // the last barrier, or 0
+  bool barrier_seen = false;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    if (!steps[s].self_contained) {
+      // Waits for every step since the last barrier: the ones no later step waited for suffice.
+      for (size_t p = since; p < s; ++p) {
+        if (!waited_for[p]) deps[s].push_back(p);
+      }
+      since = s, barrier_seen = true;
+      continue;
+    }
+    if (barrier_seen) deps[s].push_back(since);
+    for (size_t p = barrier_seen ? since + 1 : 0; p < s; ++p) {
+      if (Conflict(steps[p], steps[s])) deps[s].push_back(p);
+    }
+    for (size_t p : deps[s]) waited_for[p] = true;
+  }
+  return deps;
+}
+
+namespace {
+
+// Nodes of one step with nodes: those nothing in the step precedes, those nothing in it follows.
+struct StepNodes {
+  size_t step = 0;
+  std::vector<cudaGraphNode_t> nodes, entries, exits;
+};
+
+// The steps that gained nodes, in capture order, with their nodes (a node the log never saw counts
+// as the last step's: the output copies).
+std::vector<StepNodes> GroupByStep(const std::vector<cudaGraphNode_t>& nodes, const StepAccessLog& log,
+                                   std::unordered_map<cudaGraphNode_t, size_t>& group_of) {
+  std::map<size_t, std::vector<cudaGraphNode_t>> by_step;
+  const size_t last = log.steps().empty() ? 0 : log.steps().size() - 1;
+  for (cudaGraphNode_t node : nodes) {
+    auto it = log.step_of_node().find(node);
+    by_step[it == log.step_of_node().end() ? last : std::min(it->second, last)].push_back(node);
+  }
+  std::vector<StepNodes> groups;
+  for (auto& [step, members] : by_step) {
+    for (cudaGraphNode_t node : members) group_of[node] = groups.size();
+    groups.push_back({step, std::move(members), {}, {}});
+  }
+  return groups;
+}
+
+}  // namespace
+
+absl::StatusOr<OverlapSummary> LetIndependentStepsOverlap(cudaGraph_t graph, const StepAccessLog& log) {
+  OverlapSummary summary;
+  if (!log.complete() || log.steps().empty()) return summary;
+  absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);
+  if (!nodes.ok()) return nodes.status();
+  std::unordered_map<cudaGraphNode_t, size_t> group_of;
+  std::vector<StepNodes> groups = GroupByStep(*nodes, log, group_of);
+  summary.steps = static_cast<int>(groups.size());
+  std::vector<StepAccesses> accesses;
+  for (const StepNodes& g : groups) accesses.push_back(log.steps()[g.step]);
+  const std::vector<std::vector<size_t>> deps = StepDependencies(accesses);
+  for (size_t k = 1; k < groups.size(); ++k) {
+    if (std::find(deps[k].begin(), deps[k].end(), k - 1) == deps[k].end()) ++summary.overlapping;
+  }
+  if (summary.overlapping == 0) return summary;
+
+  absl::StatusOr<EdgeList> edges = ListEdges(graph);
+  if (!edges.ok()) return edges.status();
+  EdgeList between;                                              // the chain's edges from one step to another: removed
+  std::unordered_map<cudaGraphNode_t, bool> has_pred, has_succ;  // within its step
+  for (size_t i = 0; i < edges->from.size(); ++i) {
+    if (group_of.at(edges->from[i]) != group_of.at(edges->to[i])) {
+      between.from.push_back(edges->from[i]), between.to.push_back(edges->to[i]);
+      between.data.push_back(edges->data[i]);
+    } else {
+      has_succ[edges->from[i]] = has_pred[edges->to[i]] = true;
+    }
+  }
+  for (StepNodes& g : groups) {
+    for (cudaGraphNode_t node : g.nodes) {
+      if (!has_pred[node]) g.entries.push_back(node);
+      if (!has_succ[node]) g.exits.push_back(node);
+    }
+  }
+  EdgeList needed;
+  for (size_t k = 0; k < groups.size(); ++k) {
+    for (size_t p : deps[k]) {
+      for (cudaGraphNode_t from : groups[p].exits) {
+        for (cudaGraphNode_t to : groups[k].entries) {
+          needed.from.push_back(from), needed.to.push_back(to);
+          needed.data.push_back(cudaGraphEdgeData{});  // a full dependency
+        }
+      }
+    }
+  }
+  summary.edges_before = static_cast<int>(between.from.size());
+  summary.edges_after = static_cast<int>(needed.from.size());
+  if (!between.from.empty()) {
+    ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGraphRemoveDependencies(graph, between.from.data(), between.to.data(),
+                                                             between.data.data(), between.from.size()));
+  }
+  if (!needed.from.empty()) {
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        cudaGraphAddDependencies(graph, needed.from.data(), needed.to.data(), needed.data.data(), needed.from.size()));
+  }
+  return summary;
+}
+
+namespace {
+
+constexpr int kTimedReplays = 5;  // per round; two rounds per form
+constexpr double kKeepBelow = 0.97;
+
+absl::StatusOr<double> ReplayMs(cudaGraphExec_t exec, cudaStream_t stream) {
+  return TimeGpuMs([&] { return CudaOk(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"); }, stream, kTimedReplays);
+}
+
+}  // namespace
+
+absl::StatusOr<cudaGraphExec_t> InstantiateFaster(cudaGraph_t graph, const StepAccessLog& log, cudaStream_t stream,
+                                                  std::string* description) {
+  cudaGraph_t branched = nullptr;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGraphClone(&branched, graph));
+  const std::unique_ptr<CUgraph_st, cudaError_t (*)(cudaGraph_t)> branched_owner(branched, cudaGraphDestroy);
+  absl::StatusOr<OverlapSummary> summary = LetIndependentStepsOverlap(branched, log);
+  cudaGetLastError();  // a failed rewiring leaves the chain; clear its error
+  cudaGraphExec_t chain = nullptr;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&chain, graph, 0));
+  *description = DescribeGraph(graph);
+  if (!summary.ok()) {
+    absl::StrAppend(description, "; steps kept in capture order (", summary.status().message(), ")");
+    return chain;
+  }
+  if (summary->overlapping == 0) return chain;
+  cudaGraphExec_t overlapped = nullptr;
+  if (cudaGraphInstantiate(&overlapped, branched, 0) != cudaSuccess) {
+    cudaGetLastError();
+    absl::StrAppend(description, "; steps kept in capture order (the overlapping graph did not instantiate)");
+    return chain;
+  }
+  double chain_ms = std::numeric_limits<double>::infinity(), overlapped_ms = chain_ms;
+  absl::Status timed;
+  for (int round = 0; round < 2 && timed.ok(); ++round) {
+    absl::StatusOr<double> a = ReplayMs(chain, stream);
+    absl::StatusOr<double> b = a.ok() ? ReplayMs(overlapped, stream) : a;
+    timed = b.status();
+    if (timed.ok()) chain_ms = std::min(chain_ms, *a), overlapped_ms = std::min(overlapped_ms, *b);
+  }
+  if (!timed.ok()) {
+    cudaGraphExecDestroy(overlapped);
+    return timed;
+  }
+  if (overlapped_ms < kKeepBelow * chain_ms) {
+    cudaGraphExecDestroy(chain);
+    *description =
+        absl::StrFormat("%s; %d of %d steps overlap the steps before them (replay %.3f -> %.3f ms, timed at capture)",
+                        DescribeGraph(branched), summary->overlapping, summary->steps, chain_ms, overlapped_ms);
+    return overlapped;
+  }
+  cudaGraphExecDestroy(overlapped);
+  absl::StrAppend(description, absl::StrFormat("; %d steps could overlap, kept in capture order (replay %.3f ms, "
+                                               "overlapping %.3f: not faster)",
+                                               summary->overlapping, chain_ms, overlapped_ms));
+  return chain;
+}
+
+}  // namespace exec

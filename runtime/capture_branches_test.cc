@@ -1,0 +1,132 @@
+// capture_branches: which steps wait for which (the rule, on the CPU), and a real capture of three
+// steps rewired so that the two independent ones overlap, replayed against what the stream order
+// gives (skips without a GPU).
+#include "runtime/capture_branches.h"
+
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/capture_order_test_kernels.h"
+#include "runtime/kernel_step_testing.h"
+
+namespace exec {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+StepAccesses Step(std::vector<ByteRange> reads, std::vector<ByteRange> writes, bool self_contained = true) {
+  return {self_contained, std::move(reads), std::move(writes)};
+}
+
+TEST(StepDependenciesTest, StepsThatShareNoBytesDoNotWait) {
+  const auto deps = StepDependencies({Step({}, {{0, 100}}), Step({}, {{100, 200}}), Step({{0, 200}}, {{200, 300}})});
+  EXPECT_THAT(deps[0], IsEmpty());
+  EXPECT_THAT(deps[1], IsEmpty());          // beside step 0
+  EXPECT_THAT(deps[2], ElementsAre(0, 1));  // reads what both wrote
+}
+
+TEST(StepDependenciesTest, ReadAfterWriteWriteAfterReadAndWriteAfterWriteWait) {
+  const ByteRange a{0, 256}, b{256, 512}, c{1024, 2048};
+  // 1 reads what 0 wrote; 2 writes bytes 1 read (the arena gave them again); 3 writes what 2 wrote.
+  const auto deps = StepDependencies({Step({}, {a}), Step({a}, {c}), Step({}, {{0, 128}}), Step({}, {{1500, 1501}})});
+  EXPECT_THAT(deps[1], ElementsAre(0));
+  EXPECT_THAT(deps[2], ElementsAre(0, 1));                               // 0 wrote a (write after write), 1 read it
+  EXPECT_THAT(deps[3], ElementsAre(1));                                  // 1 wrote c
+  const auto apart = StepDependencies({Step({a}, {}), Step({a}, {b})});  // two readers of a
+  EXPECT_THAT(apart[1], IsEmpty());
+}
+
+TEST(StepDependenciesTest, ABarrierWaitsForEveryStepBeforeItAndEveryStepAfterWaitsForIt) {
+  const ByteRange a{0, 256}, b{256, 512}, c{512, 768};
+  const auto deps = StepDependencies({Step({}, {a}), Step({}, {b}), Step({a}, {c}), Step({}, {}, false),
+                                      Step({}, {{4096, 8192}}), Step({}, {{8192, 9000}})});
+  EXPECT_THAT(deps[2], ElementsAre(0));
+  EXPECT_THAT(deps[3], ElementsAre(1, 2));  // 0 is waited for through 2
+  EXPECT_THAT(deps[4], ElementsAre(3));
+  EXPECT_THAT(deps[5], ElementsAre(3));  // beside 4
+}
+
+// Hands out cudaMalloc blocks (the arena's part in a real capture), freed when their last user goes.
+class MallocHook : public AllocationHook {
+ public:
+  absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t) override {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) return absl::InternalError("cudaMalloc");
+    return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
+  }
+};
+
+constexpr int kCount = 4096;
+
+std::vector<float> Download(const std::shared_ptr<void>& block) {
+  std::vector<float> host(kCount);
+  EXPECT_EQ(cudaMemcpy(host.data(), block.get(), kCount * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+// Whether `graph` has an edge from a node of kernel `from` (index in capture order) to one of `to`.
+bool HasEdge(cudaGraph_t graph, const StepAccessLog& log, size_t from, size_t to) {
+  size_t count = 0;
+  EXPECT_EQ(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), cudaSuccess);
+  std::vector<cudaGraphNode_t> a(count), b(count);
+  std::vector<cudaGraphEdgeData> data(count);
+  EXPECT_EQ(cudaGraphGetEdges(graph, a.data(), b.data(), data.data(), &count), cudaSuccess);
+  for (size_t i = 0; i < count; ++i) {
+    if (log.step_of_node().at(a[i]) == from && log.step_of_node().at(b[i]) == to) return true;
+  }
+  return false;
+}
+
+TEST(LetIndependentStepsOverlapTest, TwoIndependentStepsOverlapAndTheReplayMatchesTheStreamOrder) {
+  if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  MallocHook hook;
+  StepAccessLog log(&hook);
+  std::shared_ptr<void> x, y;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  // Step 0 writes x, step 1 writes y (nothing shared), step 2 adds to x again (after step 0).
+  log.BeginStep(0, true, {});
+  x = *log.Allocate(kCount * sizeof(float), stream);
+  ASSERT_EQ(cudaMemsetAsync(x.get(), 0, kCount * sizeof(float), stream), cudaSuccess);
+  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(x.get()), kCount, false, stream), cudaSuccess);
+  log.EndStep(stream, {x.get()});
+  log.BeginStep(1, true, {});
+  y = *log.Allocate(kCount * sizeof(float), stream);
+  ASSERT_EQ(cudaMemsetAsync(y.get(), 0, kCount * sizeof(float), stream), cudaSuccess);
+  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(y.get()), kCount, false, stream), cudaSuccess);
+  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(y.get()), kCount, false, stream), cudaSuccess);
+  log.EndStep(stream, {y.get()});
+  log.BeginStep(2, true, {x.get()});
+  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(x.get()), kCount, false, stream), cudaSuccess);
+  log.EndStep(stream, {x.get()});
+  log.EndSteps(stream);  // nothing after the last step
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(log.complete());
+  ASSERT_TRUE(HasEdge(graph, log, 0, 1));  // the chain as captured
+
+  absl::StatusOr<OverlapSummary> summary = LetIndependentStepsOverlap(graph, log);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->steps, 3);
+  EXPECT_EQ(summary->overlapping, 2);  // step 1 beside step 0; step 2 beside step 1
+  EXPECT_FALSE(HasEdge(graph, log, 0, 1));
+  EXPECT_FALSE(HasEdge(graph, log, 1, 2));
+  EXPECT_TRUE(HasEdge(graph, log, 0, 2));
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  for (float v : Download(x)) ASSERT_EQ(v, 2.0f);  // memset, +1 (step 0), +1 (step 2)
+  for (float v : Download(y)) ASSERT_EQ(v, 2.0f);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace
+}  // namespace exec
