@@ -81,6 +81,39 @@ bool HasEdge(cudaGraph_t graph, const StepAccessLog& log, size_t from, size_t to
   return false;
 }
 
+// Captures three steps on `stream` under `log`: step 0 writes x, step 1 writes y (nothing shared),
+// step 2 adds to x again (after step 0). Each replay leaves x = 2 and y = 2 everywhere.
+cudaGraph_t CaptureThreeSteps(StepAccessLog& log, cudaStream_t stream, std::shared_ptr<void>& x,
+                              std::shared_ptr<void>& y) {
+  auto add_one = [&](const std::shared_ptr<void>& b) {
+    EXPECT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(b.get()), kCount, false, stream), cudaSuccess);
+  };
+  EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  log.BeginStep(0, true, {});
+  x = *log.Allocate(kCount * sizeof(float), stream);
+  EXPECT_EQ(cudaMemsetAsync(x.get(), 0, kCount * sizeof(float), stream), cudaSuccess);
+  add_one(x);
+  log.EndStep(stream, {x.get()});
+  log.BeginStep(1, true, {});
+  y = *log.Allocate(kCount * sizeof(float), stream);
+  EXPECT_EQ(cudaMemsetAsync(y.get(), 0, kCount * sizeof(float), stream), cudaSuccess);
+  add_one(y);
+  add_one(y);
+  log.EndStep(stream, {y.get()});
+  log.BeginStep(2, true, {x.get()});
+  add_one(x);
+  log.EndStep(stream, {x.get()});
+  log.EndSteps(stream);  // nothing after the last step
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  return graph;
+}
+
+void ExpectTwos(const std::shared_ptr<void>& x, const std::shared_ptr<void>& y) {
+  for (float v : Download(x)) ASSERT_EQ(v, 2.0f);  // memset, +1 (step 0), +1 (step 2)
+  for (float v : Download(y)) ASSERT_EQ(v, 2.0f);
+}
+
 TEST(LetIndependentStepsOverlapTest, TwoIndependentStepsOverlapAndTheReplayMatchesTheStreamOrder) {
   if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
   cudaStream_t stream = nullptr;
@@ -88,25 +121,8 @@ TEST(LetIndependentStepsOverlapTest, TwoIndependentStepsOverlapAndTheReplayMatch
   MallocHook hook;
   StepAccessLog log(&hook);
   std::shared_ptr<void> x, y;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  // Step 0 writes x, step 1 writes y (nothing shared), step 2 adds to x again (after step 0).
-  log.BeginStep(0, true, {});
-  x = *log.Allocate(kCount * sizeof(float), stream);
-  ASSERT_EQ(cudaMemsetAsync(x.get(), 0, kCount * sizeof(float), stream), cudaSuccess);
-  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(x.get()), kCount, false, stream), cudaSuccess);
-  log.EndStep(stream, {x.get()});
-  log.BeginStep(1, true, {});
-  y = *log.Allocate(kCount * sizeof(float), stream);
-  ASSERT_EQ(cudaMemsetAsync(y.get(), 0, kCount * sizeof(float), stream), cudaSuccess);
-  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(y.get()), kCount, false, stream), cudaSuccess);
-  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(y.get()), kCount, false, stream), cudaSuccess);
-  log.EndStep(stream, {y.get()});
-  log.BeginStep(2, true, {x.get()});
-  ASSERT_EQ(capture_testing::LaunchAddOne(static_cast<float*>(x.get()), kCount, false, stream), cudaSuccess);
-  log.EndStep(stream, {x.get()});
-  log.EndSteps(stream);  // nothing after the last step
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraph_t graph = CaptureThreeSteps(log, stream, x, y);
+  ASSERT_NE(graph, nullptr);
   ASSERT_TRUE(log.complete());
   ASSERT_TRUE(HasEdge(graph, log, 0, 1));  // the chain as captured
 
@@ -121,9 +137,35 @@ TEST(LetIndependentStepsOverlapTest, TwoIndependentStepsOverlapAndTheReplayMatch
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  for (float v : Download(x)) ASSERT_EQ(v, 2.0f);  // memset, +1 (step 0), +1 (step 2)
-  for (float v : Download(y)) ASSERT_EQ(v, 2.0f);
+  ExpectTwos(x, y);
   cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+// InstantiateFaster compares and times both forms: whichever it keeps, its note says so, and the
+// kept graph computes what the stream order does.
+TEST(InstantiateFasterTest, ComparesBothFormsAndKeepsOneThatMatchesTheChain) {
+  if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  MallocHook hook;
+  StepAccessLog log(&hook);
+  std::shared_ptr<void> x, y;
+  cudaGraph_t graph = CaptureThreeSteps(log, stream, x, y);
+  ASSERT_NE(graph, nullptr);
+  const std::vector<DeviceTensor> outputs = {{x, ir::DType::kFloat32, {kCount}}, {y, ir::DType::kFloat32, {kCount}}};
+  std::string description;
+  absl::StatusOr<cudaGraphExec_t> exec = InstantiateFaster(graph, log, {}, outputs, stream, &description);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  EXPECT_THAT(description, ::testing::ContainsRegex("2 of 3 steps overlap the steps before them|2 steps could "
+                                                    "overlap, kept in capture order \\(replay"))
+      << description;
+  ASSERT_EQ(cudaMemset(x.get(), 0xFF, kCount * sizeof(float)), cudaSuccess);  // NaNs until the replay
+  ASSERT_EQ(cudaGraphLaunch(*exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ExpectTwos(x, y);
+  cudaGraphExecDestroy(*exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }

@@ -200,7 +200,8 @@ absl::Status CudaExecutor::CaptureSteps(CapturedRun& run, const CaptureSegments*
   if (status.ok()) status = CudaOk(ended, "cudaStreamEndCapture");
   if (status.ok() && segments != nullptr) status = segments->SerializeAcrossSegments(scope.graph).status();
   if (status.ok() && log != nullptr) {
-    absl::StatusOr<cudaGraphExec_t> exec = InstantiateFaster(scope.graph, *log, stream_, &run.description);
+    absl::StatusOr<cudaGraphExec_t> exec =
+        InstantiateFaster(scope.graph, *log, run.inputs, run.outputs, stream_, &run.description);
     status = exec.status();
     if (exec.ok()) run.exec = *exec;
   } else if (status.ok()) {
