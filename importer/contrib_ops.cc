@@ -3,6 +3,7 @@
 // EmbedLayerNormalization are in contrib_attention.cc, the quantized ops in contrib_quantized.cc.
 #include "importer/contrib_ops.h"
 
+#include <algorithm>
 #include <numeric>
 #include <utility>
 
@@ -82,30 +83,48 @@ absl::Status SimplifiedNormToRms(Graph&, Node& node, std::vector<Node>&) {
   return absl::OkStatus();
 }
 
-// `x` with its last two dims swapped.
-absl::StatusOr<ValueId> TransposeLastTwo(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x) {
+// FusedMatMul's view of operand `x`: transBatch moves dim 0 in front of the last (the batch dims
+// 1..r-2 first, then the rows, as ORT's transpose fusion folds an attention's head split into the
+// matmul), trans swaps the last two after that. Returns x itself where the view is x.
+absl::StatusOr<ValueId> FusedMatMulOperand(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x,
+                                           bool trans_batch, bool trans) {
   const int64_t rank = graph.value(x).type.rank();
-  if (rank < 2) return absl::InvalidArgumentError("transposes an input of rank below 2 or unknown");
-  std::vector<int64_t> perm(rank);
+  if ((trans || trans_batch) && rank < 2) {
+    return absl::InvalidArgumentError("transposes an input of rank below 2 or unknown");
+  }
+  std::vector<int64_t> perm(std::max<int64_t>(rank, 0));
   std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[rank - 1], perm[rank - 2]);
+  if (trans_batch) std::rotate(perm.begin(), perm.begin() + 1, perm.end() - 1);  // [1..r-2, 0, r-1]
+  if (trans) std::swap(perm[rank - 1], perm[rank - 2]);
+  if (std::is_sorted(perm.begin(), perm.end())) return x;
   const ValueId out = Prepend(graph, node, prefix, "Transpose", {x});
   prefix.back().attrs.Set("perm", perm);
   return out;
 }
 
-// FusedMatMul(A, B): alpha * op(A) @ op(B), op transposing the last two dims where transA / transB.
+// FusedMatMul(A, B): alpha * op(A) @ op(B), op as FusedMatMulOperand for transBatchA / transA and
+// transBatchB / transB.
 absl::Status FusedMatMulToMatMul(Graph& graph, Node& node, std::vector<Node>& prefix) {
   AtTargetOpset(node);
-  if (node.attrs.GetInt("transBatchA", 0) != 0 || node.attrs.GetInt("transBatchB", 0) != 0) {
-    return absl::UnimplementedError("FusedMatMul with transBatchA or transBatchB is not supported");
-  }
   ValueId operands[2] = {node.input(0), node.input(1)};
+  if (node.attrs.GetInt("transBatchA", 0) != 0 || node.attrs.GetInt("transBatchB", 0) != 0) {
+    const int64_t rank_a = graph.value(operands[0]).type.rank(), rank_b = graph.value(operands[1]).type.rank();
+    if (rank_a < 3 || rank_a != rank_b) {  // as ORT's MatMulComputeHelper
+      return absl::InvalidArgumentError(
+          absl::StrCat("FusedMatMul with transBatchA or transBatchB needs inputs of one rank, 3 or more (ranks ",
+                       rank_a, " and ", rank_b, ")"));
+    }
+  }
   const char* flags[2] = {"transA", "transB"};
+  const char* batch_flags[2] = {"transBatchA", "transBatchB"};
   for (int i = 0; i < 2; ++i) {
-    if (node.attrs.GetInt(flags[i], 0) == 0) continue;
-    absl::StatusOr<ValueId> t = TransposeLastTwo(graph, node, prefix, operands[i]);
-    if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat("FusedMatMul ", flags[i], " ", t.status().message()));
+    absl::StatusOr<ValueId> t =
+        FusedMatMulOperand(graph, node, prefix, operands[i], node.attrs.GetInt(batch_flags[i], 0) != 0,
+                           node.attrs.GetInt(flags[i], 0) != 0);
+    if (!t.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("FusedMatMul ", flags[i], " / ", batch_flags[i], " ", t.status().message()));
+    }
     operands[i] = *t;
   }
   const float alpha = node.attrs.GetFloat("alpha", 1.0f);
