@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -213,7 +214,42 @@ void BlasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int6
   cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-// Row-major C = alpha op(A) op(B) + beta C, split across ParallelFor's threads by SplitGemm.
+// C[j] = alpha * (a . column j of op(B)) + beta * C[j] for one row a of length k: every output
+// summed in the same order, so that equal columns of op(B) give bit-equal outputs (BLAS kernels sum a
+// chunk's tail columns in another order than its body, and a softmax over logits of 1e19 turns those
+// last bits into different probabilities: ONNX's light resnet50). Split over columns only.
+template <typename T>
+void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta, T* c) {
+  constexpr int kLanes = 8;
+  auto finish = [&](int64_t j, T sum) { c[j] = alpha * sum + (beta == T{0} ? T{0} : beta * c[j]); };
+  ParallelFor(n, ItemsForWork(k, int64_t{1} << 15), [&](int64_t begin, int64_t end) {
+    if (trans_b) {  // B is [n, k]: one dot product per output, in kLanes partial sums
+      for (int64_t j = begin; j < end; ++j) {
+        const T* row = b + j * k;
+        T lanes[kLanes] = {};
+        int64_t i = 0;
+        for (; i + kLanes <= k; i += kLanes) {
+          for (int l = 0; l < kLanes; ++l) lanes[l] += a[i + l] * row[i + l];
+        }
+        for (int l = 0; i < k; ++i, ++l) lanes[l] += a[i] * row[i];
+        T sum = T{0};
+        for (int l = 0; l < kLanes; ++l) sum += lanes[l];
+        finish(j, sum);
+      }
+      return;
+    }
+    std::vector<T> sums(end - begin, T{0});  // B is [k, n]: rows of B added in order
+    for (int64_t i = 0; i < k; ++i) {
+      const T* row = b + i * n + begin;
+      const T ai = a[i];
+      for (int64_t j = 0; j < end - begin; ++j) sums[j] += ai * row[j];
+    }
+    for (int64_t j = begin; j < end; ++j) finish(j, sums[j - begin]);
+  });
+}
+
+// Row-major C = alpha op(A) op(B) + beta C, split across ParallelFor's threads by SplitGemm (one
+// row of A: RowTimesMatrix).
 template <typename T>
 absl::Status SplitBlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b,
                            T beta, T* c) {
@@ -221,6 +257,10 @@ absl::Status SplitBlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int
   if (m == 0 || n == 0) return absl::OkStatus();
   if (k == 0) {
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0 ? T{0} : c[i] * beta;
+    return absl::OkStatus();
+  }
+  if (m == 1) {  // op(A) is one row: k contiguous elements either way
+    RowTimesMatrix(trans_b, n, k, alpha, a, b, beta, c);
     return absl::OkStatus();
   }
   UseOneBlasThread();
