@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "importer/body_types.h"
@@ -375,7 +376,17 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, int opset) {
   for (const auto& [op, nodes] : unsupported) {
     parts.push_back(absl::StrCat(op, " (nodes ", absl::StrJoin(nodes, ", "), ")"));
   }
-  return absl::UnimplementedError(absl::StrCat("unsupported ops at opset ", opset, ": ", absl::StrJoin(parts, "; ")));
+  // ORT's NCHWc ops are what its ORT_ENABLE_ALL level (the default) writes into a saved optimized
+  // model: weights blocked for the saving CPU's vector width, which the file does not record.
+  const bool nchwc = std::any_of(unsupported.begin(), unsupported.end(), [](const auto& entry) {
+    return absl::StartsWith(entry.first, "com.microsoft.nchwc.");
+  });
+  return absl::UnimplementedError(
+      absl::StrCat("unsupported ops at opset ", opset, ": ", absl::StrJoin(parts, "; "),
+                   nchwc ? " (com.microsoft.nchwc ops come from a model ONNX Runtime saved at ORT_ENABLE_ALL, laid out "
+                           "for the saving CPU; save it at ORT_ENABLE_EXTENDED or earlier, or use the model before "
+                           "optimization)"
+                         : ""));
 }
 
 absl::StatusOr<ir::Graph> BuildMainGraph(const onnx::GraphProto& proto, ImportState& state) {

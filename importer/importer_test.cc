@@ -272,6 +272,9 @@ TEST(ImporterTest, TrainingOpOutsideItsDomainOrVersionIsRefused) {
               HasSubstr("domain 'ai.onnx.preview.training' has no opset_import"));
   EXPECT_THAT(ImportText(MomentumModel("com.example", 0, 13)),
               HasSubstr("unsupported ops at opset 13: com.example.Momentum (nodes 'momentum')"));
+  EXPECT_THAT(ImportText(MomentumModel("com.microsoft.nchwc", 0, 13)),
+              HasSubstr("com.microsoft.nchwc.Momentum (nodes 'momentum') (com.microsoft.nchwc ops come from a model "
+                        "ONNX Runtime saved at ORT_ENABLE_ALL"));
 }
 
 TEST(ImporterTest, DefaultDomainOpNeedsAnAiOnnxImport) {
