@@ -81,24 +81,14 @@ void StepAccessLog::EndSteps(cudaStream_t stream) {
 }
 
 void StepAccessLog::MarkNodes(cudaStream_t stream, size_t step) {
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  cudaGraph_t graph = nullptr;
-  if (cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph, nullptr, nullptr, nullptr) != cudaSuccess ||
-      capturing != cudaStreamCaptureStatusActive || graph == nullptr) {
-    cudaGetLastError();
-    complete_ = false;
-    return;
-  }
-  size_t count = 0;
-  if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == nodes_seen_) return;
-  absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);
+  absl::StatusOr<std::optional<std::vector<cudaGraphNode_t>>> nodes = CaptureNodesIfGrown(stream, nodes_seen_);
   if (!nodes.ok()) {
-    cudaGetLastError();
     complete_ = false;
     return;
   }
-  for (cudaGraphNode_t node : *nodes) step_of_node_.emplace(node, step);  // keeps earlier steps' nodes
-  nodes_seen_ = nodes->size();
+  if (!nodes->has_value()) return;
+  for (cudaGraphNode_t node : **nodes) step_of_node_.emplace(node, step);  // keeps earlier steps' nodes
+  nodes_seen_ = (*nodes)->size();
 }
 
 namespace {

@@ -3,9 +3,11 @@
 #include "runtime/capture_order.h"
 
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/cuda_run_util.h"
@@ -83,24 +85,34 @@ std::string DescribeGraph(cudaGraph_t graph) {
   return absl::StrCat(text, ", ", edges->data.size(), " edges (", programmatic, " programmatic)");
 }
 
-void CaptureSegments::Cut(cudaStream_t stream) {
+absl::StatusOr<std::optional<std::vector<cudaGraphNode_t>>> CaptureNodesIfGrown(cudaStream_t stream, size_t seen) {
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   cudaGraph_t graph = nullptr;
   if (cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph, nullptr, nullptr, nullptr) != cudaSuccess ||
       capturing != cudaStreamCaptureStatusActive || graph == nullptr) {
-    cudaGetLastError();  // an invalidated capture fails at cudaStreamEndCapture; nothing to cut
-    return;
+    cudaGetLastError();
+    return absl::NotFoundError("the stream is not capturing");
   }
   size_t count = 0;
-  if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == nodes_seen_) return;
+  if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == seen) return std::nullopt;
   absl::StatusOr<std::vector<cudaGraphNode_t>> nodes = ListNodes(graph);
   if (!nodes.ok()) {
     cudaGetLastError();
+    return nodes.status();
+  }
+  return *std::move(nodes);
+}
+
+void CaptureSegments::Cut(cudaStream_t stream) {
+  absl::StatusOr<std::optional<std::vector<cudaGraphNode_t>>> nodes = CaptureNodesIfGrown(stream, nodes_seen_);
+  if (absl::IsNotFound(nodes.status())) return;  // an invalidated capture fails at cudaStreamEndCapture
+  if (!nodes.ok()) {
     lost_track_ = true;  // every programmatic edge is made full then
     return;
   }
-  for (cudaGraphNode_t node : *nodes) segment_of_.emplace(node, segments_);  // keeps earlier segments
-  nodes_seen_ = nodes->size();
+  if (!nodes->has_value()) return;
+  for (cudaGraphNode_t node : **nodes) segment_of_.emplace(node, segments_);  // keeps earlier segments
+  nodes_seen_ = (*nodes)->size();
   ++segments_;
 }
 

@@ -23,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +57,11 @@ struct EdgeList {
   std::vector<cudaGraphEdgeData> data;
 };
 absl::StatusOr<EdgeList> ListEdges(cudaGraph_t graph);
+
+// The nodes of the graph `stream` is capturing, where it has other than `seen` of them; nullopt
+// where it has `seen`; NotFound where the stream is not capturing; else the listing's error (CUDA's
+// last error cleared either way).
+absl::StatusOr<std::optional<std::vector<cudaGraphNode_t>>> CaptureNodesIfGrown(cudaStream_t stream, size_t seen);
 
 // What `graph` holds, for the benchmark's line: "61 nodes (59 kernels, 1 copy, 1 memset), 60 edges (0
 // programmatic)". Empty, or without the edges, where CUDA cannot list them.
