@@ -206,8 +206,6 @@ absl::StatusOr<OverlapSummary> LetIndependentStepsOverlap(cudaGraph_t graph, con
       }
     }
   }
-  summary.edges_before = static_cast<int>(between.from.size());
-  summary.edges_after = static_cast<int>(needed.from.size());
   if (!between.from.empty()) {
     ONNXRUN_CUDA_RETURN_IF_ERROR(cudaGraphRemoveDependencies(graph, between.from.data(), between.to.data(),
                                                              between.data.data(), between.from.size()));

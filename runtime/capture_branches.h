@@ -84,10 +84,8 @@ class StepAccessLog : public AllocationHook {
 
 // What LetIndependentStepsOverlap did.
 struct OverlapSummary {
-  int steps = 0;         // steps with nodes
-  int overlapping = 0;   // of them, steps that no longer wait for the step captured just before
-  int edges_before = 0;  // edges between steps in the chain
-  int edges_after = 0;   // edges between steps the accesses need
+  int steps = 0;        // steps with nodes
+  int overlapping = 0;  // of them, steps that no longer wait for the step captured just before
 };
 
 // Rewires `graph` (the capture `log` watched) as the header comment says. Changes nothing and says

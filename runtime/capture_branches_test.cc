@@ -114,60 +114,62 @@ void ExpectTwos(const std::shared_ptr<void>& x, const std::shared_ptr<void>& y) 
   for (float v : Download(y)) ASSERT_EQ(v, 2.0f);
 }
 
-TEST(LetIndependentStepsOverlapTest, TwoIndependentStepsOverlapAndTheReplayMatchesTheStreamOrder) {
-  if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  MallocHook hook;
-  StepAccessLog log(&hook);
-  std::shared_ptr<void> x, y;
-  cudaGraph_t graph = CaptureThreeSteps(log, stream, x, y);
-  ASSERT_NE(graph, nullptr);
-  ASSERT_TRUE(log.complete());
-  ASSERT_TRUE(HasEdge(graph, log, 0, 1));  // the chain as captured
+// The three steps captured (on a GPU) by each test, freed after it.
+class ThreeStepCaptureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
+    graph_ = CaptureThreeSteps(log_, stream_, x_, y_);
+    ASSERT_NE(graph_, nullptr);
+    ASSERT_TRUE(log_.complete());
+  }
+  void TearDown() override {
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  // Replays `exec` `times` times on the stream and checks x and y.
+  void ReplayAndExpectTwos(cudaGraphExec_t exec, int times) {
+    for (int i = 0; i < times; ++i) ASSERT_EQ(cudaGraphLaunch(exec, stream_), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    ExpectTwos(x_, y_);
+  }
 
-  absl::StatusOr<OverlapSummary> summary = LetIndependentStepsOverlap(graph, log);
+  cudaStream_t stream_ = nullptr;
+  MallocHook hook_;
+  StepAccessLog log_{&hook_};
+  std::shared_ptr<void> x_, y_;
+  cudaGraph_t graph_ = nullptr;
+};
+
+TEST_F(ThreeStepCaptureTest, TwoIndependentStepsOverlapAndTheReplayMatchesTheStreamOrder) {
+  ASSERT_TRUE(HasEdge(graph_, log_, 0, 1));  // the chain as captured
+  absl::StatusOr<OverlapSummary> summary = LetIndependentStepsOverlap(graph_, log_);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->steps, 3);
   EXPECT_EQ(summary->overlapping, 2);  // step 1 beside step 0; step 2 beside step 1
-  EXPECT_FALSE(HasEdge(graph, log, 0, 1));
-  EXPECT_FALSE(HasEdge(graph, log, 1, 2));
-  EXPECT_TRUE(HasEdge(graph, log, 0, 2));
+  EXPECT_FALSE(HasEdge(graph_, log_, 0, 1));
+  EXPECT_FALSE(HasEdge(graph_, log_, 1, 2));
+  EXPECT_TRUE(HasEdge(graph_, log_, 0, 2));
   cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  ExpectTwos(x, y);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph_, 0), cudaSuccess);
+  ReplayAndExpectTwos(exec, 3);
   cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
 }
 
 // InstantiateFaster compares and times both forms: whichever it keeps, its note says so, and the
 // kept graph computes what the stream order does.
-TEST(InstantiateFasterTest, ComparesBothFormsAndKeepsOneThatMatchesTheChain) {
-  if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  MallocHook hook;
-  StepAccessLog log(&hook);
-  std::shared_ptr<void> x, y;
-  cudaGraph_t graph = CaptureThreeSteps(log, stream, x, y);
-  ASSERT_NE(graph, nullptr);
-  const std::vector<DeviceTensor> outputs = {{x, ir::DType::kFloat32, {kCount}}, {y, ir::DType::kFloat32, {kCount}}};
+TEST_F(ThreeStepCaptureTest, InstantiateFasterComparesBothFormsAndKeepsOneThatMatchesTheChain) {
+  const std::vector<DeviceTensor> outputs = {{x_, ir::DType::kFloat32, {kCount}}, {y_, ir::DType::kFloat32, {kCount}}};
   std::string description;
-  absl::StatusOr<cudaGraphExec_t> exec = InstantiateFaster(graph, log, {}, outputs, stream, &description);
+  absl::StatusOr<cudaGraphExec_t> exec = InstantiateFaster(graph_, log_, {}, outputs, stream_, &description);
   ASSERT_TRUE(exec.ok()) << exec.status();
   EXPECT_THAT(description, ::testing::ContainsRegex("2 of 3 steps overlap the steps before them|2 steps could "
                                                     "overlap, kept in capture order \\(replay"))
       << description;
-  ASSERT_EQ(cudaMemset(x.get(), 0xFF, kCount * sizeof(float)), cudaSuccess);  // NaNs until the replay
-  ASSERT_EQ(cudaGraphLaunch(*exec, stream), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  ExpectTwos(x, y);
+  ASSERT_EQ(cudaMemset(x_.get(), 0xFF, kCount * sizeof(float)), cudaSuccess);  // NaNs until the replay
+  ReplayAndExpectTwos(*exec, 1);
   cudaGraphExecDestroy(*exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
 }
 
 }  // namespace

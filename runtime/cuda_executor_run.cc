@@ -175,7 +175,7 @@ absl::StatusOr<ArenaLayout> CudaExecutor::RecordActivations(CapturedRun& run) {
 bool CudaExecutor::SelfContained(size_t index) const {
   const Step& step = plan_.steps[index];
   if (step.kind != StepKind::kFusedGraph || written_by_attention_[index] || joined_gates_.mlp_of[index] ||
-      gate_reader_[index] || scaled_conv_[index] || held_gates_.count(index) > 0) {
+      gate_reader_[index] || scaled_conv_[index]) {  // (a held gate is a scaled conv's)
     return false;
   }
   return std::none_of(step.inputs.begin(), step.inputs.end(), [&](ir::ValueId in) { return views_.count(in) > 0; });
