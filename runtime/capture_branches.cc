@@ -31,8 +31,10 @@ absl::StatusOr<std::shared_ptr<void>> StepAccessLog::Allocate(size_t bytes, cuda
     live_->blocks[begin] = begin + bytes;
   }
   if (current_ < steps_.size()) steps_[current_].writes.push_back({begin, begin + bytes});
-  // The inner block lives exactly as long as this one: its own clock of deaths is unchanged.
-  return std::shared_ptr<void>(block->get(), [live = live_, inner = *std::move(block), begin](void*) mutable {
+  // The inner block lives exactly as long as this one: its own clock of deaths is unchanged. (Its
+  // pointer is taken first: the order in which a call's arguments are evaluated is unspecified.)
+  void* const ptr = block->get();
+  return std::shared_ptr<void>(ptr, [live = live_, inner = *std::move(block), begin](void*) mutable {
     {
       std::lock_guard<std::mutex> lock(live->mu);
       live->blocks.erase(begin);

@@ -50,17 +50,28 @@ TEST(StepDependenciesTest, ABarrierWaitsForEveryStepBeforeItAndEveryStepAfterWai
   EXPECT_THAT(deps[5], ElementsAre(3));  // beside 4
 }
 
-// Hands out cudaMalloc blocks (the arena's part in a real capture), freed when their last user goes.
-class MallocHook : public AllocationHook {
- public:
-  absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t) override {
-    void* p = nullptr;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) return absl::InternalError("cudaMalloc");
-    return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
-  }
-};
-
 constexpr int kCount = 4096;
+
+// Hands out blocks of kCount floats allocated before the capture (the arena's part in a real
+// capture: cudaMalloc is not allowed while a stream captures), freed with the hook.
+class PreallocatedHook : public AllocationHook {
+ public:
+  explicit PreallocatedHook(int blocks) {
+    for (int i = 0; i < blocks; ++i) {
+      void* p = nullptr;
+      if (cudaMalloc(&p, kCount * sizeof(float)) != cudaSuccess) break;
+      blocks_.emplace_back(p, [](void* q) { cudaFree(q); });
+    }
+  }
+  absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t) override {
+    if (bytes > kCount * sizeof(float) || next_ >= blocks_.size()) return absl::InternalError("no block left");
+    return blocks_[next_++];
+  }
+
+ private:
+  std::vector<std::shared_ptr<void>> blocks_;
+  size_t next_ = 0;
+};
 
 std::vector<float> Download(const std::shared_ptr<void>& block) {
   std::vector<float> host(kCount);
@@ -136,7 +147,7 @@ class ThreeStepCaptureTest : public ::testing::Test {
   }
 
   cudaStream_t stream_ = nullptr;
-  MallocHook hook_;
+  PreallocatedHook hook_{2};
   StepAccessLog log_{&hook_};
   std::shared_ptr<void> x_, y_;
   cudaGraph_t graph_ = nullptr;

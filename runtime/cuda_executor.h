@@ -36,6 +36,7 @@
 #include "exec/plan.h"
 #include "kernels/cublas/lt_matmul.h"
 #include "kernels/cuda/depthwise_conv.h"
+#include "kernels/cuda/pool.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "ops/infer_concrete.h"
@@ -341,6 +342,8 @@ class CudaExecutor {
     std::string sums_note;
     std::optional<std::string> kernel_note;  // with depthwise: once its 5x5 / 7x7 kernel is chosen
     bool own_global_avg_pool = false;        // NHWC GlobalAveragePool on the own kernel
+    // A MaxPool / AveragePool form cuDNN's pooling cannot state, on the own pooling kernel.
+    std::optional<kernels::cuda::PoolParams> own_pool;
     std::unique_ptr<cudnn::Pooling> pool;
     std::unique_ptr<cudnn::Softmax> softmax;
     std::unique_ptr<cudnn::Lrn> lrn;

@@ -291,7 +291,12 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
             node.attrs.GetString("auto_pad", "NOTSET") != "NOTSET" ||
             node.attrs.GetInts("dilations", {1, 1}) != std::vector<int64_t>{1, 1} ||
             (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue)) {
-          return absl::UnimplementedError("pooling form (ceil_mode, dilations, asymmetric pads, indices)");
+          if (step.nodes.size() != 1) return absl::UnimplementedError("pooling form with a tail");
+          absl::StatusOr<kernels::cuda::PoolParams> own = OwnPoolParams(node, x->dims, e.nhwc);
+          if (!own.ok()) return own.status();
+          e.own_pool = *own;
+          e.out_dims = {x->dims[0], x->dims[1], own->grid[0], own->grid[1]};
+          return absl::OkStatus();
         }
         pool.mode = op == "MaxPool"                             ? cudnn::PoolMode::kMax
                     : node.attrs.GetInt("count_include_pad", 0) ? cudnn::PoolMode::kAverageIncludePad
@@ -314,6 +319,10 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
         e.status.ok() && e.depthwise ? std::string(kOwnDepthwiseNote)
         : e.status.ok() && e.own_global_avg_pool
             ? absl::StrCat("own NHWC global-average-pool kernel (kernels/cuda/global_avg_pool)", FromSumsNote(index))
+        : e.status.ok() && e.own_pool
+            ? std::string(
+                  "own CUDA pooling kernel (kernels/cuda/pool: cuDNN's pooling descriptor has no ceil_mode, "
+                  "asymmetric pads or dilations)")
         : e.status.ok() ? absl::StrCat("legacy cuDNN: ", e.conv ? e.conv->description() : LegacyCallName(node))
         : own_kernel ? absl::StrCat("own CUDA kernel (legacy cuDNN not used: ", e.status.message(), ")")
                         : absl::StrCat("host reference kernels (legacy cuDNN not used: ", e.status.message(), ")");
@@ -333,6 +342,9 @@ absl::Status CudaExecutor::RunLegacy(size_t index, const Step& step, std::vector
     CUDNN_RETURN_IF_NOT_OK(e.lrn->Run(cudnn_, in->data(), out->data()));
   } else if (e.pool) {
     CUDNN_RETURN_IF_NOT_OK(e.pool->Run(cudnn_, in->data(), out->data()));
+  } else if (e.own_pool) {
+    ONNXRUN_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::Pool(ToFloatType(x->dtype), *e.own_pool, in->data(), out->data(), stream_));
   } else if (e.bn) {
     std::vector<DeviceTensor> params;
     for (int i = 1; i <= 4; ++i) {

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "ir/graph.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/pool.h"
 #include "runtime/device_tensor.h"
 
 namespace exec {
@@ -99,6 +100,13 @@ std::vector<DeviceRunnerDef> MovementRunners();  // Transpose, Slice, Split, Gat
 std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms, CumSum
 std::vector<DeviceRunnerDef> ResizeRunners();    // Resize
 std::vector<DeviceRunnerDef> LogicRunners();     // comparisons, And/Or/Xor/Not, IsNaN, IsInf, Mod
+std::vector<DeviceRunnerDef> PoolRunners();      // MaxPool (no Indices), AveragePool
+
+// The own pooling kernel's parameters for a MaxPool (no Indices) or AveragePool node over input
+// dims `x_dims` ([n, c, spatial...]), its storage channels last (2 spatial dims only) or first;
+// Unimplemented for another op or form.
+absl::StatusOr<kernels::cuda::PoolParams> OwnPoolParams(const ir::Node& node, const std::vector<int64_t>& x_dims,
+                                                        bool channels_last);
 
 }  // namespace exec
 
