@@ -389,6 +389,7 @@ void PrintOpList() {
     if (op == "Dropout") gpu = absl::StrCat(gpu, "; training mode or mask used: ", host);
     if (ops::IsControlFlowOp(op)) gpu = "host: the body runs on the CPU interpreter";
     if (op == "Attention") gpu = "cuDNN fused attention (SDPA graph, fp16), else own CUDA kernel";
+    if (op == "ConvTranspose") gpu = "legacy cuDNN backward-data convolution (2-D), else host reference kernel";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
     std::printf("%-*s%-17s%s\n", width, op.c_str(), std::string(kind).c_str(), gpu.c_str());
   }

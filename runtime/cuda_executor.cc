@@ -204,6 +204,8 @@ absl::Status CudaExecutor::Init() {
       note = why_not.empty()
                  ? "attention: cuDNN fused attention or the own kernel (chosen at first run for the input dims)"
                  : "host reference kernel (" + why_not + ")";
+    } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && first.op_type == "ConvTranspose") {
+      note = "legacy cuDNN: ConvTranspose as a backward-data convolution (2-D; chosen at first run)";
     } else if (step.kind == StepKind::kKernel && step.nodes.size() == 1 &&
                (RunsOnDevicePointwise(g, first) || RunsOnDeviceCopy(g, first) || CudaKernelSupports(g, first))) {
       note = "own CUDA kernel";
@@ -324,6 +326,7 @@ absl::Status CudaExecutor::RunStep(size_t index, std::vector<DeviceTensor>& valu
   if (step.kind == StepKind::kKernel && step.nodes.size() == 1 && !TouchesStrings(g, g.node(step.nodes[0]))) {
     const ir::Node& node = g.node(step.nodes[0]);
     if (node.op_type == "Attention") return RunAttention(index, step, values);
+    if (node.op_type == "ConvTranspose") return RunConvTranspose(index, step, values);
     if (RunsOnDevicePointwise(g, node)) return RunPointwise(step, values);
     if (RunsOnDeviceCopy(g, node)) return node.op_type == "Concat" ? RunConcat(step, values) : RunPad(step, values);
     if (CudaKernelSupports(g, node)) return RunKernel(step, values);

@@ -37,6 +37,7 @@
 #include "kernels/cublas/lt_matmul.h"
 #include "kernels/cuda/depthwise_conv.h"
 #include "kernels/cuda/pool.h"
+#include "kernels/cudnn/conv_transpose.h"
 #include "kernels/cudnn/fused_graph.h"
 #include "kernels/cudnn/legacy.h"
 #include "ops/infer_concrete.h"
@@ -279,6 +280,8 @@ class CudaExecutor {
   // `step` is plan_.steps[index], or one node of it (the anchor of a FusedGraph whose cuDNN graph
   // was not built: a conv, or a Gemm run as a 1x1 conv).
   absl::Status RunLegacy(size_t index, const Step& step, std::vector<DeviceTensor>& values);
+  // A ConvTranspose step: cuDNN's backward-data convolution, or the host (cuda_steps_conv_transpose.cc).
+  absl::Status RunConvTranspose(size_t index, const Step& step, std::vector<DeviceTensor>& values);
   // A Legacy LSTM/GRU/RNN step through cuDNN's RNN API (cuda_steps_rnn.cc): weights packed at the
   // first run, descriptors per X dims; forms cuDNN does not compute as ONNX does run on the host.
   absl::Status RunRecurrent(size_t index, const Step& step, std::vector<DeviceTensor>& values);
@@ -335,6 +338,8 @@ class CudaExecutor {
     absl::Status status;
     std::unique_ptr<cudnn::BatchNormInference> bn;
     std::unique_ptr<cudnn::LegacyConv> conv;
+    std::unique_ptr<cudnn::ConvTranspose> conv_transpose;  // a ConvTranspose step's backward-data call
+    std::vector<int64_t> cropped_from;  // ConvTranspose: the call's output dims when out_dims are its crop
     std::optional<kernels::cuda::DepthwiseConvParams> depthwise;  // own NHWC depthwise kernel instead
     // With depthwise, for a step whose GlobalAveragePool can take channel sums: whether the kernel
     // sums (measured at the first run), and the note saying what was timed.

@@ -189,6 +189,8 @@ absl::Status ConvFloat32(KernelContext& ctx, ConvArgs a, const WindowGeometry& g
   return ConvTyped<float>(a, geo);
 }
 
+}  // namespace
+
 // ConvTranspose geometry: the image is the output, computed from the grid (X's spatial dims).
 absl::StatusOr<WindowGeometry> TransposeGeometry(const ir::Attributes& attrs, const WindowAttrs& w,
                                                  absl::Span<const int64_t> input_spatial) {
@@ -233,6 +235,8 @@ absl::StatusOr<WindowGeometry> TransposeGeometry(const ir::Attributes& attrs, co
   }
   return geo;
 }
+
+namespace {
 
 template <typename T>
 absl::Status ConvTransposeTyped(const ConvArgs& a, const ir::Attributes& attrs) {

@@ -75,6 +75,10 @@ struct WindowGeometry {
 
 // Conv/pool geometry: the grid (output dims) computed from the image (input spatial dims).
 absl::StatusOr<WindowGeometry> ForwardGeometry(const WindowAttrs& w, absl::Span<const int64_t> input_spatial);
+// ConvTranspose geometry: the image (output dims, from output_padding, auto_pad or output_shape)
+// computed from the grid (input spatial dims); pad_begin as col2im crops it, pad_end unused (0).
+absl::StatusOr<WindowGeometry> TransposeGeometry(const ir::Attributes& attrs, const WindowAttrs& w,
+                                                 absl::Span<const int64_t> input_spatial);
 
 int64_t Product(absl::Span<const int64_t> dims);
 
