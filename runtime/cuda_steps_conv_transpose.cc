@@ -92,6 +92,11 @@ absl::Status CudaExecutor::RunConvTranspose(size_t index, const Step& step, std:
       }
       absl::StatusOr<cudnn::IoType> io = IoTypeOf(x->dtype);
       if (!io.ok()) return io.status();
+      for (size_t i = 1; i < node.inputs.size(); ++i) {  // one type for the call's descriptors
+        if (node.input(i) != ir::kNoValue && g.value(node.input(i)).type.dtype != x->dtype) {
+          return absl::UnimplementedError("weights or bias of another type than X");
+        }
+      }
       e.nhwc = WantsNhwc(step.outputs[0]);
       absl::StatusOr<ConvTransposeForm> form =
           FormOf(node, *x, g.value(node.inputs[1]).constant->shape(), e.nhwc, *io, plan_.precision == "tf32", has_bias);
