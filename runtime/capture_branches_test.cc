@@ -63,6 +63,7 @@ class PreallocatedHook : public AllocationHook {
       blocks_.emplace_back(p, [](void* q) { cudaFree(q); });
     }
   }
+  size_t blocks() const { return blocks_.size(); }
   absl::StatusOr<std::shared_ptr<void>> Allocate(size_t bytes, cudaStream_t) override {
     if (bytes > kCount * sizeof(float) || next_ >= blocks_.size()) return absl::InternalError("no block left");
     return blocks_[next_++];
@@ -130,6 +131,7 @@ class ThreeStepCaptureTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!kernel_testing::GpuUsable()) GTEST_SKIP() << "no usable GPU";
+    ASSERT_EQ(hook_.blocks(), 2u);  // allocated before the capture
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
     graph_ = CaptureThreeSteps(log_, stream_, x_, y_);
     ASSERT_NE(graph_, nullptr);

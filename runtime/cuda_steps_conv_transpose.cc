@@ -35,8 +35,10 @@ absl::StatusOr<ConvTransposeForm> FormOf(const ir::Node& node, const DeviceTenso
   absl::StatusOr<kernels::cpu::nn::WindowGeometry> geo = kernels::cpu::nn::TransposeGeometry(node.attrs, *attrs, grid);
   if (!geo.ok()) return geo.status();
   const int64_t groups = node.attrs.GetInt("group", 1);
+  if (w_dims[0] != x.dims[1]) return absl::UnimplementedError("W's first dim is not X's channel count");
   const int64_t limit = int64_t{1} << 30;
-  for (int64_t d : {x.dims[0], x.dims[1], w_dims[1] * groups, geo->image[0], geo->image[1], groups}) {
+  for (int64_t d : {x.dims[0], x.dims[1], x.dims[2], x.dims[3], w_dims[1], w_dims[2], w_dims[3], groups,
+                    w_dims[1] * groups, geo->image[0], geo->image[1]}) {
     if (d < 1 || d >= limit) return absl::UnimplementedError("dims outside what a cuDNN descriptor holds");
   }
   cudnn::ConvTransposeSpec spec;
@@ -47,7 +49,7 @@ absl::StatusOr<ConvTransposeForm> FormOf(const ir::Node& node, const DeviceTenso
   auto reached = [&](int d) {
     const int64_t natural =
         geo->strides[d] * (grid[d] - 1) + (w_dims[2 + d] - 1) * geo->dilations[d] + 1 - 2 * geo->pad_begin[d];
-    return static_cast<int>(std::max(natural, geo->image[d]));
+    return static_cast<int>(std::clamp<int64_t>(std::max(natural, geo->image[d]), 1, limit));
   };
   spec.y = {spec.x.n, static_cast<int>(w_dims[1] * groups), reached(0), reached(1)};
   spec.r = static_cast<int>(w_dims[2]);

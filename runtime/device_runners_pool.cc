@@ -52,7 +52,9 @@ bool SupportsPool(const ir::Graph& g, const ir::Node& n) {
 }
 
 Outputs RunPool(const Call& c) {
-  const DeviceTensor& x = c.in(0);
+  absl::StatusOr<DeviceTensor> channels_first = ToLayout(c.in(0), false, c.stream);  // a conv's NHWC output
+  if (!channels_first.ok()) return channels_first.status();
+  const DeviceTensor& x = *channels_first;
   absl::StatusOr<kernels::cuda::PoolParams> p = OwnPoolParams(c.node, x.dims, false);
   if (!p.ok()) return p.status();
   absl::StatusOr<DeviceTensor> out = c.Allocate(0);
