@@ -51,7 +51,11 @@ const std::map<std::string, UnaryOp>& UnaryOps() {
                                                               {"Ceil", UnaryOp::kCeil},
                                                               {"Round", UnaryOp::kRound},
                                                               {"Sign", UnaryOp::kSign},
-                                                              {"Softsign", UnaryOp::kSoftsign}};
+                                                              {"Softsign", UnaryOp::kSoftsign},
+                                                              {"Mish", UnaryOp::kMish},
+                                                              {"Celu", UnaryOp::kCelu},
+                                                              {"ThresholdedRelu", UnaryOp::kThresholdedRelu},
+                                                              {"Shrink", UnaryOp::kShrink}};
   return *ops;
 }
 
@@ -75,6 +79,11 @@ void UnaryParams(const ir::Graph& graph, const ir::Node& node, float& alpha, flo
   if (node.op_type == "HardSigmoid") {
     alpha = node.attrs.GetFloat("alpha", 0.2f);
     beta = node.attrs.GetFloat("beta", 0.5f);
+  }
+  if (node.op_type == "Celu" || node.op_type == "ThresholdedRelu") alpha = node.attrs.GetFloat("alpha", 1.0f);
+  if (node.op_type == "Shrink") {
+    alpha = node.attrs.GetFloat("lambd", 0.5f);
+    beta = node.attrs.GetFloat("bias", 0.0f);
   }
 }
 // Fills `shape` for copying `src` (logical dims, its own strides) into
@@ -109,6 +118,7 @@ bool RunsOnDevicePointwise(const ir::Graph& graph, const ir::Node& node) {
     return (IsFloat(from) || IntegerSource(from).has_value()) && IsFloat(graph.value(node.outputs[0]).type.dtype);
   }
   if (!IsFloat(graph.value(node.inputs[0]).type.dtype)) return false;
+  if (node.op_type == "Celu" && node.attrs.GetFloat("alpha", 1.0f) == 0) return false;  // the host's error
   if (UnaryOps().count(node.op_type) || node.op_type == "Gelu") return node.inputs.size() == 1;
   if (node.op_type == "Clip") {
     for (size_t i = 1; i < node.inputs.size(); ++i) {

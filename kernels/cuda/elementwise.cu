@@ -59,6 +59,10 @@ __device__ float ApplyUnary(UnaryOp op, float x, float alpha, float beta) {
     case UnaryOp::kRound: return rintf(x);  // the default rounding mode: half to even
     case UnaryOp::kSign: return x > 0.f ? 1.f : (x < 0.f ? -1.f : (x != x ? x : 0.f));
     case UnaryOp::kSoftsign: return x / (1.f + fabsf(x));
+    case UnaryOp::kMish: return x * tanhf(x > 20.f ? x : log1pf(expf(x)));
+    case UnaryOp::kCelu: return fmaxf(0.f, x) + fminf(0.f, alpha * (expf(x / alpha) - 1.f));
+    case UnaryOp::kThresholdedRelu: return x > alpha ? x : 0.f;
+    case UnaryOp::kShrink: return x < -alpha ? x + beta : (x > alpha ? x - beta : 0.f);
     case UnaryOp::kIdentity: return x;
   }
   return x;

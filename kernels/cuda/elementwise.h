@@ -48,6 +48,10 @@ enum class UnaryOp {
   kRound,  // half to even
   kSign,   // -1, 0 or 1; NaN stays NaN
   kSoftsign,
+  kMish,             // x * tanh(softplus(x))
+  kCelu,             // alpha
+  kThresholdedRelu,  // alpha
+  kShrink,           // alpha = lambd, beta = bias
   kIdentity
 };
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu };

@@ -2,10 +2,9 @@
 // element with the CPU reference kernels running the same plan, required to run as own CUDA
 // kernels (never the host fallback) and to replay a CUDA graph on the third run: the float unary
 // math of the pointwise path (Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
-// Floor, Ceil, Round, Sign, Softsign), the comparisons, IsNaN, IsInf and float Mod in fp32,
-// fp16 and bf16, and And/Or/Xor/Not of bools. Inputs hold NaN, infinities, -0, +-1 and halves (Round's
-// ties). Also binary ops broadcasting an empty operand (the result stays empty). Skips when no GPU
-// is usable.
+// Floor, Ceil, Round, Sign, Softsign, Mish, Celu, ThresholdedRelu, Shrink), the comparisons, IsNaN, IsInf and float Mod
+// in fp32, fp16 and bf16, and And/Or/Xor/Not of bools. Inputs hold NaN, infinities, -0, +-1 and halves (Round's ties).
+// Also binary ops broadcasting an empty operand (the result stays empty). Skips when no GPU is usable.
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -132,8 +131,9 @@ TEST_P(ElementwiseGpuTest, OwnKernelMatchesCpuKernels) {
 std::vector<Case> FloatCases() {
   std::vector<Case> cases;
   for (const char* precision : {"fp32", "fp16", "bf16"}) {
-    for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
-                           "Floor", "Ceil", "Round", "Sign", "Softsign"}) {
+    for (const char* op :
+         {"Sin",   "Cos",   "Tan",  "Asin",  "Acos", "Atan",     "Sinh", "Cosh", "Asinh",           "Acosh",
+          "Atanh", "Floor", "Ceil", "Round", "Sign", "Softsign", "Mish", "Celu", "ThresholdedRelu", "Shrink"}) {
       cases.push_back({absl::StrCat(op, "_", precision), op, 1});
       cases.back().precision = precision;
     }
