@@ -7,7 +7,6 @@
 // input (NCHW). More pad after than before is a crop of the call's output; an output_shape past
 // what the kernel reaches runs on the host, still equal.
 // Skips when no GPU is usable.
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,7 +16,9 @@
 #include "gtest/gtest.h"
 #include "runtime/session.h"
 #include "tests/util/compare.h"
+#include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace {
 
@@ -76,46 +77,26 @@ std::string ConvTransposeModel(const Case& c) {
   return model.SerializeAsString();
 }
 
-ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
-  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
-  std::mt19937 rng(13);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
 class ConvTransposeGpuTest : public testing::TestWithParam<std::pair<Case, std::string>> {};
 
 TEST_P(ConvTransposeGpuTest, MatchesCpuKernel) {
   const Case& c = GetParam().first;
   const std::string& precision = GetParam().second;
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = precision;
-  options.gpu.plan_cache = false;
-  auto session = runtime::Session::CreateFromBytes(ConvTransposeModel(c), options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << session.status().message();
-  }
-  ASSERT_TRUE(session.ok()) << session.status();
-  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput(c.dims)}};
-  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  const std::vector<runtime::NamedTensor> inputs = {
+      {"x", partitioner::test::RandomTensor(c.dims, /*seed=*/13, -2.0f, 2.0f)}};
   // Sums of at most 16 * 9 * 4 products of |x| <= 2 (after a conv: <= 2 * 27 * 0.5), |w| <= 0.5:
   // fp16 and tf32 round each product's inputs to 10 or 11 bits.
   const testing_util::Tolerance tol =
       precision == "fp32" ? testing_util::Tolerance{1e-4, 1e-5} : testing_util::Tolerance{1e-2, 2e-3};
-  for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
-    auto gpu = (*session)->Run(inputs);
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
-  }
-  const std::vector<std::string> notes = (*session)->gpu_step_notes();
+  auto session = testing_util::ExpectGpuRunsMatchCpu(ConvTransposeModel(c), precision, inputs, c.label, tol);
+  if (session == nullptr && !HasFailure()) GTEST_SKIP() << "no usable GPU";
+  ASSERT_NE(session, nullptr);
+  const std::vector<std::string> notes = session->gpu_step_notes();
   const std::string& note = notes.back();  // the ConvTranspose is the last step
   if (c.on_cudnn) {
     EXPECT_TRUE(absl::StrContains(note, "ConvTranspose as a backward-data convolution")) << note;
-    EXPECT_TRUE(absl::StrContains((*session)->gpu()->graph_status(), "CUDA graph replay"))
-        << (*session)->gpu()->graph_status();
+    EXPECT_TRUE(absl::StrContains(session->gpu()->graph_status(), "CUDA graph replay"))
+        << session->gpu()->graph_status();
   } else {
     EXPECT_TRUE(absl::StrContains(note, "host reference kernel")) << note;
   }

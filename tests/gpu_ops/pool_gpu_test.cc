@@ -6,7 +6,6 @@
 // (never the host fallback) and to replay a CUDA graph on the third run. The 2-D cases pool a
 // conv's output, which the GPU keeps channels last; the others pool the model input. Skips when no
 // GPU is usable.
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +15,9 @@
 #include "gtest/gtest.h"
 #include "runtime/session.h"
 #include "tests/util/compare.h"
+#include "tests/util/gpu_runs.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/pass_test_util.h"
 
 namespace {
 
@@ -60,48 +61,27 @@ std::string PoolModel(const Case& c) {
   return model.SerializeAsString();
 }
 
-ir::Tensor RandomInput(const std::vector<int64_t>& dims) {
-  ir::Tensor t = *ir::Tensor::Create(ir::DType::kFloat32, dims);
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
 class PoolGpuTest : public testing::TestWithParam<std::pair<Case, std::string>> {};
 
 TEST_P(PoolGpuTest, OwnPoolingKernelMatchesCpuKernels) {
   const Case& c = GetParam().first;
   const std::string& precision = GetParam().second;
-  runtime::SessionOptions options;
-  options.device = runtime::Device::kCuda;
-  options.precision = precision;
-  options.gpu.plan_cache = false;
-  auto session = runtime::Session::CreateFromBytes(PoolModel(c), options);
-  if (!session.ok() && session.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << session.status().message();
-  }
-  ASSERT_TRUE(session.ok()) << session.status();
-  const std::vector<runtime::NamedTensor> inputs = {{"x", RandomInput(c.dims)}};
-  auto cpu = (*session)->RunOn(runtime::Device::kCpu, inputs, nullptr);
-  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  const std::vector<runtime::NamedTensor> inputs = {
+      {"x", partitioner::test::RandomTensor(c.dims, /*seed=*/11, -4.0f, 4.0f)}};
   // fp16: 16-bit rounding of the conv's output and of the mean; fp32: a float sum of <= 27 taps.
   const testing_util::Tolerance tol =
       precision == "fp16" ? testing_util::Tolerance{1e-2, 1e-3} : testing_util::Tolerance{1e-5, 1e-6};
-  for (int run = 0; run < 3; ++run) {  // step by step, captured, replayed
-    auto gpu = (*session)->Run(inputs);
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    EXPECT_EQ(testing_util::CompareTensors((*gpu)[0].tensor, (*cpu)[0].tensor, tol), "") << "run " << run;
-  }
+  auto session = testing_util::ExpectGpuRunsMatchCpu(PoolModel(c), precision, inputs, c.label, tol);
+  if (session == nullptr && !HasFailure()) GTEST_SKIP() << "no usable GPU";
+  ASSERT_NE(session, nullptr);
   bool own_pool = false;
-  for (const std::string& note : (*session)->gpu_step_notes()) {
+  for (const std::string& note : session->gpu_step_notes()) {
     own_pool = own_pool || absl::StrContains(note, "own CUDA pooling kernel") ||
                (!c.after_conv && absl::StrContains(note, "own CUDA kernel"));
     EXPECT_FALSE(absl::StrContains(note, "host reference")) << note;
   }
   EXPECT_TRUE(own_pool);
-  EXPECT_TRUE(absl::StrContains((*session)->gpu()->graph_status(), "CUDA graph replay"))
-      << (*session)->gpu()->graph_status();
+  EXPECT_TRUE(absl::StrContains(session->gpu()->graph_status(), "CUDA graph replay")) << session->gpu()->graph_status();
 }
 
 std::vector<Case> Cases() {
