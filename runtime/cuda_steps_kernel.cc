@@ -55,7 +55,8 @@ const std::map<std::string, UnaryOp>& UnaryOps() {
                                                               {"Mish", UnaryOp::kMish},
                                                               {"Celu", UnaryOp::kCelu},
                                                               {"ThresholdedRelu", UnaryOp::kThresholdedRelu},
-                                                              {"Shrink", UnaryOp::kShrink}};
+                                                              {"Shrink", UnaryOp::kShrink},
+                                                              {"Swish", UnaryOp::kSwish}};
   return *ops;
 }
 
@@ -80,7 +81,8 @@ void UnaryParams(const ir::Graph& graph, const ir::Node& node, float& alpha, flo
     alpha = node.attrs.GetFloat("alpha", 0.2f);
     beta = node.attrs.GetFloat("beta", 0.5f);
   }
-  if (node.op_type == "Celu" || node.op_type == "ThresholdedRelu") alpha = node.attrs.GetFloat("alpha", 1.0f);
+  if (node.op_type == "Celu" || node.op_type == "ThresholdedRelu" || node.op_type == "Swish")
+    alpha = node.attrs.GetFloat("alpha", 1.0f);
   if (node.op_type == "Shrink") {
     alpha = node.attrs.GetFloat("lambd", 0.5f);
     beta = node.attrs.GetFloat("bias", 0.0f);

@@ -63,6 +63,7 @@ __device__ float ApplyUnary(UnaryOp op, float x, float alpha, float beta) {
     case UnaryOp::kCelu: return fmaxf(0.f, x) + fminf(0.f, alpha * (expf(x / alpha) - 1.f));
     case UnaryOp::kThresholdedRelu: return x > alpha ? x : 0.f;
     case UnaryOp::kShrink: return x < -alpha ? x + beta : (x > alpha ? x - beta : 0.f);
+    case UnaryOp::kSwish: return x / (1.f + expf(-alpha * x));
     case UnaryOp::kIdentity: return x;
   }
   return x;

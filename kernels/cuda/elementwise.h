@@ -52,6 +52,7 @@ enum class UnaryOp {
   kCelu,             // alpha
   kThresholdedRelu,  // alpha
   kShrink,           // alpha = lambd, beta = bias
+  kSwish,            // x * sigmoid(alpha * x)
   kIdentity
 };
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu };

@@ -2,9 +2,9 @@
 // element with the CPU reference kernels running the same plan, required to run as own CUDA
 // kernels (never the host fallback) and to replay a CUDA graph on the third run: the float unary
 // math of the pointwise path (Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
-// Floor, Ceil, Round, Sign, Softsign, Mish, Celu, ThresholdedRelu, Shrink), the comparisons, IsNaN, IsInf and float Mod
-// in fp32, fp16 and bf16, and And/Or/Xor/Not of bools. Inputs hold NaN, infinities, -0, +-1 and halves (Round's ties).
-// Also binary ops broadcasting an empty operand (the result stays empty). Skips when no GPU is usable.
+// Floor, Ceil, Round, Sign, Softsign, Mish, Celu, ThresholdedRelu, Shrink, Swish), the comparisons, IsNaN, IsInf and
+// float Mod in fp32, fp16 and bf16, and And/Or/Xor/Not of bools. Inputs hold NaN, infinities, -0, +-1 and halves
+// (Round's ties). Also binary ops broadcasting an empty operand (the result stays empty). Skips when no GPU is usable.
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -37,7 +37,7 @@ std::string Name(const testing::TestParamInfo<Case>& info) { return info.param.l
 
 // One node `op` from x [kRows, kCols] (and y [kCols]) to z [kRows, kCols] at opset 17.
 std::string OneNodeModel(const Case& c) {
-  onnx::ModelProto model = testing_util::MakeModel(17);
+  onnx::ModelProto model = testing_util::MakeModel(c.op == "Swish" ? 24 : 17);  // Swish came in opset 24
   onnx::GraphProto& graph = *model.mutable_graph();
   std::vector<std::string> inputs = {"x"};
   *graph.add_input() = testing_util::TensorInfo("x", testing_util::StaticDims({kRows, kCols}), c.in_type);
@@ -133,7 +133,8 @@ std::vector<Case> FloatCases() {
   for (const char* precision : {"fp32", "fp16", "bf16"}) {
     for (const char* op :
          {"Sin",   "Cos",   "Tan",  "Asin",  "Acos", "Atan",     "Sinh", "Cosh", "Asinh",           "Acosh",
-          "Atanh", "Floor", "Ceil", "Round", "Sign", "Softsign", "Mish", "Celu", "ThresholdedRelu", "Shrink"}) {
+          "Atanh", "Floor", "Ceil", "Round", "Sign", "Softsign", "Mish", "Celu", "ThresholdedRelu", "Shrink",
+          "Swish"}) {
       cases.push_back({absl::StrCat(op, "_", precision), op, 1});
       cases.back().precision = precision;
     }
