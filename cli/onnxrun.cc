@@ -176,10 +176,11 @@ std::vector<cli::Flag> RunFlags(Options& o) {
                   "GPU: captured graphs take activation memory from CUDA graph memory nodes\n"
                   "instead of one arena planned from a recorded run",
                   &s.gpu.activation_arena, false),
-      cli::Switch({"--step-overlap"},
-                  "GPU (experimental): in a captured graph, let steps that share no memory run\n"
-                  "side by side where the replay measures faster",
-                  &s.gpu.overlap_steps, true),
+      cli::Switch({"--no-step-overlap"},
+                  "GPU: keep a captured graph's steps in one chain (by default steps that share\n"
+                  "no memory run side by side where the replay measures faster)",
+                  &s.gpu.overlap_steps, false),
+      cli::Switch({"--step-overlap"}, "GPU: the default (kept for older scripts)", &s.gpu.overlap_steps, true),
       {{"--plan-cache"},
        FlagArity::kValue,
        "DIR",

@@ -15,8 +15,9 @@ struct CudaExecutorOptions {
   // nodes.
   bool activation_arena = true;
   // In a capture on the arena, steps that share no bytes may run side by side (capture_branches.h),
-  // kept where the replay measures faster. Off by default until it has run on a GPU (README).
-  bool overlap_steps = false;
+  // kept only where the replay writes the same outputs bit for bit and measures faster (H100 batch 1:
+  // inception_v3 fp16 0.810 -> 0.752 ms; resnet50, googlenet, efficientnet_b0 keep the chain).
+  bool overlap_steps = true;
   bool plan_cache = true;      // keep built cuDNN plans on disk (runtime/plan_cache.h)
   std::string plan_cache_dir;  // "" : PlanCache::DefaultDir()
   int build_threads = 0;       // threads building plans; 0: hardware threads, at most 16

@@ -1,5 +1,5 @@
 // Device runners for reductions, Softmax/LogSoftmax, LayerNormalization, InstanceNormalization,
-// CumSum.
+// GroupNormalization, RMSNormalization, CumSum.
 // that turns the concrete input dims and the node's attributes and constant inputs into kernel
 // parameters. Output dims always come from the op's own inference.
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/softmax.h"
 #include "ops/cumsum.h"
+#include "ops/group_rms_norm.h"
 #include "ops/infer_concrete.h"
 #include "ops/infer_util.h"
 #include "ops/op_def.h"
@@ -225,6 +226,69 @@ Outputs RunInstanceNorm(const Call& c) {
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 
+// GroupNormalization: rows of one sample's group (its channels' spatial positions), scale and bias
+// per channel (opset 21+) or per group (opset 18-20).
+bool SupportsGroupNorm(const ir::Graph& g, const ir::Node& n) {
+  return SupportsInstanceNorm(g, n) && n.attrs.Has("num_groups");
+}
+
+Outputs RunGroupNorm(const Call& c) {
+  absl::StatusOr<DeviceTensor> x = ToLayout(c.in(0), false, c.stream);
+  if (!x.ok()) return x.status();
+  if (x->dims.size() < 2) return c.Unsupported("X rank below 2");
+  const int64_t channels = x->dims[1];
+  absl::StatusOr<ops::GroupNormAttrs> attrs = ops::ParseGroupNormAttrs(c.node, channels);
+  if (!attrs.ok()) return c.Unsupported(attrs.status().message());
+  const int64_t params = attrs->per_channel_affine ? channels : attrs->num_groups;
+  if (c.in(1).num_elements() != params || c.in(2).num_elements() != params) {
+    return c.Unsupported("scale or bias does not have one element per channel (per group before opset 21)");
+  }
+  const int64_t spatial = Product(x->dims, 2, x->dims.size());
+  kernels::cuda::RowNormParams p;
+  p.rows = x->dims[0] * attrs->num_groups;
+  p.n = channels / attrs->num_groups * spatial;
+  p.epsilon = attrs->epsilon;
+  p.scale = c.in(1).data();  // 1-D: the stored layout is the logical one
+  p.scale_type = ToFloatType(c.in(1).dtype);
+  p.bias = c.in(2).data();
+  p.bias_type = ToFloatType(c.in(2).dtype);
+  p.per_channel = true;
+  p.channels = params > 0 ? params : 1;
+  p.channel_span = attrs->per_channel_affine && spatial > 0 ? spatial : 0;
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::RowNormalize(ToFloatType(x->dtype), x->data(), out->data(), p, c.stream));
+  return std::vector<DeviceTensor>{*std::move(out)};
+}
+
+// RMSNormalization: Y has scale's dtype, which the kernel writes only when it is X's.
+bool SupportsRmsNorm(const ir::Graph& g, const ir::Node& n) {
+  return SupportsFloat(g, n) && InputDType(g, n, 1) == InputDType(g, n, 0);
+}
+
+Outputs RunRmsNorm(const Call& c) {
+  absl::StatusOr<DeviceTensor> x = ToLayout(c.in(0), false, c.stream);
+  if (!x.ok()) return x.status();
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  absl::StatusOr<ops::RmsNormAttrs> attrs = ops::ParseRmsNormAttrs(c.node, rank);
+  if (!attrs.ok()) return c.Unsupported(attrs.status().message());
+  if (c.outputs[0].dtype != x->dtype) return c.Unsupported("Y of another dtype than X");
+  const std::vector<int64_t> norm_dims(x->dims.begin() + attrs->axis, x->dims.end());
+  absl::StatusOr<DeviceTensor> scale = FullParam(c, c.in(1), norm_dims);
+  if (!scale.ok()) return scale.status();
+  kernels::cuda::RowNormParams p;
+  p.rows = Product(x->dims, 0, attrs->axis);
+  p.n = Product(x->dims, attrs->axis, rank);
+  p.epsilon = attrs->epsilon;
+  p.scale = scale->data();
+  p.scale_type = ToFloatType(scale->dtype);
+  p.rms = true;
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::RowNormalize(ToFloatType(x->dtype), x->data(), out->data(), p, c.stream));
+  return std::vector<DeviceTensor>{*std::move(out)};
+}
+
 // ---- CumSum ---------------------------------------------------------------------------------------
 
 std::optional<kernels::cuda::ScanType> ScanTypeOf(DType d) {
@@ -273,6 +337,8 @@ std::vector<DeviceRunnerDef> MathRunners() {
       {"LogSoftmax", SupportsFloat, RunSoftmax},
       {"LayerNormalization", SupportsLayerNorm, RunLayerNorm},
       {"InstanceNormalization", SupportsInstanceNorm, RunInstanceNorm},
+      {"GroupNormalization", SupportsGroupNorm, RunGroupNorm},
+      {"RMSNormalization", SupportsRmsNorm, RunRmsNorm},
       {"CumSum", SupportsCumSum, RunCumSum},
   };
 }

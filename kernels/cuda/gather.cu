@@ -41,13 +41,9 @@ cudaError_t Gather(const void* data, const void* indices, bool indices_int64, vo
   if (outer < 0 || dim < 0 || inner < 0 || count < 0) return cudaErrorInvalidValue;
   const int64_t total = outer * count * inner;
   if (total == 0) return cudaSuccess;
-  switch (element_bytes) {
-    case 1: return Launch<uint8_t>(data, indices, indices_int64, out, dim, inner, count, total, stream);
-    case 2: return Launch<uint16_t>(data, indices, indices_int64, out, dim, inner, count, total, stream);
-    case 4: return Launch<uint32_t>(data, indices, indices_int64, out, dim, inner, count, total, stream);
-    case 8: return Launch<uint64_t>(data, indices, indices_int64, out, dim, inner, count, total, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  return DispatchElementBytes(element_bytes, [&](auto tag) {
+    return Launch<decltype(tag)>(data, indices, indices_int64, out, dim, inner, count, total, stream);
+  });
 }
 
 }  // namespace kernels::cuda

@@ -102,18 +102,6 @@ cudaError_t LaunchTrilu(const void* in, void* out, int64_t rows, int64_t cols, i
   return cudaGetLastError();
 }
 
-// Calls fn with a value of the unsigned type of `bytes` (1, 2, 4 or 8); cudaErrorInvalidValue otherwise.
-template <typename Fn>
-cudaError_t DispatchBytes(int bytes, Fn&& fn) {
-  switch (bytes) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    case 8: return fn(uint64_t{});
-    default: return cudaErrorInvalidValue;
-  }
-}
-
 }  // namespace
 
 cudaError_t ArgExtreme(ArgElement type, const void* x, int64_t* out, int64_t outer, int64_t n, int64_t inner, bool max,
@@ -138,13 +126,10 @@ cudaError_t GatherElements(const void* data, const void* indices, bool indices_i
   if (shape.rank < 1 || shape.rank > kMaxRank || shape.axis < 0 || shape.axis >= shape.rank || shape.axis_dim < 0) {
     return cudaErrorInvalidValue;
   }
-  int64_t total = 1;
-  for (int d = 0; d < shape.rank; ++d) {
-    if (shape.dims[d] < 0) return cudaErrorInvalidValue;
-    total *= shape.dims[d];
-  }
+  const int64_t total = DenseCount(shape.rank, shape.dims);
+  if (total < 0) return cudaErrorInvalidValue;
   if (total == 0) return cudaSuccess;
-  return DispatchBytes(element_bytes, [&](auto tag) {
+  return DispatchElementBytes(element_bytes, [&](auto tag) {
     return LaunchGatherElements<decltype(tag)>(data, indices, indices_int64, out, shape, total, stream);
   });
 }
@@ -154,7 +139,7 @@ cudaError_t Trilu(const void* in, void* out, int64_t matrices, int64_t rows, int
   if (matrices < 0 || rows < 0 || cols < 0) return cudaErrorInvalidValue;
   const int64_t total = matrices * rows * cols;
   if (total == 0) return cudaSuccess;
-  return DispatchBytes(element_bytes, [&](auto tag) {
+  return DispatchElementBytes(element_bytes, [&](auto tag) {
     return LaunchTrilu<decltype(tag)>(in, out, rows, cols, k, upper, total, stream);
   });
 }

@@ -1,6 +1,8 @@
 // Launch geometry shared by the own CUDA kernels: the device's multiprocessor count, rounded-up
 // division, the block size of element-wise kernels, the grid of a grid-stride loop, the block size of one-block-per-row
-// kernels, and the thread's place in a grid-stride loop. Included by .cu files only (the __device__ helpers need nvcc).
+// kernels, the element count of dims, the dispatch on an element's byte width (the byte-moving
+// kernels), and the thread's place in a grid-stride loop. Included by .cu files only (the __device__ helpers need
+// nvcc).
 #ifndef ONNXRUN_KERNELS_CUDA_LAUNCH_H_
 #define ONNXRUN_KERNELS_CUDA_LAUNCH_H_
 
@@ -37,6 +39,29 @@ inline int RowBlockSize(int64_t row) {
   int threads = 32;
   while (threads < kBlockSize && threads < row) threads *= 2;
   return threads;
+}
+
+// The element count of dims[0, rank), or -1 when a dim is negative.
+inline int64_t DenseCount(int rank, const int64_t* dims) {
+  int64_t total = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (dims[d] < 0) return -1;
+    total *= dims[d];
+  }
+  return total;
+}
+
+// Calls fn with a value of the unsigned type `element_bytes` wide (1, 2, 4 or 8): the kernels that
+// move elements without reading them; cudaErrorInvalidValue for another width.
+template <typename Fn>
+cudaError_t DispatchElementBytes(int element_bytes, Fn&& fn) {
+  switch (element_bytes) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    case 8: return fn(uint64_t{});
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 #ifdef __CUDACC__

@@ -1,7 +1,8 @@
 // Row normalisation kernels. LayerNorm rows of up to 4096 16-bit (2048 float) elements in 16-byte
 // packs: one warp per row, the row held in registers, statistics in float. Everything else: one
 // block per row (grid-stride over rows), the block's threads striding over the row for the sum, the
-// squared deviations and the outputs, in double. Both add an optional residual to the row first.
+// squared deviations and the outputs, in double. Both add an optional residual to the row first and
+// take no mean for RMSNormalization; GroupNormalization's rows (block kernel) hold several channels.
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -45,7 +46,8 @@ __global__ void RowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNor
     };
     double sum = 0;
     for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) sum += load(i);
-    const double mean = p.n > 0 ? BlockReduce(sum, add, shared) / static_cast<double>(p.n) : 0.0;
+    const double block_sum = BlockReduce(sum, add, shared);  // every thread joins the reduction
+    const double mean = p.n > 0 && !p.rms ? block_sum / static_cast<double>(p.n) : 0.0;
     double sq = 0;
     for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) {
       const double d = static_cast<double>(load(i)) - mean;
@@ -54,7 +56,15 @@ __global__ void RowNormKernel(const T* __restrict__ x, T* __restrict__ y, RowNor
     const double var = p.n > 0 ? BlockReduce(sq, add, shared) / static_cast<double>(p.n) : 0.0;
     const double std_dev = sqrt(var + p.epsilon);
     const double inv_std = 1.0 / std_dev;
-    if (p.per_channel) {
+    if (p.per_channel && p.channel_span > 0 && p.channel_span < p.n) {
+      const int64_t first_channel = r * (p.n / p.channel_span);
+      for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x) {
+        const int64_t c = (first_channel + i / p.channel_span) % p.channels;
+        const double a = LoadParam(p.scale, p.scale_type, c, 1.0) / std_dev;
+        const double b = LoadParam(p.bias, p.bias_type, c, 0.0) - mean * a;
+        yr[i] = FromFloat<T>(static_cast<float>(static_cast<double>(ToFloat(xr[i])) * a + b));
+      }
+    } else if (p.per_channel) {
       const int64_t c = r % p.channels;
       const double a = LoadParam(p.scale, p.scale_type, c, 1.0) / std_dev;
       const double b = LoadParam(p.bias, p.bias_type, c, 0.0) - mean * a;
@@ -127,7 +137,8 @@ __global__ void __launch_bounds__(32 * kWarpRowsPerBlock)
 #pragma unroll
       for (int j = 0; j < V; ++j) sum += ToFloat(row[k].v[j]);
     }
-    const float mean = WarpSum(sum) * inv_n;
+    const float total = WarpSum(sum);  // every lane joins the shuffle
+    const float mean = p.rms ? 0.0f : total * inv_n;
     float sq = 0;
 #pragma unroll
     for (int k = 0; k < kPacks; ++k) {
@@ -187,7 +198,8 @@ void LaunchWarpRowNorm(int packs, const T* x, T* y, const RowNormParams& p, cuda
 }  // namespace
 
 cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormParams& params, cudaStream_t stream) {
-  if (params.rows < 0 || params.n < 0 || params.channels < 1) return cudaErrorInvalidValue;
+  if (params.rows < 0 || params.n < 0 || params.channels < 1 || params.channel_span < 0) return cudaErrorInvalidValue;
+  if (params.channel_span > 0 && params.n % params.channel_span != 0) return cudaErrorInvalidValue;
   if (params.residual != nullptr && params.per_channel) return cudaErrorInvalidValue;
   if (params.rows == 0) return cudaSuccess;
   const int blocks = static_cast<int>(params.rows < kMaxBlocks ? params.rows : kMaxBlocks);

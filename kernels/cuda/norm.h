@@ -3,7 +3,9 @@
 // with the row in registers for LayerNorm rows of up to 4096 16-bit / 2048 float elements in whole
 // 16-byte packs, else in double. Serves
 // LayerNormalization (rows = the dims before `axis`; scale/bias per position in the row; optional
-// Mean and InvStdDev outputs) and InstanceNormalization (rows = N * C; scale/bias per channel).
+// Mean and InvStdDev outputs), InstanceNormalization (rows = N * C; scale/bias per channel),
+// GroupNormalization (rows = N * groups; scale/bias per channel or per group) and
+// RMSNormalization (no mean: y = x / sqrt(mean(x^2) + epsilon) * scale).
 // Plain C++ interface (no absl) so nvcc compiles it; callers turn cudaError_t into a Status.
 #ifndef ONNXRUN_KERNELS_CUDA_NORM_H_
 #define ONNXRUN_KERNELS_CUDA_NORM_H_
@@ -28,6 +30,12 @@ struct RowNormParams {
   FloatType bias_type = FloatType::kFloat32;
   bool per_channel = false;
   int64_t channels = 1;
+  // per_channel: elements of one channel in a row, 0 for the whole row (InstanceNormalization). A
+  // row then holds n / channel_span channels: element i of row r has channel
+  // (r * (n / channel_span) + i / channel_span) % channels (GroupNormalization: the spatial size).
+  int64_t channel_span = 0;
+  // RMSNormalization: no mean is taken off; the statistic is the mean of the squares.
+  bool rms = false;
   // Optional outputs of `rows` elements each: the mean and 1 / sqrt(variance + epsilon).
   void* mean = nullptr;
   void* inv_std_dev = nullptr;
@@ -39,7 +47,8 @@ struct RowNormParams {
 
 // Per position in the row: y = (x - mean) * inv_std_dev * scale + bias (float or double, above).
 // Per channel: y = x * a + b in float with a = scale * inv_std_dev, b = bias - mean * a (double).
-// Returns cudaErrorInvalidValue for negative sizes, channels < 1, or a residual with per_channel.
+// Returns cudaErrorInvalidValue for negative sizes, channels < 1, a channel_span that does not
+// divide n, or a residual with per_channel.
 cudaError_t RowNormalize(FloatType type, const void* x, void* y, const RowNormParams& params, cudaStream_t stream);
 
 }  // namespace kernels::cuda

@@ -274,13 +274,9 @@ cudaError_t ResizeNearest(const ResizeParams& params, const void* in, void* out,
   const int64_t total = OutputCount(params);
   if (total == 0) return cudaSuccess;
   const Plan plan = MakePlan(params);
-  switch (element_bytes) {
-    case 1: return LaunchNearest<uint8_t>(plan, in, out, outside_bits, total, stream);
-    case 2: return LaunchNearest<uint16_t>(plan, in, out, outside_bits, total, stream);
-    case 4: return LaunchNearest<uint32_t>(plan, in, out, outside_bits, total, stream);
-    case 8: return LaunchNearest<uint64_t>(plan, in, out, outside_bits, total, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  return DispatchElementBytes(element_bytes, [&](auto tag) {
+    return LaunchNearest<decltype(tag)>(plan, in, out, outside_bits, total, stream);
+  });
 }
 
 cudaError_t ResizeInterpolate(const ResizeParams& params, FloatType type, const void* in, void* out,

@@ -95,11 +95,8 @@ cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int 
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8) {
     return cudaErrorInvalidValue;
   }
-  int64_t total = 1;
-  for (int d = 0; d < shape.rank; ++d) {
-    if (shape.dims[d] < 0) return cudaErrorInvalidValue;
-    total *= shape.dims[d];
-  }
+  int64_t total = DenseCount(shape.rank, shape.dims);
+  if (total < 0) return cudaErrorInvalidValue;
   if (total == 0) return cudaSuccess;
   CopyShape collapsed = shape;
   int64_t* strides[] = {collapsed.src_strides, collapsed.dst_strides};
@@ -118,13 +115,8 @@ cudaError_t StridedCopy(const void* src, void* dst, const CopyShape& shape, int 
 
 cudaError_t Fill(void* dst, int64_t count, int element_bytes, uint64_t value_bits, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
-  switch (element_bytes) {
-    case 1: return LaunchFill<uint8_t>(dst, count, value_bits, stream);
-    case 2: return LaunchFill<uint16_t>(dst, count, value_bits, stream);
-    case 4: return LaunchFill<uint32_t>(dst, count, value_bits, stream);
-    case 8: return LaunchFill<uint64_t>(dst, count, value_bits, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  return DispatchElementBytes(element_bytes,
+                              [&](auto tag) { return LaunchFill<decltype(tag)>(dst, count, value_bits, stream); });
 }
 
 }  // namespace kernels::cuda

@@ -35,13 +35,8 @@ cudaError_t Tile(const void* in, void* out, const TileShape& shape, int element_
   for (int d = 0; d < shape.rank; ++d) {
     if (shape.in_dims[d] == 0) return cudaErrorInvalidValue;  // a non-empty output of an empty input
   }
-  switch (element_bytes) {
-    case 1: return Launch<uint8_t>(in, out, shape, total, stream);
-    case 2: return Launch<uint16_t>(in, out, shape, total, stream);
-    case 4: return Launch<uint32_t>(in, out, shape, total, stream);
-    case 8: return Launch<uint64_t>(in, out, shape, total, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  return DispatchElementBytes(element_bytes,
+                              [&](auto tag) { return Launch<decltype(tag)>(in, out, shape, total, stream); });
 }
 
 }  // namespace kernels::cuda

@@ -33,19 +33,11 @@ cudaError_t Launch(const void* cond, const void* x, const void* y, void* out, co
 cudaError_t Where(const void* cond, const void* x, const void* y, void* out, const WhereShape& shape, int element_bytes,
                   cudaStream_t stream) {
   if (shape.rank < 0 || shape.rank > kMaxRank) return cudaErrorInvalidValue;
-  int64_t total = 1;
-  for (int d = 0; d < shape.rank; ++d) {
-    if (shape.dims[d] < 0) return cudaErrorInvalidValue;
-    total *= shape.dims[d];
-  }
+  int64_t total = DenseCount(shape.rank, shape.dims);
+  if (total < 0) return cudaErrorInvalidValue;
   if (total == 0) return cudaSuccess;
-  switch (element_bytes) {
-    case 1: return Launch<uint8_t>(cond, x, y, out, shape, total, stream);
-    case 2: return Launch<uint16_t>(cond, x, y, out, shape, total, stream);
-    case 4: return Launch<uint32_t>(cond, x, y, out, shape, total, stream);
-    case 8: return Launch<uint64_t>(cond, x, y, out, shape, total, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  return DispatchElementBytes(element_bytes,
+                              [&](auto tag) { return Launch<decltype(tag)>(cond, x, y, out, shape, total, stream); });
 }
 
 }  // namespace kernels::cuda

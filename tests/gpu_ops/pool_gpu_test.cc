@@ -44,13 +44,7 @@ std::string PoolModel(const Case& c) {
   *g->add_output() = testing_util::TensorInfo("y", y_dims);
   std::string pool_input = "x";
   if (c.after_conv) {
-    const int64_t in_c = c.dims[1];
-    std::vector<float> w(8 * in_c * 9);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 17) / 17.0f - 0.5f;
-    testing_util::AddFloatInitializer(model, "w", {8, in_c, 3, 3}, w);
-    onnx::NodeProto conv = testing_util::MakeNode("Conv", {"x", "w"}, {"c"}, "conv");
-    testing_util::SetIntsAttr(conv, "pads", {1, 1, 1, 1});
-    *g->add_node() = conv;
+    testing_util::AddConvPrefix(model, "x", c.dims[1], "c");
     pool_input = "c";
   }
   onnx::NodeProto pool = testing_util::MakeNode(c.op, {pool_input}, {"y"}, "pool");

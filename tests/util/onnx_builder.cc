@@ -97,4 +97,15 @@ void AddInt64Initializer(onnx::ModelProto& model, const std::string& name, const
   for (int64_t v : values) t->add_int64_data(v);
 }
 
+void AddConvPrefix(onnx::ModelProto& model, const std::string& input, int64_t in_channels, const std::string& output,
+                   int64_t out_channels) {
+  std::vector<float> w(static_cast<size_t>(out_channels * in_channels * 9));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 17) / 17.0f - 0.5f;
+  const std::string weights = output + "_w";
+  AddFloatInitializer(model, weights, {out_channels, in_channels, 3, 3}, w);
+  onnx::NodeProto conv = MakeNode("Conv", {input, weights}, {output}, output + "_conv");
+  SetIntsAttr(conv, "pads", {1, 1, 1, 1});
+  *model.mutable_graph()->add_node() = conv;
+}
+
 }  // namespace testing_util

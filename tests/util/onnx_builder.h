@@ -34,6 +34,11 @@ void AddFloatInitializer(onnx::ModelProto& model, const std::string& name, const
 // A 1-D int64 initializer (a scalar when `scalar`, with one value): shapes, axes, indices.
 void AddInt64Initializer(onnx::ModelProto& model, const std::string& name, const std::vector<int64_t>& values,
                          bool scalar = false);
+// A 3x3 conv (pads 1, no bias, weights ((i * 37) % 17) / 17 - 0.5) from `input` of `in_channels`
+// to `out_channels`, writing `output`: a prefix that makes the GPU keep the next op's input
+// channels last.
+void AddConvPrefix(onnx::ModelProto& model, const std::string& input, int64_t in_channels, const std::string& output,
+                   int64_t out_channels = 8);
 
 }  // namespace testing_util
 
