@@ -316,10 +316,46 @@ absl::Status SwiGluToMuls(Graph& graph, Node& node, std::vector<Node>& prefix) {
   return absl::OkStatus();
 }
 
+// Sum, Mean, Max and Min of one input or more than two, and Sum / Mean of two: a left-to-right
+// chain of binary Add / Max / Min (Mean's sum then divided by the input count, as ONNX's reference
+// computes it), ops the GPU runs on its pointwise kernel or in a conv's or matmul's fused tail.
+// Max / Min of two inputs already are binary ops.
+absl::Status VariadicToBinaryChain(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const size_t count = node.inputs.size();
+  if (count == 0) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs at least one input"));
+  for (ir::ValueId v : node.inputs) {
+    if (v == ir::kNoValue) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " has an empty input name"));
+  }
+  const bool mean = node.op_type == "Mean";
+  if (count == 2 && !mean && node.op_type != "Sum") return absl::OkStatus();
+  const std::string binary = node.op_type == "Max" || node.op_type == "Min" ? node.op_type : "Add";
+  std::vector<ir::ValueId> operands = {node.input(0)};
+  for (size_t i = 1; i < count; ++i) {
+    if (i + 1 < count || mean) {
+      operands = {Prepend(graph, node, prefix, binary, {operands[0], node.input(i)})};
+    } else {
+      operands.push_back(node.input(i));
+    }
+  }
+  node.attrs = ir::Attributes();
+  if (mean && count > 1) {
+    absl::StatusOr<ir::ValueId> divisor = ConstantLike(graph, node, "count", {static_cast<float>(count)}, {});
+    if (!divisor.ok()) return divisor.status();
+    Become(node, "Div", {operands[0], *divisor});
+  } else {
+    Become(node, operands.size() == 1 ? "Identity" : binary, operands);
+  }
+  return absl::OkStatus();
+}
+
 const std::map<std::string, Rewrite>& Rewrites() {
   static const auto* table = [] {
     auto* rewrites = new std::map<std::string, Rewrite>{
         {"Clip", ClipAttrsToInputs},
+        {"Sum", VariadicToBinaryChain},
+        {"Mean", VariadicToBinaryChain},
+        {"Max", VariadicToBinaryChain},
+        {"Min", VariadicToBinaryChain},
         {"Squeeze", AxesAttrToInput},
         {"Unsqueeze", AxesAttrToInput},
         {"ReduceMean", AxesAttrToInput},

@@ -122,7 +122,7 @@ TEST_F(CudaKernelStepsTest, ResizeLinearAndCubic) {
 
 TEST_F(CudaKernelStepsTest, ReduceSweepOverAxisSetsAndLayouts) {
   uint32_t seed = 100;
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax"}) {
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceL1", "ReduceSumSquare"}) {
     for (int mask = 0; mask < 16; ++mask) {
       for (int keepdims = 0; keepdims < 2; ++keepdims) {
         std::vector<int64_t> axes;
@@ -138,6 +138,24 @@ TEST_F(CudaKernelStepsTest, ReduceSweepOverAxisSetsAndLayouts) {
         Check(c);
       }
     }
+  }
+}
+
+// ReduceLogSum of positive values (a negative sum has no logarithm), a block per output and a thread
+// per output; ReduceL1 and ReduceSumSquare of int32.
+TEST_F(CudaKernelStepsTest, ReduceLogSumAndIntegerL1) {
+  std::vector<float> positive(3 * 40 * 5);
+  for (size_t i = 0; i < positive.size(); ++i) positive[i] = 0.05f + static_cast<float>((i * 29) % 31) / 7.0f;
+  Case a("ReduceLogSum");
+  a.In(ir::Tensor::FromFloats(positive, {3, 40, 5})).Const(Ints({1})).Label("ReduceLogSum over 40");
+  Check(a);
+  Case b("ReduceLogSum");
+  b.In(ir::Tensor::FromFloats(positive, {3, 40, 5})).Const(Ints({0, 2})).Label("ReduceLogSum over 15");
+  Check(b);
+  for (const char* op : {"ReduceL1", "ReduceSumSquare"}) {
+    Case c(op);
+    c.In(Random(DType::kInt32, {4, 6, 7}, 11)).Const(Ints({-1})).Label(std::string(op) + " int32");
+    Check(c);
   }
 }
 

@@ -36,8 +36,9 @@ using kernels::cuda::kMaxRank;
 std::optional<kernels::cuda::ReduceOp> ReduceOpOf(std::string_view op) {
   using kernels::cuda::ReduceOp;
   static const auto* ops = new std::map<std::string_view, ReduceOp>{
-      {"ReduceSum", ReduceOp::kSum}, {"ReduceMean", ReduceOp::kMean}, {"ReduceMax", ReduceOp::kMax},
-      {"ReduceMin", ReduceOp::kMin}, {"ReduceProd", ReduceOp::kProd}, {"ReduceL2", ReduceOp::kL2}};
+      {"ReduceSum", ReduceOp::kSum}, {"ReduceMean", ReduceOp::kMean},           {"ReduceMax", ReduceOp::kMax},
+      {"ReduceMin", ReduceOp::kMin}, {"ReduceProd", ReduceOp::kProd},           {"ReduceL1", ReduceOp::kL1},
+      {"ReduceL2", ReduceOp::kL2},   {"ReduceSumSquare", ReduceOp::kSumSquare}, {"ReduceLogSum", ReduceOp::kLogSum}};
   auto it = ops->find(op);
   return it == ops->end() ? std::nullopt : std::optional<ReduceOp>(it->second);
 }
@@ -57,7 +58,9 @@ std::optional<kernels::cuda::ReduceType> ReduceTypeOf(DType d) {
 // The canonical form has axes as an input for every opset (an `axes` attribute left over is not
 // canonical: the host reference handles it).
 bool SupportsReduce(const ir::Graph& g, const ir::Node& n) {
-  return ReduceTypeOf(InputDType(g, n, 0)).has_value() && ConstantOrAbsent(g, n, 1) && !n.attrs.Has("axes");
+  const DType x = InputDType(g, n, 0);
+  if (n.op_type == "ReduceLogSum" && !IsFloat(x)) return false;  // the kernel's LogSum is float only
+  return ReduceTypeOf(x).has_value() && ConstantOrAbsent(g, n, 1) && !n.attrs.Has("axes");
 }
 
 Outputs RunReduce(const Call& c) {
@@ -332,7 +335,10 @@ std::vector<DeviceRunnerDef> MathRunners() {
       {"ReduceMax", SupportsReduce, RunReduce},
       {"ReduceMin", SupportsReduce, RunReduce},
       {"ReduceProd", SupportsReduce, RunReduce},
+      {"ReduceL1", SupportsReduce, RunReduce},
       {"ReduceL2", SupportsReduce, RunReduce},
+      {"ReduceSumSquare", SupportsReduce, RunReduce},
+      {"ReduceLogSum", SupportsReduce, RunReduce},
       {"Softmax", SupportsFloat, RunSoftmax},
       {"LogSoftmax", SupportsFloat, RunSoftmax},
       {"LayerNormalization", SupportsLayerNorm, RunLayerNorm},

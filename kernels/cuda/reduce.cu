@@ -63,14 +63,22 @@ __device__ int64_t Combine(ReduceOp op, int64_t a, int64_t b) {
   }
 }
 
-__device__ double Map(ReduceOp op, double v) { return op == ReduceOp::kL2 ? v * v : v; }
+__device__ double Map(ReduceOp op, double v) {
+  if (op == ReduceOp::kL1) return fabs(v);
+  return op == ReduceOp::kL2 || op == ReduceOp::kSumSquare ? v * v : v;
+}
 __device__ int64_t Map(ReduceOp op, int64_t v) {
-  return op == ReduceOp::kL2 ? static_cast<int64_t>(static_cast<uint64_t>(v) * static_cast<uint64_t>(v)) : v;
+  if (op == ReduceOp::kL1) return v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v;
+  if (op == ReduceOp::kL2 || op == ReduceOp::kSumSquare) {
+    return static_cast<int64_t>(static_cast<uint64_t>(v) * static_cast<uint64_t>(v));
+  }
+  return v;
 }
 
 __device__ double Finish(ReduceOp op, double acc, int64_t count) {
   if (op == ReduceOp::kMean) return acc / static_cast<double>(count);
   if (op == ReduceOp::kL2) return sqrt(acc);
+  if (op == ReduceOp::kLogSum) return log(acc);
   return acc;
 }
 __device__ int64_t Finish(ReduceOp op, int64_t acc, int64_t count) {
@@ -144,6 +152,8 @@ cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, cons
   for (int d = 0; d < shape.kept_rank; ++d) n_out *= shape.kept_dims[d];
   for (int d = 0; d < shape.reduced_rank; ++d) n_reduced *= shape.reduced_dims[d];
   if (n_out < 0 || n_reduced < 0) return cudaErrorInvalidValue;
+  const bool integer = type == ReduceType::kInt32 || type == ReduceType::kInt64;
+  if (integer && op == ReduceOp::kLogSum) return cudaErrorInvalidValue;
   if (n_out == 0) return cudaSuccess;
   switch (type) {
     case ReduceType::kFloat32: return Launch<float, double>(op, in, out, shape, n_out, n_reduced, stream);
