@@ -159,6 +159,54 @@ TEST_F(CudaKernelStepsTest, ReduceLogSumAndIntegerL1) {
   }
 }
 
+// QuantizeLinear / DequantizeLinear per tensor and per axis (NHWC input: the runner converts),
+// int8 and uint8, with and without a zero point; x spans beyond the saturation bounds and holds
+// exact ties (x / scale = k + 0.5).
+ir::Tensor QuantValues(DType dtype, std::vector<int64_t> dims, std::vector<int> values) {
+  ir::Tensor t = *ir::Tensor::Create(dtype, std::move(dims));
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const int v = values[static_cast<size_t>(i) % values.size()];
+    if (dtype == DType::kInt8) t.data<int8_t>()[i] = static_cast<int8_t>(v);
+    if (dtype == DType::kUint8) t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+    if (dtype == DType::kInt32) t.data<int32_t>()[i] = v;
+  }
+  return t;
+}
+
+TEST_F(CudaKernelStepsTest, QuantizeAndDequantizePerTensorAndPerAxis) {
+  std::vector<float> x(2 * 3 * 4 * 5);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (static_cast<float>(i % 41) - 20.0f) * 0.75f + 0.125f * (i % 3);
+  for (DType q : {DType::kInt8, DType::kUint8}) {
+    Case a("QuantizeLinear", 13);
+    a.In(ir::Tensor::FromFloats(x, {2, 3, 4, 5}))
+        .Const(Floats({0.25f}))
+        .Const(QuantValues(q, {}, {q == DType::kInt8 ? -3 : 128}));
+    a.Label(std::string("quantize per tensor ") + ir::DTypeName(q));
+    Check(a);
+    Case b("QuantizeLinear", 13);
+    b.In(ir::Tensor::FromFloats(x, {2, 3, 4, 5}), /*nhwc=*/true)
+        .Const(Floats({0.5f, 0.125f, 2.0f}))
+        .Const(QuantValues(q, {3}, {1, 100, 7}))
+        .Label(std::string("quantize per axis 1, NHWC input ") + ir::DTypeName(q));
+    Check(b);
+    Case c("DequantizeLinear", 13);
+    c.In(QuantValues(q, {4, 6}, {0, 1, 127, 200, 255, 13, 77}))
+        .Const(Floats({0.5f, 0.25f, 3.0f, 0.125f, 1.0f, 0.0625f}))
+        .Const(QuantValues(q, {6}, {0, 2, 4, 100, 1, 9}))
+        .Attr("axis", int64_t{-1})
+        .Label(std::string("dequantize per last axis ") + ir::DTypeName(q));
+    Check(c);
+  }
+  Case d("QuantizeLinear", 13);
+  d.In(Random(DType::kFloat32, {3, 7, 9}, 21)).Const(Floats({0.02f})).Label("quantize to uint8, no zero point");
+  Check(d);
+  Case e("DequantizeLinear", 13);
+  e.In(QuantValues(DType::kInt32, {8}, {-70000, -1, 0, 5, 123456}))
+      .Const(Floats({0.001f}))
+      .Label("dequantize int32 bias");
+  Check(e);
+}
+
 TEST_F(CudaKernelStepsTest, SoftmaxSweepOverAxesAndOpsets) {
   uint32_t seed = 200;
   for (const char* op : {"Softmax", "LogSoftmax"}) {
