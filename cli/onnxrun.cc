@@ -392,6 +392,9 @@ void PrintOpList() {
     if (op == "Attention") gpu = "cuDNN fused attention (SDPA graph, fp16), else own CUDA kernel";
     if (op == "ConvTranspose") gpu = "legacy cuDNN backward-data convolution (2-D), else host reference kernel";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
+    if (op == "Sum" || op == "Mean") {  // importer/canonicalize.cc writes them as binary chains
+      gpu = "as a chain of Add (Mean: then Div) from the importer: own CUDA kernel or a fused tail";
+    }
     std::printf("%-*s%-17s%s\n", width, op.c_str(), std::string(kind).c_str(), gpu.c_str());
   }
   for (const ops::ImportedOp& op : ops::ImporterRewrittenOps()) {  // into the ops above
