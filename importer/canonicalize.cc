@@ -329,21 +329,19 @@ absl::Status VariadicToBinaryChain(Graph& graph, Node& node, std::vector<Node>& 
   const bool mean = node.op_type == "Mean";
   if (count == 2 && !mean && node.op_type != "Sum") return absl::OkStatus();
   const std::string binary = node.op_type == "Max" || node.op_type == "Min" ? node.op_type : "Add";
-  std::vector<ir::ValueId> operands = {node.input(0)};
-  for (size_t i = 1; i < count; ++i) {
-    if (i + 1 < count || mean) {
-      operands = {Prepend(graph, node, prefix, binary, {operands[0], node.input(i)})};
-    } else {
-      operands.push_back(node.input(i));
-    }
-  }
+  // Helper nodes fold every input but the last into `folded` (Mean: every input; the node divides).
+  const size_t helpers_end = mean ? count : count - 1;
+  ir::ValueId folded = node.input(0);
+  for (size_t i = 1; i < helpers_end; ++i) folded = Prepend(graph, node, prefix, binary, {folded, node.input(i)});
   node.attrs = ir::Attributes();
-  if (mean && count > 1) {
+  if (count == 1) {
+    Become(node, "Identity", {folded});
+  } else if (mean) {
     absl::StatusOr<ir::ValueId> divisor = ConstantLike(graph, node, "count", {static_cast<float>(count)}, {});
     if (!divisor.ok()) return divisor.status();
-    Become(node, "Div", {operands[0], *divisor});
+    Become(node, "Div", {folded, *divisor});
   } else {
-    Become(node, operands.size() == 1 ? "Identity" : binary, operands);
+    Become(node, binary, {folded, node.input(count - 1)});
   }
   return absl::OkStatus();
 }

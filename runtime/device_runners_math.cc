@@ -201,6 +201,25 @@ Outputs RunLayerNorm(const Call& c) {
   return outs;
 }
 
+// Output 0 as RowNormalize(x, p) writes it: InstanceNormalization, GroupNormalization,
+// RMSNormalization (LayerNormalization also has the statistics outputs).
+Outputs NormalizeRows(const Call& c, const DeviceTensor& x, const kernels::cuda::RowNormParams& p) {
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::RowNormalize(ToFloatType(x.dtype), x.data(), out->data(), p, c.stream));
+  return std::vector<DeviceTensor>{*std::move(out)};
+}
+
+// Scale (input 1) and bias (input 2), 1-D (the stored layout is the logical one), per channel.
+void SetChannelParams(const Call& c, int64_t channels, kernels::cuda::RowNormParams& p) {
+  p.scale = c.in(1).data();
+  p.scale_type = ToFloatType(c.in(1).dtype);
+  p.bias = c.in(2).data();
+  p.bias_type = ToFloatType(c.in(2).dtype);
+  p.per_channel = true;
+  p.channels = channels > 0 ? channels : 1;
+}
+
 bool SupportsInstanceNorm(const ir::Graph& g, const ir::Node& n) {
   return SupportsFloat(g, n) && IsFloat(InputDType(g, n, 1)) && IsFloat(InputDType(g, n, 2));
 }
@@ -217,16 +236,8 @@ Outputs RunInstanceNorm(const Call& c) {
   p.rows = x->dims[0] * channels;
   p.n = Product(x->dims, 2, x->dims.size());
   p.epsilon = c.node.attrs.GetFloat("epsilon", 1e-5f);
-  p.scale = c.in(1).data();  // 1-D: the stored layout is the logical one
-  p.scale_type = ToFloatType(c.in(1).dtype);
-  p.bias = c.in(2).data();
-  p.bias_type = ToFloatType(c.in(2).dtype);
-  p.per_channel = true;
-  p.channels = channels > 0 ? channels : 1;
-  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
-  if (!out.ok()) return out.status();
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::RowNormalize(ToFloatType(x->dtype), x->data(), out->data(), p, c.stream));
-  return std::vector<DeviceTensor>{*std::move(out)};
+  SetChannelParams(c, channels, p);
+  return NormalizeRows(c, *x, p);
 }
 
 // GroupNormalization: rows of one sample's group (its channels' spatial positions), scale and bias
@@ -251,17 +262,9 @@ Outputs RunGroupNorm(const Call& c) {
   p.rows = x->dims[0] * attrs->num_groups;
   p.n = channels / attrs->num_groups * spatial;
   p.epsilon = attrs->epsilon;
-  p.scale = c.in(1).data();  // 1-D: the stored layout is the logical one
-  p.scale_type = ToFloatType(c.in(1).dtype);
-  p.bias = c.in(2).data();
-  p.bias_type = ToFloatType(c.in(2).dtype);
-  p.per_channel = true;
-  p.channels = params > 0 ? params : 1;
+  SetChannelParams(c, params, p);
   p.channel_span = attrs->per_channel_affine && spatial > 0 ? spatial : 0;
-  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
-  if (!out.ok()) return out.status();
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::RowNormalize(ToFloatType(x->dtype), x->data(), out->data(), p, c.stream));
-  return std::vector<DeviceTensor>{*std::move(out)};
+  return NormalizeRows(c, *x, p);
 }
 
 // RMSNormalization: Y has scale's dtype, which the kernel writes only when it is X's.
@@ -286,10 +289,7 @@ Outputs RunRmsNorm(const Call& c) {
   p.scale = scale->data();
   p.scale_type = ToFloatType(scale->dtype);
   p.rms = true;
-  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
-  if (!out.ok()) return out.status();
-  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::RowNormalize(ToFloatType(x->dtype), x->data(), out->data(), p, c.stream));
-  return std::vector<DeviceTensor>{*std::move(out)};
+  return NormalizeRows(c, *x, p);
 }
 
 // ---- CumSum ---------------------------------------------------------------------------------------
