@@ -392,6 +392,10 @@ void PrintOpList() {
     if (op == "Attention") gpu = "cuDNN fused attention (SDPA graph, fp16), else own CUDA kernel";
     if (op == "ConvTranspose") gpu = "legacy cuDNN backward-data convolution (2-D), else host reference kernel";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
+    if (op == "TopK") gpu = "own CUDA kernel (constant K; a computed K: host reference kernel)";
+    if (op == "ScatterND" || op == "ScatterElements") {
+      gpu = "own CUDA kernel (reduction none or add; mul / max / min: host reference kernel)";
+    }
     if (op == "Sum" || op == "Mean") {  // importer/canonicalize.cc writes them as binary chains
       gpu = "as a chain of Add (Mean: then Div) from the importer: own CUDA kernel or a fused tail";
     }

@@ -44,8 +44,8 @@ absl::StatusOr<std::vector<OutputSpec>> InferOutputs(const ir::Graph& graph, con
 const std::map<std::string_view, DeviceRunnerDef>& Runners() {
   static const auto* table = [] {
     auto* map = new std::map<std::string_view, DeviceRunnerDef>();
-    for (auto family :
-         {MovementRunners, MathRunners, ResizeRunners, LogicRunners, PoolRunners, IndexRunners, QuantRunners}) {
+    for (auto family : {MovementRunners, MathRunners, ResizeRunners, LogicRunners, PoolRunners, IndexRunners,
+                        ScatterRunners, QuantRunners}) {
       for (const DeviceRunnerDef& def : family()) (*map)[def.op_type] = def;
     }
     return map;

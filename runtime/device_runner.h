@@ -101,8 +101,9 @@ std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftm
 std::vector<DeviceRunnerDef> ResizeRunners();    // Resize
 std::vector<DeviceRunnerDef> LogicRunners();     // comparisons, And/Or/Xor/Not, IsNaN, IsInf, Mod
 std::vector<DeviceRunnerDef> PoolRunners();      // MaxPool (no Indices), AveragePool
-std::vector<DeviceRunnerDef> IndexRunners();     // ArgMax/ArgMin, GatherElements, Trilu, DepthToSpace, SpaceToDepth
-std::vector<DeviceRunnerDef> QuantRunners();     // QuantizeLinear, DequantizeLinear (per tensor or per axis)
+std::vector<DeviceRunnerDef> IndexRunners();  // ArgMax/ArgMin, GatherElements, TopK, Trilu, DepthToSpace, SpaceToDepth
+std::vector<DeviceRunnerDef> ScatterRunners();  // GatherND, ScatterND, ScatterElements
+std::vector<DeviceRunnerDef> QuantRunners();    // QuantizeLinear, DequantizeLinear (per tensor or per axis)
 
 // The own pooling kernel's parameters for a MaxPool (no Indices) or AveragePool node over input
 // dims `x_dims` ([n, c, spatial...]), its storage channels last (2 spatial dims only) or first;

@@ -1,6 +1,7 @@
 // Device runners for index-driven ops and block rearrangements: ArgMax / ArgMin, GatherElements,
-// Trilu (kernels/cuda/indexing.h), and DepthToSpace / SpaceToDepth (one strided copy each, the view
-// the CPU kernels copy through, over the input's stored layout). Semantics follow kernels/cpu.
+// Trilu (kernels/cuda/indexing.h), TopK with a constant K (kernels/cuda/topk.h), and DepthToSpace / SpaceToDepth (one
+// strided copy each, the view the CPU kernels copy through, over the input's stored layout). Semantics follow
+// kernels/cpu.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -8,9 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/indexing.h"
+#include "kernels/cuda/topk.h"
 #include "ops/infer_util.h"
 #include "ops/reduce_attrs.h"
 #include "ops/tensor_scatter_attrs.h"
+#include "ops/tensor_select_attrs.h"
 #include "runtime/device_runner.h"
 
 namespace exec {
@@ -54,6 +57,54 @@ Outputs RunArg(const Call& c) {
       kernels::cuda::ArgExtreme(*ArgElementOf(x->dtype), x->data(), static_cast<int64_t*>(out->data()), outer, n, inner,
                                 c.node.op_type == "ArgMax", attrs->select_last_index, c.stream));
   return std::vector<DeviceTensor>{*std::move(out)};
+}
+
+// ---- TopK ----
+
+bool SupportsTopK(const ir::Graph& g, const ir::Node& n) {
+  return ArgElementOf(InputDType(g, n, 0)).has_value() && ConstantInput(g, n, 1) != nullptr;
+}
+
+// Output i allocated with `dims`, or a scratch tensor when the node drops it.
+absl::StatusOr<DeviceTensor> OutputOrScratch(const Call& c, size_t i, DType dtype, const std::vector<int64_t>& dims) {
+  if (c.outputs[i].present && (c.outputs[i].dtype != dtype || c.outputs[i].dims != dims)) {
+    return c.Unsupported("inferred output differs from the selected shape");
+  }
+  return DeviceTensor::Allocate(dtype, dims, false, c.stream);
+}
+
+Outputs RunTopK(const Call& c) {
+  absl::StatusOr<DeviceTensor> x = ToLayout(c.in(0), false, c.stream);
+  if (!x.ok()) return x.status();
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  absl::StatusOr<ops::TopKAttrs> attrs = ops::ParseTopKAttrs(c.node.attrs, rank);
+  absl::StatusOr<int64_t> k = ops::TopKCount(*c.constant(1));
+  if (!attrs.ok() || !k.ok() || *k > x->dims[attrs->axis]) return c.Unsupported("a form the host reports");
+  kernels::cuda::TopKShape shape;
+  shape.outer = Product(x->dims, 0, attrs->axis);
+  shape.n = x->dims[attrs->axis];
+  shape.inner = Product(x->dims, attrs->axis + 1, rank);
+  shape.k = *k;
+  shape.largest = attrs->largest;
+  const kernels::cuda::ArgElement type = *ArgElementOf(x->dtype);
+  const size_t bytes = kernels::cuda::TopKWorkspaceBytes(type, shape);
+  if (bytes == 0 && x->num_elements() > 0) return c.Unsupported("more elements than the sort indexes");
+  std::vector<int64_t> dims = x->dims;
+  dims[attrs->axis] = *k;
+  absl::StatusOr<DeviceTensor> values = OutputOrScratch(c, 0, x->dtype, dims);
+  if (!values.ok()) return values.status();
+  absl::StatusOr<DeviceTensor> indices = OutputOrScratch(c, 1, DType::kInt64, dims);
+  if (!indices.ok()) return indices.status();
+  absl::StatusOr<DeviceTensor> workspace =
+      DeviceTensor::Allocate(DType::kUint8, {static_cast<int64_t>(bytes)}, false, c.stream);
+  if (!workspace.ok()) return workspace.status();
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::TopK(type, x->data(), values->data(),
+                                                   static_cast<int64_t*>(indices->data()), shape, workspace->data(),
+                                                   bytes, c.stream));
+  std::vector<DeviceTensor> outs;
+  outs.push_back(c.outputs[0].present ? *std::move(values) : DeviceTensor());
+  outs.push_back(c.outputs[1].present ? *std::move(indices) : DeviceTensor());
+  return outs;
 }
 
 // ---- GatherElements ----
@@ -180,6 +231,7 @@ std::vector<DeviceRunnerDef> IndexRunners() {
       {"ArgMax", SupportsArg, RunArg},
       {"ArgMin", SupportsArg, RunArg},
       {"GatherElements", SupportsGatherElements, RunGatherElements},
+      {"TopK", SupportsTopK, RunTopK},
       {"Trilu", SupportsTrilu, RunTrilu},
       {"DepthToSpace", SupportsMovable, RunDepthToSpace},
       {"SpaceToDepth", SupportsMovable, RunSpaceToDepth},

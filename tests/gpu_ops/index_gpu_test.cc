@@ -112,12 +112,7 @@ TEST_P(IndexGpuTest, OwnKernelMatchesCpuKernels) {
   auto session = testing_util::ExpectGpuRunsMatchCpu(OneOpModel(c), precision, inputs, c.label, tol);
   if (session == nullptr && !HasFailure()) GTEST_SKIP() << "no usable GPU";
   ASSERT_NE(session, nullptr);
-  const std::vector<std::string> notes = session->gpu_step_notes();
-  for (const std::string& note : notes) EXPECT_FALSE(absl::StrContains(note, "host reference")) << note;
-  ASSERT_FALSE(notes.empty());
-  EXPECT_TRUE(absl::StrContains(notes.back(), "own CUDA kernel")) << c.op << ": " << notes.back();
-  // A run-time fallback to the host would leave the graph uncaptured.
-  EXPECT_TRUE(absl::StrContains(session->gpu()->graph_status(), "CUDA graph replay")) << session->gpu()->graph_status();
+  testing_util::ExpectOwnKernelsReplayed(*session, c.label);
 }
 
 std::vector<Case> Cases() {

@@ -1,6 +1,8 @@
-// ExpectGpuRunsMatchCpu (gpu_runs.h).
+// ExpectGpuRunsMatchCpu and ExpectOwnKernelsReplayed (gpu_runs.h).
 #include "tests/util/gpu_runs.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 
 namespace testing_util {
@@ -33,6 +35,19 @@ std::unique_ptr<runtime::Session> ExpectGpuRunsMatchCpu(const std::string& model
     }
   }
   return *std::move(session);
+}
+
+void ExpectOwnKernelsReplayed(const runtime::Session& session, const std::string& context) {
+  const std::vector<std::string> notes = session.gpu_step_notes();
+  ASSERT_FALSE(notes.empty()) << context;
+  for (const std::string& note : notes)
+    EXPECT_FALSE(absl::StrContains(note, "host reference")) << context << ": " << note;
+  bool own_kernel = false;  // in fp16 a Cast back to float32 may follow the op's step
+  for (const std::string& note : notes) own_kernel = own_kernel || absl::StrContains(note, "own CUDA kernel");
+  EXPECT_TRUE(own_kernel) << context << ": " << absl::StrJoin(notes, " | ");
+  // A run-time fallback to the host would leave the graph uncaptured.
+  EXPECT_TRUE(absl::StrContains(session.gpu()->graph_status(), "CUDA graph replay"))
+      << context << ": " << session.gpu()->graph_status();
 }
 
 }  // namespace testing_util
