@@ -10,6 +10,7 @@
 #include "partitioner/constant_folding.h"
 #include "partitioner/cover.h"
 #include "partitioner/dead_node_removal.h"
+#include "partitioner/einsum_lowering.h"
 #include "partitioner/gelu_fusion.h"
 #include "partitioner/layer_norm_fusion.h"
 #include "partitioner/layout.h"
@@ -42,6 +43,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   ConstantFolding folding;
   DeadNodeRemoval dead_nodes, dead_nodes_after_bn;
   BatchNormFolding bn_folding;
+  EinsumLowering einsum;
   AttentionFusion attention;
   GeluFusion gelu;
   LayerNormFusion layer_norm;
@@ -53,9 +55,9 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" || precision == "bf16" ? 8 : 16);
   Layout layout;
-  for (Pass* pass : std::initializer_list<Pass*>{&folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn, &patch_conv,
-                                                 &attention, &gelu, &layer_norm, &row_order, &transpose_sinking,
-                                                 &*precision_pass, &padding, &layout}) {
+  for (Pass* pass : std::initializer_list<Pass*>{&einsum, &folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn,
+                                                 &patch_conv, &attention, &gelu, &layer_norm, &row_order,
+                                                 &transpose_sinking, &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }
@@ -64,6 +66,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   stats.bns_folded = bn_folding.folded();
   stats.attention_fused = attention.fused();
   stats.patch_convs = patch_conv.rewritten();
+  stats.einsums_lowered = einsum.lowered();
   stats.channels_padded = padding.padded();
   stats.precision_note = precision_pass->kept_fp32_reason();
   return absl::OkStatus();
