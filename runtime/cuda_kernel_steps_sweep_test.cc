@@ -2,6 +2,7 @@
 // and layouts, softmax axes and opsets, random slices, every resize mode, shapes beyond one grid), each against the
 // host reference (exec::RunNodeOnCpu) on every output element as in cuda_kernel_steps_test.cc; and steps captured into
 // a CUDA graph (no host synchronisation). Skips when no GPU is usable.
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -156,6 +157,33 @@ TEST_F(CudaKernelStepsTest, ReduceLogSumAndIntegerL1) {
     Case c(op);
     c.In(Random(DType::kInt32, {4, 6, 7}, 11)).Const(Ints({-1})).Label(std::string(op) + " int32");
     Check(c);
+  }
+}
+
+// ReduceLogSumExp: values near 1000 (exp alone overflows: the maximum is subtracted first), one
+// row of -inf (the result is -inf) and one with a NaN, a block per output and a thread per output,
+// float32 and float16 (the maximum round-trips through the output exactly).
+TEST_F(CudaKernelStepsTest, ReduceLogSumExpOfLargeAndInfiniteValues) {
+  std::vector<float> values(3 * 40 * 5);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 990.0f + static_cast<float>((i * 29) % 31) / 3.0f;
+  for (int64_t j = 0; j < 40; ++j) values[j * 5] = -std::numeric_limits<float>::infinity();  // row (0, :, 0)
+  values[2 * 200 + 7 * 5 + 3] = std::numeric_limits<float>::quiet_NaN();                     // row (2, :, 3)
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    ir::Tensor x = *ir::Tensor::Create(dtype, {3, 40, 5});
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (dtype == DType::kFloat16) {
+        x.data<uint16_t>()[i] = ir::FloatToHalfBits(values[i]);
+      } else {
+        x.data<float>()[i] = values[i];
+      }
+    }
+    const std::string type = dtype == DType::kFloat16 ? " fp16" : " fp32";
+    Case a("ReduceLogSumExp");
+    a.In(x).Const(Ints({1})).Label("ReduceLogSumExp over 40" + type);
+    Check(a);
+    Case b("ReduceLogSumExp");
+    b.In(x).Const(Ints({0, 2})).Attr("keepdims", int64_t{0}).Label("ReduceLogSumExp over 15" + type);
+    Check(b);
   }
 }
 

@@ -36,9 +36,11 @@ using kernels::cuda::kMaxRank;
 std::optional<kernels::cuda::ReduceOp> ReduceOpOf(std::string_view op) {
   using kernels::cuda::ReduceOp;
   static const auto* ops = new std::map<std::string_view, ReduceOp>{
-      {"ReduceSum", ReduceOp::kSum}, {"ReduceMean", ReduceOp::kMean},           {"ReduceMax", ReduceOp::kMax},
-      {"ReduceMin", ReduceOp::kMin}, {"ReduceProd", ReduceOp::kProd},           {"ReduceL1", ReduceOp::kL1},
-      {"ReduceL2", ReduceOp::kL2},   {"ReduceSumSquare", ReduceOp::kSumSquare}, {"ReduceLogSum", ReduceOp::kLogSum}};
+      {"ReduceSum", ReduceOp::kSum},       {"ReduceMean", ReduceOp::kMean},
+      {"ReduceMax", ReduceOp::kMax},       {"ReduceMin", ReduceOp::kMin},
+      {"ReduceProd", ReduceOp::kProd},     {"ReduceL1", ReduceOp::kL1},
+      {"ReduceL2", ReduceOp::kL2},         {"ReduceSumSquare", ReduceOp::kSumSquare},
+      {"ReduceLogSum", ReduceOp::kLogSum}, {"ReduceLogSumExp", ReduceOp::kLogSumExp}};
   auto it = ops->find(op);
   return it == ops->end() ? std::nullopt : std::optional<ReduceOp>(it->second);
 }
@@ -59,7 +61,7 @@ std::optional<kernels::cuda::ReduceType> ReduceTypeOf(DType d) {
 // canonical: the host reference handles it).
 bool SupportsReduce(const ir::Graph& g, const ir::Node& n) {
   const DType x = InputDType(g, n, 0);
-  if (n.op_type == "ReduceLogSum" && !IsFloat(x)) return false;  // the kernel's LogSum is float only
+  if ((n.op_type == "ReduceLogSum" || n.op_type == "ReduceLogSumExp") && !IsFloat(x)) return false;  // floats only
   return ReduceTypeOf(x).has_value() && ConstantOrAbsent(g, n, 1) && !n.attrs.Has("axes");
 }
 
@@ -339,6 +341,7 @@ std::vector<DeviceRunnerDef> MathRunners() {
       {"ReduceL2", SupportsReduce, RunReduce},
       {"ReduceSumSquare", SupportsReduce, RunReduce},
       {"ReduceLogSum", SupportsReduce, RunReduce},
+      {"ReduceLogSumExp", SupportsReduce, RunReduce},
       {"Softmax", SupportsFloat, RunSoftmax},
       {"LogSoftmax", SupportsFloat, RunSoftmax},
       {"LayerNormalization", SupportsLayerNorm, RunLayerNorm},

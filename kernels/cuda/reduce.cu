@@ -1,6 +1,7 @@
 // Reduction kernels: one block per output element (grid-stride over outputs) whose threads stride
 // over the reduced elements, then a shared-memory tree combines them; or, when few elements are
-// reduced into each output, one thread per output element.
+// reduced into each output, one thread per output element. LogSumExp runs Max first and then the
+// sum of exponentials shifted by each output's maximum, read back from the output.
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -63,11 +64,13 @@ __device__ int64_t Combine(ReduceOp op, int64_t a, int64_t b) {
   }
 }
 
-__device__ double Map(ReduceOp op, double v) {
+// An element as the reduction accumulates it; `shift` is LogSumExp's maximum of the output.
+__device__ double Map(ReduceOp op, double v, double shift) {
   if (op == ReduceOp::kL1) return fabs(v);
+  if (op == ReduceOp::kLogSumExp) return exp(v - shift);
   return op == ReduceOp::kL2 || op == ReduceOp::kSumSquare ? v * v : v;
 }
-__device__ int64_t Map(ReduceOp op, int64_t v) {
+__device__ int64_t Map(ReduceOp op, int64_t v, int64_t) {
   if (op == ReduceOp::kL1) return v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v;
   if (op == ReduceOp::kL2 || op == ReduceOp::kSumSquare) {
     return static_cast<int64_t>(static_cast<uint64_t>(v) * static_cast<uint64_t>(v));
@@ -75,35 +78,37 @@ __device__ int64_t Map(ReduceOp op, int64_t v) {
   return v;
 }
 
-__device__ double Finish(ReduceOp op, double acc, int64_t count) {
+__device__ double Finish(ReduceOp op, double acc, int64_t count, double shift) {
   if (op == ReduceOp::kMean) return acc / static_cast<double>(count);
+  if (op == ReduceOp::kLogSumExp) return isinf(shift) ? shift : shift + log(acc);
   if (op == ReduceOp::kL2) return sqrt(acc);
   if (op == ReduceOp::kLogSum) return log(acc);
   return acc;
 }
-__device__ int64_t Finish(ReduceOp op, int64_t acc, int64_t count) {
+__device__ int64_t Finish(ReduceOp op, int64_t acc, int64_t count, int64_t) {
   if (op == ReduceOp::kMean) return count == 0 ? 0 : acc / count;  // truncates, like the host
   if (op == ReduceOp::kL2) return static_cast<int64_t>(sqrt(static_cast<double>(acc)));
   return acc;
 }
 
 template <typename T, typename Acc>
-__global__ void ReduceBlockPerOutput(ReduceOp op, const T* __restrict__ in, T* __restrict__ out, ReduceShape s,
+__global__ void ReduceBlockPerOutput(ReduceOp op, const T* __restrict__ in, T* out, const T* shift, ReduceShape s,
                                      int64_t n_out, int64_t n_reduced) {
   __shared__ Acc shared[kBlockSize];
   const auto combine = [op](Acc a, Acc b) { return Combine(op, a, b); };
   for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
     int64_t base = 0;
     ForEachCoordinate(o, s.kept_rank, s.kept_dims, [&](int d, int64_t i) { base += i * s.kept_strides[d]; });
+    const Acc sh = shift != nullptr ? Widen(shift[o]) : Acc{};  // read before the block's write below
     Acc acc = Init(op, Acc{});
     for (int64_t r = threadIdx.x; r < n_reduced; r += blockDim.x) {
       int64_t offset = base;
       ForEachCoordinate(r, s.reduced_rank, s.reduced_dims,
                         [&](int d, int64_t i) { offset += i * s.reduced_strides[d]; });
-      acc = Combine(op, acc, Map(op, Widen(in[offset])));
+      acc = Combine(op, acc, Map(op, Widen(in[offset]), sh));
     }
     acc = BlockReduce(acc, combine, shared);
-    if (threadIdx.x == 0) Narrow(Finish(op, acc, n_reduced), &out[o]);
+    if (threadIdx.x == 0) Narrow(Finish(op, acc, n_reduced, sh), &out[o]);
   }
 }
 
@@ -111,34 +116,49 @@ __global__ void ReduceBlockPerOutput(ReduceOp op, const T* __restrict__ in, T* _
 constexpr int64_t kMinReducedForBlockPerOutput = 32;
 
 template <typename T, typename Acc>
-__global__ void ReduceThreadPerOutput(ReduceOp op, const T* __restrict__ in, T* __restrict__ out, ReduceShape s,
+__global__ void ReduceThreadPerOutput(ReduceOp op, const T* __restrict__ in, T* out, const T* shift, ReduceShape s,
                                       int64_t n_out, int64_t n_reduced) {
   for (int64_t o = GlobalThreadIndex(); o < n_out; o += GlobalThreadCount()) {
     int64_t base = 0;
     ForEachCoordinate(o, s.kept_rank, s.kept_dims, [&](int d, int64_t i) { base += i * s.kept_strides[d]; });
+    const Acc sh = shift != nullptr ? Widen(shift[o]) : Acc{};
     Acc acc = Init(op, Acc{});
     for (int64_t r = 0; r < n_reduced; ++r) {
       int64_t offset = base;
       ForEachCoordinate(r, s.reduced_rank, s.reduced_dims,
                         [&](int d, int64_t i) { offset += i * s.reduced_strides[d]; });
-      acc = Combine(op, acc, Map(op, Widen(in[offset])));
+      acc = Combine(op, acc, Map(op, Widen(in[offset]), sh));
     }
-    Narrow(Finish(op, acc, n_reduced), &out[o]);
+    Narrow(Finish(op, acc, n_reduced, sh), &out[o]);
   }
 }
 
+// One reduction pass; `shift` (LogSumExp's maxima, per output) may be the output itself.
 template <typename T, typename Acc>
-cudaError_t Launch(ReduceOp op, const void* in, void* out, const ReduceShape& shape, int64_t n_out, int64_t n_reduced,
-                   cudaStream_t stream) {
+cudaError_t LaunchPass(ReduceOp op, const T* in, T* out, const T* shift, const ReduceShape& shape, int64_t n_out,
+                       int64_t n_reduced, cudaStream_t stream) {
   if (n_reduced < kMinReducedForBlockPerOutput) {
-    ReduceThreadPerOutput<T, Acc><<<GridSize(n_out), kBlockSize, 0, stream>>>(
-        op, static_cast<const T*>(in), static_cast<T*>(out), shape, n_out, n_reduced);
+    ReduceThreadPerOutput<T, Acc>
+        <<<GridSize(n_out), kBlockSize, 0, stream>>>(op, in, out, shift, shape, n_out, n_reduced);
     return cudaGetLastError();
   }
   const int blocks = static_cast<int>(n_out < kMaxBlocks ? n_out : kMaxBlocks);
-  ReduceBlockPerOutput<T, Acc><<<blocks, RowBlockSize(n_reduced), 0, stream>>>(
-      op, static_cast<const T*>(in), static_cast<T*>(out), shape, n_out, n_reduced);
+  ReduceBlockPerOutput<T, Acc>
+      <<<blocks, RowBlockSize(n_reduced), 0, stream>>>(op, in, out, shift, shape, n_out, n_reduced);
   return cudaGetLastError();
+}
+
+template <typename T, typename Acc>
+cudaError_t Launch(ReduceOp op, const void* in_raw, void* out_raw, const ReduceShape& shape, int64_t n_out,
+                   int64_t n_reduced, cudaStream_t stream) {
+  const T* in = static_cast<const T*>(in_raw);
+  T* out = static_cast<T*>(out_raw);
+  if (op != ReduceOp::kLogSumExp) return LaunchPass<T, Acc>(op, in, out, nullptr, shape, n_out, n_reduced, stream);
+  if (cudaError_t e = LaunchPass<T, Acc>(ReduceOp::kMax, in, out, nullptr, shape, n_out, n_reduced, stream);
+      e != cudaSuccess) {
+    return e;
+  }
+  return LaunchPass<T, Acc>(op, in, out, out, shape, n_out, n_reduced, stream);
 }
 
 }  // namespace
@@ -153,7 +173,7 @@ cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, cons
   for (int d = 0; d < shape.reduced_rank; ++d) n_reduced *= shape.reduced_dims[d];
   if (n_out < 0 || n_reduced < 0) return cudaErrorInvalidValue;
   const bool integer = type == ReduceType::kInt32 || type == ReduceType::kInt64;
-  if (integer && op == ReduceOp::kLogSum) return cudaErrorInvalidValue;
+  if (integer && (op == ReduceOp::kLogSum || op == ReduceOp::kLogSumExp)) return cudaErrorInvalidValue;
   if (n_out == 0) return cudaSuccess;
   switch (type) {
     case ReduceType::kFloat32: return Launch<float, double>(op, in, out, shape, n_out, n_reduced, stream);

@@ -1,7 +1,7 @@
-// Own CUDA kernel: reductions (Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum) over any set of axes of a tensor
-// of rank <= kMaxRank read through strides (any stored layout), in float32, float16 (accumulated in double, like the
-// host reference), int32 or int64 (accumulated in int64, wrapping). Plain C++ interface (no absl) so nvcc compiles it;
-// callers turn cudaError_t into a Status.
+// Own CUDA kernel: reductions (Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp) over any set of axes of
+// a tensor of rank <= kMaxRank read through strides (any stored layout), in float32, float16 (accumulated in double,
+// like the host reference), int32 or int64 (accumulated in int64, wrapping). Plain C++ interface (no absl) so nvcc
+// compiles it; callers turn cudaError_t into a Status.
 #ifndef ONNXRUN_KERNELS_CUDA_REDUCE_H_
 #define ONNXRUN_KERNELS_CUDA_REDUCE_H_
 
@@ -13,7 +13,7 @@
 
 namespace kernels::cuda {
 
-enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum };
+enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
 enum class ReduceType { kFloat32, kFloat16, kBFloat16, kInt32, kInt64 };
 
 // The input's dims split into kept and reduced ones, each with the input's element strides. The
@@ -28,8 +28,10 @@ struct ReduceShape {
 };
 
 // One output per kept index. Max/Min propagate NaN; Mean of nothing is NaN (0 for integers);
-// L1 = sum of |x|, L2 = sqrt(sum of squares), SumSquare = sum of squares, LogSum = log(sum) (floats
-// only: integers give cudaErrorInvalidValue). Returns cudaErrorInvalidValue for a bad rank.
+// L1 = sum of |x|, L2 = sqrt(sum of squares), SumSquare = sum of squares, LogSum = log(sum),
+// LogSumExp = m + log(sum of exp(x - m)) with m the maximum (a pass of its own, written to `out`
+// first; an infinite m is the result, as the host kernel gives). LogSum and LogSumExp take floats
+// only: integers give cudaErrorInvalidValue. Returns cudaErrorInvalidValue for a bad rank.
 cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, const ReduceShape& shape,
                    cudaStream_t stream);
 
