@@ -98,7 +98,7 @@ struct DeviceRunnerDef {
 // Per-family tables (one .cc each); cuda_kernel_steps.cc concatenates them.
 std::vector<DeviceRunnerDef> MovementRunners();  // Transpose, Slice, Split, Gather, Expand, Tile, Where
 std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms, CumSum
-std::vector<DeviceRunnerDef> ResizeRunners();    // Resize
+std::vector<DeviceRunnerDef> ResizeRunners();    // Resize, GridSample
 std::vector<DeviceRunnerDef> LogicRunners();     // comparisons, And/Or/Xor/Not, IsNaN, IsInf, Mod
 std::vector<DeviceRunnerDef> PoolRunners();      // MaxPool (no Indices), AveragePool
 std::vector<DeviceRunnerDef> IndexRunners();  // ArgMax/ArgMin, GatherElements, TopK, Trilu, DepthToSpace, SpaceToDepth

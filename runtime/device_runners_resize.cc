@@ -1,4 +1,5 @@
-// Device runner for Resize (nearest/linear/cubic, every coordinate mode of the host kernel).
+// Device runners for the resampling ops: Resize (nearest/linear/cubic, every coordinate mode of the
+// host kernel) and GridSample over two spatial dims (kernels/cuda/grid_sample.h).
 // that turns the concrete input dims and the node's attributes and constant inputs into kernel
 // parameters. Output dims always come from the op's own inference.
 #include <cmath>
@@ -12,9 +13,11 @@
 #include "absl/strings/string_view.h"
 #include "ir/half.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/grid_sample.h"
 #include "kernels/cuda/resize.h"
 #include "ops/infer_concrete.h"
 #include "ops/op_def.h"
+#include "ops/vision_attrs.h"
 #include "runtime/device_runner.h"
 
 namespace exec {
@@ -147,11 +150,53 @@ Outputs RunResize(const Call& c) {
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 
+// ---- GridSample -----------------------------------------------------------------------------------
+
+bool SupportsGridSample(const ir::Graph& g, const ir::Node& n) {
+  const ir::TensorType& x = g.value(n.inputs[0]).type;
+  return IsFloat(x.dtype) && IsFloat(InputDType(g, n, 1)) && x.rank() == 4 && ops::ParseGridSampleAttrs(n).ok();
+}
+
+Outputs RunGridSample(const Call& c) {
+  const DeviceTensor& x = c.in(0);
+  absl::StatusOr<DeviceTensor> grid = ToLayout(c.in(1), false, c.stream);
+  if (!grid.ok()) return grid.status();
+  if (x.dims.size() != 4 || grid->dims.size() != 4 || grid->dims[0] != x.dims[0] || grid->dims[3] != 2) {
+    return c.Unsupported("a form the host reports");
+  }
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  if (out->dims != std::vector<int64_t>{x.dims[0], x.dims[1], grid->dims[1], grid->dims[2]}) {
+    return c.Unsupported("inferred dims differ from [N, C, grid H, grid W]");
+  }
+  const ops::GridSampleAttrs attrs = *ops::ParseGridSampleAttrs(c.node);
+  kernels::cuda::GridSampleParams p;
+  p.n = x.dims[0];
+  p.c = x.dims[1];
+  p.h = x.dims[2];
+  p.w = x.dims[3];
+  p.out_h = grid->dims[1];
+  p.out_w = grid->dims[2];
+  const std::vector<int64_t> strides = x.strides();
+  std::copy(strides.begin(), strides.end(), p.x_strides);
+  p.mode = attrs.mode == ops::GridSampleMode::kNearest ? kernels::cuda::GridMode::kNearest
+           : attrs.mode == ops::GridSampleMode::kCubic ? kernels::cuda::GridMode::kCubic
+                                                       : kernels::cuda::GridMode::kLinear;
+  p.padding = attrs.padding == ops::GridSamplePadding::kBorder       ? kernels::cuda::GridPadding::kBorder
+              : attrs.padding == ops::GridSamplePadding::kReflection ? kernels::cuda::GridPadding::kReflection
+                                                                     : kernels::cuda::GridPadding::kZeros;
+  p.align_corners = attrs.align_corners;
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::GridSample(ToFloatType(x.dtype), ToFloatType(grid->dtype), x.data(),
+                                                         grid->data(), out->data(), p, c.stream));
+  return std::vector<DeviceTensor>{*std::move(out)};
+}
+
 }  // namespace
 
 std::vector<DeviceRunnerDef> ResizeRunners() {
   return {
       {"Resize", SupportsResize, RunResize},
+      {"GridSample", SupportsGridSample, RunGridSample},
   };
 }
 
