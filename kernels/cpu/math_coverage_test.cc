@@ -115,10 +115,15 @@ TEST(MathTest, LegacyHardmaxFlattensAtAxis) {
 }
 
 TEST(ReduceTest, LogSumExpOfLargeValuesAndEmptyMin) {
-  ir::Tensor x = F32({2}, {1000, 1000});
+  ir::Tensor x = F32({2}, {1000, 1000}), axes_last = I64({1}, {1});
   auto out = RunNode(MakeNode("ReduceLogSumExp", 1, Attrs({{"keepdims", int64_t{0}}})), {&x});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_NEAR(Values<float>((*out)[0])[0], 1000 + std::log(2.0), 1e-3);
+  // log(sum(exp(x))) of a NaN is NaN, whatever the other values (numpy's answer too).
+  ir::Tensor nan = F32({2, 2}, {NAN, -INFINITY, NAN, INFINITY});
+  out = RunNode(MakeNode("ReduceLogSumExp", 1, Attrs({{"keepdims", int64_t{0}}})), {&nan, &axes_last});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(std::isnan(Values<float>((*out)[0])[0]) && std::isnan(Values<float>((*out)[0])[1]));
   ir::Tensor empty = F32({2, 0}, {}), axes = I64({1}, {1});
   out = RunNode(MakeNode("ReduceMin", 1, Attrs({{"keepdims", int64_t{0}}})), {&empty, &axes});
   ASSERT_TRUE(out.ok()) << out.status();

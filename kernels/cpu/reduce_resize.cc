@@ -192,10 +192,12 @@ void ReduceInto(const ir::Tensor& in, const std::vector<int64_t>& out_strides, R
   const T* x = in.data<T>();
   auto value = [&](int64_t i) { return static_cast<Acc>(Widen(x[i])); };
   std::vector<double> shift;
-  if (op == ReduceOp::kLogSumExp) {  // per-output maximum, subtracted before exp
+  if (op == ReduceOp::kLogSumExp) {  // per-output maximum, subtracted before exp; a NaN makes it NaN
     shift.assign(n_out, -std::numeric_limits<double>::infinity());
-    ForEachReduced(in.shape(), out_strides, in.num_elements(),
-                   [&](int64_t i, int64_t o) { shift[o] = std::max(shift[o], static_cast<double>(value(i))); });
+    ForEachReduced(in.shape(), out_strides, in.num_elements(), [&](int64_t i, int64_t o) {
+      const double v = static_cast<double>(value(i));
+      shift[o] = std::isnan(v) || v > shift[o] ? v : shift[o];
+    });
   }
   std::vector<Acc> acc(n_out, InitialValue<Acc>(op));
   ForEachReduced(in.shape(), out_strides, in.num_elements(),

@@ -2,8 +2,9 @@
 // ScatterElements (reduction none or add). One thread per moved element (grid-stride loop),
 // following the CPU kernels' semantics (kernels/cpu/tensor_scatter.cc); an index out of range
 // cannot be reported without synchronising, so its element reads zero bytes (GatherND) or is
-// skipped (the scatters). Plain C++ interface (no absl) so nvcc compiles it; callers turn
-// cudaError_t into a Status.
+// skipped (the scatters). Repeated indices without a reduction leave one of their updates (ONNX
+// leaves which undefined; the CPU kernel keeps the last). Plain C++ interface (no absl) so nvcc compiles it; callers
+// turn cudaError_t into a Status.
 #ifndef ONNXRUN_KERNELS_CUDA_SCATTER_H_
 #define ONNXRUN_KERNELS_CUDA_SCATTER_H_
 
