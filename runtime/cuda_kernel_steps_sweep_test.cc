@@ -161,13 +161,14 @@ TEST_F(CudaKernelStepsTest, ReduceLogSumAndIntegerL1) {
 }
 
 // ReduceLogSumExp: values near 1000 (exp alone overflows: the maximum is subtracted first), one
-// row of -inf (the result is -inf) and one with a NaN, a block per output and a thread per output,
-// float32 and float16 (the maximum round-trips through the output exactly).
+// row of -inf (the result is -inf), one with a NaN and one with a NaN among -inf (NaN), a block per output and a thread
+// per output, float32 and float16 (the maximum round-trips through the output exactly).
 TEST_F(CudaKernelStepsTest, ReduceLogSumExpOfLargeAndInfiniteValues) {
   std::vector<float> values(3 * 40 * 5);
   for (size_t i = 0; i < values.size(); ++i) values[i] = 990.0f + static_cast<float>((i * 29) % 31) / 3.0f;
   for (int64_t j = 0; j < 40; ++j) values[j * 5] = -std::numeric_limits<float>::infinity();  // row (0, :, 0)
   values[2 * 200 + 7 * 5 + 3] = std::numeric_limits<float>::quiet_NaN();                     // row (2, :, 3)
+  for (int64_t j = 0; j < 40; ++j) values[200 + j * 5 + 2] = j == 9 ? NAN : -INFINITY;       // NaN among -inf
   for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
     ir::Tensor x = *ir::Tensor::Create(dtype, {3, 40, 5});
     for (size_t i = 0; i < values.size(); ++i) {
