@@ -1,6 +1,6 @@
-// EinsumLowering (see einsum_lowering.h): classifies every label of a one- or two-input Einsum as
-// batch, kept by one input (M / N), contracted (K) or summed away by one input, and writes the
-// ReduceSum / Transpose / Reshape / MatMul chain that computes it.
+// EinsumLowering (see einsum_lowering.h): per pair of operands (left to right), classifies every
+// label as batch, kept by one side (M / N), contracted (K) or summed away by one side, and writes
+// the ReduceSum / Transpose / Reshape / MatMul chain that computes the Einsum.
 #include "partitioner/einsum_lowering.h"
 
 #include <algorithm>
@@ -170,21 +170,22 @@ Dim Broadcast(const Dim& a, const Dim& b) {
   return a.known() && a.value == 1 ? b : Dim();
 }
 
-// The nodes computing a two-input Einsum as one MatMul, or nullopt.
-std::optional<std::vector<ir::Node>> LowerPair(Chain& chain, const ops::EinsumSpec& spec, Operand a, Operand b,
-                                               const std::vector<Dim>& dims) {
+// a and b contracted by one MatMul into the labels `out` (those a later input or the output needs),
+// ordered [batch, a's, b's]; nullopt when a reshape is not expressible.
+std::optional<Operand> LowerPair(Chain& chain, const ops::EinsumSpec& spec, Operand a, Operand b,
+                                 const std::vector<int>& out, const std::vector<Dim>& dims) {
   std::vector<bool> in_a(spec.num_labels), in_b(spec.num_labels), in_out(spec.num_labels);
   for (int l : a.labels) in_a[l] = true;
   for (int l : b.labels) in_b[l] = true;
-  for (int l : spec.output) in_out[l] = true;
+  for (int l : out) in_out[l] = true;
   std::vector<bool> keep_a(spec.num_labels), keep_b(spec.num_labels);
   for (int l = 0; l < spec.num_labels; ++l) {
     keep_a[l] = in_b[l] || in_out[l];
     keep_b[l] = in_a[l] || in_out[l];
   }
-  const std::vector<int> batch = Select(spec.output, [&](int l) { return in_a[l] && in_b[l]; });
-  const std::vector<int> m = Select(spec.output, [&](int l) { return in_a[l] && !in_b[l]; });
-  const std::vector<int> n = Select(spec.output, [&](int l) { return in_b[l] && !in_a[l]; });
+  const std::vector<int> batch = Select(out, [&](int l) { return in_a[l] && in_b[l]; });
+  const std::vector<int> m = Select(out, [&](int l) { return in_a[l] && !in_b[l]; });
+  const std::vector<int> n = Select(out, [&](int l) { return in_b[l] && !in_a[l]; });
   const std::vector<int> k = Select(a.labels, [&](int l) { return in_b[l] && !in_out[l]; });
   for (int l : k) {  // a contracted ellipsis dim must not broadcast
     if (spec.is_ellipsis[l] && a.shape[IndexOf(a.labels, l)] != b.shape[IndexOf(b.labels, l)]) return std::nullopt;
@@ -207,27 +208,28 @@ std::optional<std::vector<ir::Node>> LowerPair(Chain& chain, const ops::EinsumSp
   c.value = chain.Add("MatMul", {a.value, b.value}, c.shape);
   if (!ReshapeTo(chain, c, Concat<Dim>({batch_c, Dims(m, dims), Dims(n, dims)}))) return std::nullopt;
   for (const std::vector<int>& group : {batch, m, n}) c.labels.insert(c.labels.end(), group.begin(), group.end());
-  Permute(chain, c, spec.output);
-  return chain.Finish();
-}
-
-// The nodes computing a one-input Einsum (a sum and a transpose), or nullopt.
-std::optional<std::vector<ir::Node>> LowerSingle(Chain& chain, const ops::EinsumSpec& spec, const Operand& x) {
-  std::vector<bool> keep(spec.num_labels);
-  for (int l : spec.output) keep[l] = true;
-  const Operand summed = SumAway(chain, x, keep);
-  const Operand permuted = Permute(chain, summed, spec.output);
-  if (permuted.value == x.value) chain.Add("Identity", {x.value}, x.shape);
-  return chain.Finish();
+  return c;
 }
 
 bool HasRepeats(const std::vector<int>& labels) {
   return std::set<int>(labels.begin(), labels.end()).size() != labels.size();
 }
 
-// The replacement of Einsum `node`, or nullopt when it stays.
+// The labels of a and b (in that order, once each) that `needed` holds.
+std::vector<int> NeededLabels(const Operand& a, const Operand& b, const std::vector<bool>& needed) {
+  std::vector<int> out;
+  for (const std::vector<int>* labels : {&a.labels, &b.labels}) {
+    for (int l : *labels) {
+      if (needed[l] && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+    }
+  }
+  return out;
+}
+
+// The replacement of Einsum `node`, or nullopt when it stays: inputs contracted left to right, one
+// MatMul each, then the sums and the transpose to the output's order.
 std::optional<std::vector<ir::Node>> Lower(ir::Graph& graph, const ir::Node& node) {
-  if (node.inputs.empty() || node.inputs.size() > 2 || node.outputs.size() != 1) return std::nullopt;
+  if (node.inputs.empty() || node.outputs.size() != 1) return std::nullopt;
   std::vector<Operand> operands;
   std::vector<ir::Shape> shapes;
   std::vector<int64_t> ranks;
@@ -249,8 +251,23 @@ std::optional<std::vector<ir::Node>> Lower(ir::Graph& graph, const ir::Node& nod
     operands.push_back(Operand{node.inputs[i], spec->inputs[i], shapes[i]});
   }
   Chain chain(graph, node);
-  return operands.size() == 1 ? LowerSingle(chain, *spec, operands[0])
-                              : LowerPair(chain, *spec, operands[0], operands[1], *dims);
+  Operand result = operands[0];
+  for (size_t i = 1; i < operands.size(); ++i) {
+    std::vector<bool> needed(spec->num_labels);
+    for (int l : spec->output) needed[l] = true;
+    for (size_t j = i + 1; j < operands.size(); ++j) {
+      for (int l : operands[j].labels) needed[l] = true;
+    }
+    std::optional<Operand> pair =
+        LowerPair(chain, *spec, result, operands[i], NeededLabels(result, operands[i], needed), *dims);
+    if (!pair) return std::nullopt;
+    result = *std::move(pair);
+  }
+  std::vector<bool> keep(spec->num_labels);
+  for (int l : spec->output) keep[l] = true;
+  const Operand out = Permute(chain, SumAway(chain, result, keep), spec->output);
+  if (out.value == node.inputs[0]) chain.Add("Identity", {out.value}, out.shape);
+  return chain.Finish();
 }
 
 }  // namespace

@@ -103,7 +103,9 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"transpose", "ij->ji", {{3, 4}}}, Case{"sum_one_axis", "bij->bj", {{2, 3, 4}}},
                     Case{"sum_all", "ij->", {{3, 4}}}, Case{"identity", "ij->ij", {{3, 4}}},
                     Case{"diagonal_stays", "ii->i", {{4, 4}}, false},
-                    Case{"three_inputs_stay", "bn,anm,bm->ba", {{2, 3}, {4, 3, 5}, {2, 5}}, false}),
+                    Case{"bilinear_three_inputs", "bn,anm,bm->ba", {{2, 3}, {4, 3, 5}, {2, 5}}},
+                    Case{"matmul_chain", "ij,jk,kl->il", {{3, 4}, {4, 5}, {5, 2}}},
+                    Case{"three_inputs_sum_and_broadcast", "bij,bj,k->bik", {{2, 3, 4}, {2, 4}, {5}}}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.label; });
 
 }  // namespace

@@ -80,6 +80,7 @@ def main():
     case("kept_by_both_sides_reordered", "abk,kcd->dacb", [(2, 3, 4), (4, 5, 2)])
     case("transpose", "ij->ji", [(3, 4)])
     case("sum_one_axis", "bij->bj", [(2, 3, 4)])
+    case("bilinear_three_inputs", "bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)])
     attention_case()
 
 
