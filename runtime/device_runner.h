@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "ir/graph.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/indexing.h"
 #include "kernels/cuda/pool.h"
 #include "runtime/device_tensor.h"
 
@@ -104,6 +105,12 @@ std::vector<DeviceRunnerDef> PoolRunners();      // MaxPool (no Indices), Averag
 std::vector<DeviceRunnerDef> IndexRunners();  // ArgMax/ArgMin, GatherElements, TopK, Trilu, DepthToSpace, SpaceToDepth
 std::vector<DeviceRunnerDef> ScatterRunners();  // GatherND, ScatterND, ScatterElements
 std::vector<DeviceRunnerDef> QuantRunners();    // QuantizeLinear, DequantizeLinear (per tensor or per axis)
+
+// GatherElements' / ScatterElements' view of `data` and `indices` (the node's axis, the tensors'
+// stored strides); Unimplemented for a form the host reports (ranks differ, an indices dim off the
+// axis exceeds data's, a constant index out of range). device_runners_index.cc.
+absl::StatusOr<kernels::cuda::GatherElementsShape> ElementsShapeOf(const Call& c, const DeviceTensor& data,
+                                                                   const DeviceTensor& indices);
 
 // The own pooling kernel's parameters for a MaxPool (no Indices) or AveragePool node over input
 // dims `x_dims` ([n, c, spatial...]), its storage channels last (2 spatial dims only) or first;

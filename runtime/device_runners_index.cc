@@ -114,8 +114,10 @@ bool SupportsGatherElements(const ir::Graph& g, const ir::Node& n) {
   return Movable(InputDType(g, n, 0)) && (i == DType::kInt32 || i == DType::kInt64);
 }
 
-Outputs RunGatherElements(const Call& c) {
-  const DeviceTensor &data = c.in(0), &indices = c.in(1);
+}  // namespace
+
+absl::StatusOr<kernels::cuda::GatherElementsShape> ElementsShapeOf(const Call& c, const DeviceTensor& data,
+                                                                   const DeviceTensor& indices) {
   const int rank = static_cast<int>(data.dims.size());
   if (rank < 1 || indices.dims.size() != data.dims.size()) return c.Unsupported("indices' rank differs from data's");
   absl::StatusOr<int64_t> axis = ops::NormalizeAxis(c.node.attrs.GetInt("axis", 0), rank);
@@ -129,9 +131,6 @@ Outputs RunGatherElements(const Call& c) {
       if (i < -axis_dim || i >= axis_dim) return c.Unsupported("constant index out of range");
     }
   }
-  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
-  if (!out.ok()) return out.status();
-  if (out->dims != indices.dims) return c.Unsupported("inferred dims differ from the indices'");
   kernels::cuda::GatherElementsShape shape;
   shape.rank = rank;
   shape.axis = static_cast<int>(*axis);
@@ -142,8 +141,20 @@ Outputs RunGatherElements(const Call& c) {
     shape.data_strides[d] = ds[d];
     shape.index_strides[d] = is[d];
   }
+  return shape;
+}
+
+namespace {
+
+Outputs RunGatherElements(const Call& c) {
+  const DeviceTensor &data = c.in(0), &indices = c.in(1);
+  absl::StatusOr<kernels::cuda::GatherElementsShape> shape = ElementsShapeOf(c, data, indices);
+  if (!shape.ok()) return shape.status();
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  if (out->dims != indices.dims) return c.Unsupported("inferred dims differ from the indices'");
   ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::GatherElements(data.data(), indices.data(),
-                                                             indices.dtype == DType::kInt64, out->data(), shape,
+                                                             indices.dtype == DType::kInt64, out->data(), *shape,
                                                              ElementBytes(data.dtype), c.stream));
   return std::vector<DeviceTensor>{*std::move(out)};
 }

@@ -1,5 +1,5 @@
 // Device runners for reductions, Softmax/LogSoftmax, LayerNormalization, InstanceNormalization,
-// GroupNormalization, RMSNormalization, CumSum.
+// GroupNormalization, RMSNormalization, LpNormalization, CumSum.
 // that turns the concrete input dims and the node's attributes and constant inputs into kernel
 // parameters. Output dims always come from the op's own inference.
 #include <cmath>
@@ -20,6 +20,7 @@
 #include "ops/group_rms_norm.h"
 #include "ops/infer_concrete.h"
 #include "ops/infer_util.h"
+#include "ops/math_norm.h"
 #include "ops/op_def.h"
 #include "ops/tensor_ops_slice.h"
 #include "runtime/device_runner.h"
@@ -328,6 +329,28 @@ Outputs RunCumSum(const Call& c) {
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 
+// ---- LpNormalization ----
+
+bool SupportsLpNormalization(const ir::Graph& g, const ir::Node& n) {
+  const ir::TensorType& x = g.value(n.inputs[0]).type;
+  return IsFloat(x.dtype) && x.rank() >= 1 && ops::ParseLpNormalizationAttrs(n, x.rank()).ok();
+}
+
+Outputs RunLpNormalization(const Call& c) {
+  absl::StatusOr<DeviceTensor> x = ToLayout(c.in(0), false, c.stream);
+  if (!x.ok()) return x.status();
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  absl::StatusOr<ops::LpNormalizationAttrs> attrs = ops::ParseLpNormalizationAttrs(c.node, rank);
+  if (!attrs.ok()) return c.Unsupported(attrs.status().message());
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
+  if (out->dims != x->dims) return c.Unsupported("inferred dims differ from the input's");
+  ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::LpNormalize(
+      *ReduceTypeOf(x->dtype), x->data(), out->data(), Product(x->dims, 0, attrs->axis), x->dims[attrs->axis],
+      Product(x->dims, attrs->axis + 1, rank), static_cast<int>(attrs->p), c.stream));
+  return std::vector<DeviceTensor>{*std::move(out)};
+}
+
 }  // namespace
 
 std::vector<DeviceRunnerDef> MathRunners() {
@@ -342,6 +365,7 @@ std::vector<DeviceRunnerDef> MathRunners() {
       {"ReduceSumSquare", SupportsReduce, RunReduce},
       {"ReduceLogSum", SupportsReduce, RunReduce},
       {"ReduceLogSumExp", SupportsReduce, RunReduce},
+      {"LpNormalization", SupportsLpNormalization, RunLpNormalization},
       {"Softmax", SupportsFloat, RunSoftmax},
       {"LogSoftmax", SupportsFloat, RunSoftmax},
       {"LayerNormalization", SupportsLayerNorm, RunLayerNorm},

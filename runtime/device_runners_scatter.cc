@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "kernels/cuda/scatter.h"
-#include "ops/infer_util.h"
 #include "ops/tensor_scatter_attrs.h"
 #include "runtime/device_runner.h"
 
@@ -147,35 +146,15 @@ Outputs RunScatterElements(const Call& c) {
   absl::StatusOr<std::vector<DeviceTensor>> in = DenseInputs(c);
   if (!in.ok()) return in.status();
   const DeviceTensor &data = (*in)[0], &indices = (*in)[1], &updates = (*in)[2];
-  const int rank = static_cast<int>(data.dims.size());
-  absl::StatusOr<int64_t> axis = ops::NormalizeAxis(c.node.attrs.GetInt("axis", 0), rank);
-  if (rank < 1 || !axis.ok() || indices.dims.size() != data.dims.size() || updates.dims != indices.dims) {
-    return c.Unsupported("a form the host reports");
-  }
-  const int64_t axis_dim = data.dims[*axis];
-  for (int d = 0; d < rank; ++d) {
-    if (d != *axis && indices.dims[d] > data.dims[d]) return c.Unsupported("an indices dim exceeds data's");
-  }
-  if (const ir::Tensor* constant = c.constant(1)) {
-    for (int64_t i : constant->ToInt64Vector()) {
-      if (i < -axis_dim || i >= axis_dim) return c.Unsupported("constant index out of range");
-    }
-  }
+  if (updates.dims != indices.dims)
+    return c.Unsupported("updates' dims differ from the indices' (the host reports it)");
+  absl::StatusOr<kernels::cuda::GatherElementsShape> shape = ElementsShapeOf(c, data, indices);
+  if (!shape.ok()) return shape.status();
   absl::StatusOr<DeviceTensor> out = CopyOfData(c, data);
   if (!out.ok()) return out.status();
-  kernels::cuda::GatherElementsShape shape;
-  shape.rank = rank;
-  shape.axis = static_cast<int>(*axis);
-  shape.axis_dim = axis_dim;
-  const std::vector<int64_t> ds = DenseStrides(data.dims), is = DenseStrides(indices.dims);
-  for (int d = 0; d < rank; ++d) {
-    shape.dims[d] = indices.dims[d];
-    shape.data_strides[d] = ds[d];
-    shape.index_strides[d] = is[d];
-  }
   ONNXRUN_CUDA_RETURN_IF_ERROR(
-      kernels::cuda::ScatterElements(indices.data(), indices.dtype == DType::kInt64, updates.data(), out->data(), shape,
-                                     ElementBytes(data.dtype), *AddOf(c.node, data.dtype), c.stream));
+      kernels::cuda::ScatterElements(indices.data(), indices.dtype == DType::kInt64, updates.data(), out->data(),
+                                     *shape, ElementBytes(data.dtype), *AddOf(c.node, data.dtype), c.stream));
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 

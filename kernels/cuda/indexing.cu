@@ -56,14 +56,9 @@ template <typename T, typename I>
 __global__ void GatherElementsKernel(const T* __restrict__ data, const I* __restrict__ indices, T* __restrict__ out,
                                      GatherElementsShape shape, int64_t total) {
   for (int64_t linear = GlobalThreadIndex(); linear < total; linear += GlobalThreadCount()) {
-    int64_t base = 0, at = 0;
-    ForEachCoordinate(linear, shape.rank, shape.dims, [&](int d, int64_t i) {
-      at += i * shape.index_strides[d];
-      if (d != shape.axis) base += i * shape.data_strides[d];
-    });
-    int64_t k = static_cast<int64_t>(indices[at]);
-    if (k < 0) k += shape.axis_dim;
-    out[linear] = (k >= 0 && k < shape.axis_dim) ? data[base + k * shape.data_strides[shape.axis]] : T{};
+    int64_t at = 0;
+    const int64_t offset = ElementOffset(shape, indices, linear, at);
+    out[linear] = offset >= 0 ? data[offset] : T{};
   }
 }
 

@@ -10,6 +10,9 @@
 #include <cstdint>
 
 #include "kernels/cuda/strided_copy.h"  // kMaxRank
+#ifdef __CUDACC__
+#include "kernels/cuda/launch.h"  // ForEachCoordinate
+#endif
 
 namespace kernels::cuda {
 
@@ -36,6 +39,24 @@ struct GatherElementsShape {
 };
 cudaError_t GatherElements(const void* data, const void* indices, bool indices_int64, void* out,
                            const GatherElementsShape& shape, int element_bytes, cudaStream_t stream);
+
+#ifdef __CUDACC__
+// The data offset element `linear` of GatherElements / ScatterElements addresses, with `at` set to
+// its offset in indices (and updates); -1 when its index lies outside [-axis_dim, axis_dim).
+template <typename I>
+__device__ __forceinline__ int64_t ElementOffset(const GatherElementsShape& s, const I* indices, int64_t linear,
+                                                 int64_t& at) {
+  int64_t base = 0;
+  at = 0;
+  ForEachCoordinate(linear, s.rank, s.dims, [&](int d, int64_t i) {
+    at += i * s.index_strides[d];
+    if (d != s.axis) base += i * s.data_strides[d];
+  });
+  int64_t k = static_cast<int64_t>(indices[at]);
+  if (k < 0) k += s.axis_dim;
+  return k >= 0 && k < s.axis_dim ? base + k * s.data_strides[s.axis] : -1;
+}
+#endif  // __CUDACC__
 
 // Trilu over dense row-major [matrices, rows, cols]: keeps element (r, c) where c - r >= k (upper)
 // or c - r <= k (lower), zero bytes elsewhere.

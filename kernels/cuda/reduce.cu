@@ -161,7 +161,42 @@ cudaError_t Launch(ReduceOp op, const void* in_raw, void* out_raw, const ReduceS
   return LaunchPass<T, Acc>(op, in, out, out, shape, n_out, n_reduced, stream);
 }
 
+// One thread per slice x[o, :, i]: its norm, then every element divided by it.
+template <typename T>
+__global__ void LpNormalizeKernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, int64_t inner,
+                                  int p) {
+  for (int64_t slice = GlobalThreadIndex(); slice < outer * inner; slice += GlobalThreadCount()) {
+    const int64_t base = slice / inner * n * inner + slice % inner;
+    double norm = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const double v = Widen(x[base + k * inner]);
+      norm += p == 1 ? fabs(v) : v * v;
+    }
+    if (p == 2) norm = sqrt(norm);
+    for (int64_t k = 0; k < n; ++k) Narrow(norm == 0 ? 0.0 : Widen(x[base + k * inner]) / norm, &y[base + k * inner]);
+  }
+}
+
 }  // namespace
+
+cudaError_t LpNormalize(ReduceType type, const void* x, void* y, int64_t outer, int64_t n, int64_t inner, int p,
+                        cudaStream_t stream) {
+  if (outer < 0 || n < 0 || inner < 0 || (p != 1 && p != 2)) return cudaErrorInvalidValue;
+  const int64_t slices = outer * inner;
+  if (slices == 0 || n == 0) return cudaSuccess;
+  auto launch = [&](auto tag) {
+    using T = decltype(tag);
+    LpNormalizeKernel<<<GridSize(slices), kBlockSize, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), outer,
+                                                                   n, inner, p);
+    return cudaGetLastError();
+  };
+  switch (type) {
+    case ReduceType::kFloat32: return launch(float{});
+    case ReduceType::kFloat16: return launch(__half{});
+    case ReduceType::kBFloat16: return launch(__nv_bfloat16{});
+    default: return cudaErrorInvalidValue;
+  }
+}
 
 cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, const ReduceShape& shape,
                    cudaStream_t stream) {

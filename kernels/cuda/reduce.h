@@ -35,6 +35,11 @@ struct ReduceShape {
 cudaError_t Reduce(ReduceOp op, ReduceType type, const void* in, void* out, const ReduceShape& shape,
                    cudaStream_t stream);
 
+// LpNormalization: x viewed (dense row-major) as [outer, n, inner]; y = x / ||x[o, :, i]||_p for
+// p 1 or 2 (the norm in double; a zero norm gives 0, as the host kernel). Float types only.
+cudaError_t LpNormalize(ReduceType type, const void* x, void* y, int64_t outer, int64_t n, int64_t inner, int p,
+                        cudaStream_t stream);
+
 }  // namespace kernels::cuda
 
 #endif  // ONNXRUN_KERNELS_CUDA_REDUCE_H_

@@ -58,14 +58,9 @@ template <typename T, typename I, bool kAdd>
 __global__ void ScatterElementsKernel(const I* __restrict__ indices, const T* __restrict__ updates, T* __restrict__ out,
                                       GatherElementsShape shape, int64_t total) {
   for (int64_t linear = GlobalThreadIndex(); linear < total; linear += GlobalThreadCount()) {
-    int64_t base = 0, at = 0;
-    ForEachCoordinate(linear, shape.rank, shape.dims, [&](int d, int64_t i) {
-      at += i * shape.index_strides[d];
-      if (d != shape.axis) base += i * shape.data_strides[d];
-    });
-    int64_t k = static_cast<int64_t>(indices[at]);
-    if (k < 0) k += shape.axis_dim;
-    if (k >= 0 && k < shape.axis_dim) Put<T, kAdd>(out + base + k * shape.data_strides[shape.axis], updates[at]);
+    int64_t at = 0;
+    const int64_t offset = ElementOffset(shape, indices, linear, at);
+    if (offset >= 0) Put<T, kAdd>(out + offset, updates[at]);
   }
 }
 
