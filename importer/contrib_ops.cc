@@ -1,5 +1,6 @@
 // ONNX Runtime's float contrib ops as standard ops (see contrib_ops.h): the GELU forms,
-// the skip and simplified layer norms, FusedMatMul, FusedConv, FusedGemm. Attention and
+// the skip and simplified layer norms, FusedMatMul (and its old name TransposeMatMul), ExpandDims,
+// FusedConv, FusedGemm; the channel-layout helpers the contrib files share. Attention and
 // EmbedLayerNormalization are in contrib_attention.cc, the quantized ops in contrib_quantized.cc.
 #include "importer/contrib_ops.h"
 
@@ -138,6 +139,19 @@ absl::Status FusedMatMulToMatMul(Graph& graph, Node& node, std::vector<Node>& pr
   return absl::OkStatus();
 }
 
+// ExpandDims(X, axis): Unsqueeze at the constant scalar `axis` (int32; negative counts from the
+// output's end, as ORT inserts at rank + axis + 1).
+absl::Status ExpandDimsToUnsqueeze(Graph& graph, Node& node, std::vector<Node>&) {
+  AtTargetOpset(node);
+  const ir::Tensor* axis = ConstantInput(graph, node, 1);
+  if (axis == nullptr || axis->num_elements() != 1) {
+    return absl::UnimplementedError("ExpandDims needs a constant scalar axis");
+  }
+  Become(node, "Unsqueeze",
+         {node.input(0), NodeConstant(graph, node, "axes", ir::Tensor::FromInt64s({axis->GetAsInt64(0)}))});
+  return absl::OkStatus();
+}
+
 // `node` becomes the activation ORT fused into a Conv / Gemm, applied to `x`; `params` are its
 // alpha / beta (LeakyRelu, HardSigmoid) or min / max (Clip).
 absl::Status BecomeActivation(Graph& graph, Node& node, ValueId x, const std::string& activation,
@@ -206,6 +220,27 @@ absl::Status FusedGemmToGemm(Graph& graph, Node& node, std::vector<Node>& prefix
 
 }  // namespace
 
+std::vector<int64_t> ChannelsPerm(int64_t rank, bool to_channels_first) {
+  std::vector<int64_t> perm = {0};
+  if (to_channels_first) perm.push_back(rank - 1);
+  for (int64_t d = 1; d < rank - 1; ++d) perm.push_back(to_channels_first ? d : d + 1);
+  if (!to_channels_first) perm.push_back(1);
+  return perm;
+}
+
+absl::StatusOr<int64_t> ChannelsLastRank(const Graph& graph, const Node& node) {
+  const int64_t rank = graph.value(node.input(0)).type.rank();
+  if (rank < 3) return absl::InvalidArgumentError("channels_last needs an input of known rank 3 or more");
+  return rank;
+}
+
+ValueId ChannelsMoved(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, int64_t rank,
+                      bool to_channels_first) {
+  const ValueId out = Prepend(graph, node, prefix, "Transpose", {x});
+  prefix.back().attrs.Set("perm", ChannelsPerm(rank, to_channels_first));
+  return out;
+}
+
 Rewrite NeedsInputs(std::vector<size_t> slots, Rewrite rewrite) {
   return [slots = std::move(slots), rewrite = std::move(rewrite)](Graph& graph, Node& node, std::vector<Node>& prefix) {
     for (size_t slot : slots) {
@@ -228,6 +263,8 @@ const std::map<std::string, Rewrite>& ContribRewrites() {
         {"com.microsoft.SkipSimplifiedLayerNormalization", NeedsInputs({0, 1, 2}, SkipNormToNorm)},
         {"SimplifiedLayerNormalization", NeedsInputs({0, 1}, SimplifiedNormToRms)},
         {"com.microsoft.FusedMatMul", NeedsInputs({0, 1}, FusedMatMulToMatMul)},
+        {"com.microsoft.TransposeMatMul", NeedsInputs({0, 1}, FusedMatMulToMatMul)},  // FusedMatMul's old name
+        {"com.microsoft.ExpandDims", NeedsInputs({0, 1}, ExpandDimsToUnsqueeze)},
         {"com.microsoft.FusedConv", NeedsInputs({0, 1}, FusedConvToConv)},
         {"com.microsoft.FusedGemm", NeedsInputs({0, 1}, FusedGemmToGemm)},
     };
@@ -235,6 +272,7 @@ const std::map<std::string, Rewrite>& ContribRewrites() {
     for (auto& entry : AttentionContribRewrites()) rewrites->insert(std::move(entry));
     for (auto& entry : NBitsContribRewrites()) rewrites->insert(std::move(entry));
     for (auto& entry : GatherQuantizedContribRewrites()) rewrites->insert(std::move(entry));
+    for (auto& entry : DiffusionContribRewrites()) rewrites->insert(std::move(entry));
     return rewrites;
   }();
   return *table;

@@ -98,11 +98,43 @@ TEST(ContribOpsTest, UnsupportedFormsSayWhat) {
   onnx::NodeProto conv = MakeNode("FusedConv", {"x", "w"}, {"y"}, "conv");
   testing_util::SetStringAttr(conv, "activation", "Softsign");
   EXPECT_THAT(ImportText(ContribModel(conv)), HasSubstr("fused activation 'Softsign' is not supported"));
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("NhwcConv", {"x", "w"}, {"y"}, "nhwc"))),
+              HasSubstr("node 'nhwc' (NhwcConv): NhwcConv with a computed weight is not supported"));
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("GroupNorm", {"x", "g", "g"}, {"y"}, "gn"))),
+              HasSubstr("attribute 'groups' is required"));
+  onnx::NodeProto gelu_norm = MakeNode("GroupNorm", {"x", "g", "g"}, {"y"}, "gn");
+  testing_util::SetIntAttr(gelu_norm, "groups", 2);
+  testing_util::SetIntAttr(gelu_norm, "activation", 2);
+  EXPECT_THAT(ImportText(ContribModel(gelu_norm)), HasSubstr("activation must be 0 (none) or 1 (SiLU), got 2"));
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("ExpandDims", {"x", "g"}, {"y"}, "expand"))),
+              HasSubstr("ExpandDims needs a constant scalar axis"));
+}
+
+TEST(ContribOpsTest, SkipGroupNormSumIsTheAddItWritesAndNcSkipIsUnsqueezed) {
+  onnx::ModelProto model = testing_util::MakeModel(17);
+  auto* ms = model.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  auto* g = model.mutable_graph();
+  *g->add_input() = TensorInfo("x", {2, 3, 3, 8});
+  *g->add_input() = TensorInfo("skip", {2, 8});
+  *g->add_input() = TensorInfo("gamma", {8});
+  *g->add_output() = TensorInfo("y", {});
+  *g->add_output() = TensorInfo("s", {});
+  onnx::NodeProto node = MakeNode("SkipGroupNorm", {"x", "gamma", "gamma", "skip"}, {"y", "s"}, "sgn");
+  node.set_domain("com.microsoft");
+  testing_util::SetIntAttr(node, "groups", 4);
+  *g->add_node() = node;
+  const std::string text = ImportText(model);
+  EXPECT_THAT(text, HasSubstr("Unsqueeze(%skip, %sgn__skip_axes) -> (%sgn__0_Unsqueeze_out: float32[2,1,1,8])"));
+  EXPECT_THAT(text, HasSubstr("Add(%x, %sgn__0_Unsqueeze_out) -> (%s: float32[2,3,3,8])"));
+  EXPECT_THAT(text, HasSubstr("GroupNormalization("));
+  EXPECT_THAT(text, HasSubstr("sgn: Transpose("));
 }
 
 TEST(ContribOpsTest, UnknownContribOpsAreNamedWithTheirNodesAndOtherOpsetsRefused) {
-  EXPECT_THAT(ImportText(ContribModel(MakeNode("BiasSplitGelu", {"x"}, {"y"}, "split_gelu"))),
-              HasSubstr("unsupported ops at opset 17: com.microsoft.BiasSplitGelu (nodes 'split_gelu')"));
+  EXPECT_THAT(ImportText(ContribModel(MakeNode("WordConvEmbedding", {"x"}, {"y"}, "embed"))),
+              HasSubstr("unsupported ops at opset 17: com.microsoft.WordConvEmbedding (nodes 'embed')"));
   EXPECT_THAT(ImportText(ContribModel(MakeNode("Gelu", {"x"}, {"y"}, "gelu"), 2)),
               HasSubstr("model uses com.microsoft opset 2; onnxrun supports opsets 1 to 1"));
 }

@@ -47,30 +47,6 @@ absl::Status BecomeQuantize(Graph& graph, Node& node, ValueId x, ValueId scale, 
   return absl::OkStatus();
 }
 
-// The permutation from NHWC to NCHW (`to_channels_first`) or back, for a tensor of `rank`.
-std::vector<int64_t> ChannelsPerm(int64_t rank, bool to_channels_first) {
-  std::vector<int64_t> perm = {0};
-  if (to_channels_first) perm.push_back(rank - 1);
-  for (int64_t d = 1; d < rank - 1; ++d) perm.push_back(to_channels_first ? d : d + 1);
-  if (!to_channels_first) perm.push_back(1);
-  return perm;
-}
-
-// The rank of a channels_last node's input 0, which must be known and 3 or more.
-absl::StatusOr<int64_t> ChannelsLastRank(const Graph& graph, const Node& node) {
-  const int64_t rank = graph.value(node.input(0)).type.rank();
-  if (rank < 3) return absl::InvalidArgumentError("channels_last needs an input of known rank 3 or more");
-  return rank;
-}
-
-// `x` (of `rank`) moved to channels first or back, for ops with ORT's channels_last attribute.
-ValueId ChannelsMoved(Graph& graph, const Node& node, std::vector<Node>& prefix, ValueId x, int64_t rank,
-                      bool to_channels_first) {
-  const ValueId out = Prepend(graph, node, prefix, "Transpose", {x});
-  prefix.back().attrs.Set("perm", ChannelsPerm(rank, to_channels_first));
-  return out;
-}
-
 // QLinearAdd (A, A_scale, A_zp?, B, B_scale, B_zp?, C_scale, C_zp?): each input dequantized at
 // its scale over C's, summed, rounded, shifted by C's zero point. QLinearMul: the centred inputs
 // multiplied, times A's scale times B's over C's.
