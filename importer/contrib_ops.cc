@@ -1,5 +1,5 @@
 // ONNX Runtime's float contrib ops as standard ops (see contrib_ops.h): the GELU forms,
-// the skip and simplified layer norms, FusedMatMul (and its old name TransposeMatMul), ExpandDims,
+// the skip and simplified layer norms, FusedMatMul (and its old name TransposeMatMul), ExpandDims, CDist,
 // FusedConv, FusedGemm; the channel-layout helpers the contrib files share. Attention and
 // EmbedLayerNormalization are in contrib_attention.cc, the quantized ops in contrib_quantized.cc.
 #include "importer/contrib_ops.h"
@@ -152,6 +152,36 @@ absl::Status ExpandDimsToUnsqueeze(Graph& graph, Node& node, std::vector<Node>&)
   return absl::OkStatus();
 }
 
+// CDist(A [M, K], B [P, K]), metric sqeuclidean (default) or euclidean, as ORT's CPU kernel computes
+// it: |-2 A B^T + |a|^2 + |b|^2| (then its square root).
+absl::Status CDistToMatMul(Graph& graph, Node& node, std::vector<Node>& prefix) {
+  const std::string metric = node.attrs.GetString("metric", "sqeuclidean");
+  if (metric != "sqeuclidean" && metric != "euclidean") {
+    return absl::UnimplementedError(
+        absl::StrCat("CDist metric '", metric, "' is not supported (sqeuclidean, euclidean)"));
+  }
+  AtTargetOpset(node);
+  const ValueId a = node.input(0), b = node.input(1);
+  const ValueId b_t = Prepend(graph, node, prefix, "Transpose", {b});
+  prefix.back().attrs.Set("perm", std::vector<int64_t>{1, 0});
+  absl::StatusOr<ValueId> minus_two = ConstantLike(graph, node, "minus_two", {-2.0f}, {});
+  if (!minus_two.ok()) return minus_two.status();
+  const ValueId cross =
+      Prepend(graph, node, prefix, "Mul", {Prepend(graph, node, prefix, "MatMul", {a, b_t}), *minus_two});
+  const ValueId rows = NodeConstant(graph, node, "rows", ir::Tensor::FromInt64s({1}));
+  const ValueId a_norms = Prepend(graph, node, prefix, "ReduceSumSquare", {a, rows});  // [M, 1]
+  const ValueId b_norms = Prepend(graph, node, prefix, "ReduceSumSquare",
+                                  {b_t, NodeConstant(graph, node, "cols", ir::Tensor::FromInt64s({0}))});  // [1, P]
+  const ValueId sum =
+      Prepend(graph, node, prefix, "Add", {Prepend(graph, node, prefix, "Add", {cross, a_norms}), b_norms});
+  if (metric == "sqeuclidean") {
+    Become(node, "Abs", {sum});
+  } else {
+    Become(node, "Sqrt", {Prepend(graph, node, prefix, "Abs", {sum})});
+  }
+  return absl::OkStatus();
+}
+
 // `node` becomes the activation ORT fused into a Conv / Gemm, applied to `x`; `params` are its
 // alpha / beta (LeakyRelu, HardSigmoid) or min / max (Clip).
 absl::Status BecomeActivation(Graph& graph, Node& node, ValueId x, const std::string& activation,
@@ -265,6 +295,7 @@ const std::map<std::string, Rewrite>& ContribRewrites() {
         {"com.microsoft.FusedMatMul", NeedsInputs({0, 1}, FusedMatMulToMatMul)},
         {"com.microsoft.TransposeMatMul", NeedsInputs({0, 1}, FusedMatMulToMatMul)},  // FusedMatMul's old name
         {"com.microsoft.ExpandDims", NeedsInputs({0, 1}, ExpandDimsToUnsqueeze)},
+        {"com.microsoft.CDist", NeedsInputs({0, 1}, CDistToMatMul)},
         {"com.microsoft.FusedConv", NeedsInputs({0, 1}, FusedConvToConv)},
         {"com.microsoft.FusedGemm", NeedsInputs({0, 1}, FusedGemmToGemm)},
     };

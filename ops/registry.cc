@@ -134,6 +134,7 @@ const std::vector<ImportedOp>& ImporterRewrittenOps() {
       {"com.microsoft.FusedMatMul", "Transpose, MatMul, Mul"},
       {"com.microsoft.TransposeMatMul", "Transpose, MatMul, Mul (as FusedMatMul)"},
       {"com.microsoft.ExpandDims", "Unsqueeze (a constant axis)"},
+      {"com.microsoft.CDist", "MatMul, ReduceSumSquare, Add, Abs (Sqrt)"},
       {"com.microsoft.FusedConv", "Conv, Add and the activation"},
       {"com.microsoft.GroupNorm", "Transpose, GroupNormalization, Sigmoid and Mul (SiLU), Transpose"},
       {"com.microsoft.SkipGroupNorm", "Add, then as GroupNorm"},

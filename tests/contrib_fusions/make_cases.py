@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes tests/contrib_fusions/cases: the contrib ops ONNX Runtime's transformers optimizer writes
 for Stable Diffusion on CUDA (GroupNorm, SkipGroupNorm, BiasSplitGelu, BiasAdd, NhwcConv), its
-BiasDropout, and the CPU ones TransposeMatMul and ExpandDims, each alone and in one UNet-like block.
+BiasDropout, and the CPU ones TransposeMatMul, ExpandDims and CDist, each alone and in one UNet-like block.
 ORT registers the diffusion ops and BiasDropout on its CUDA provider only, so their reference
 outputs are what ORT's CPU provider computes for the same graph written in standard ops (the
-formulas of ORT's CUDA kernels), each also checked against numpy here; TransposeMatMul and
-ExpandDims run in ORT itself. Needs `python3 -m pip install onnx onnxruntime numpy`.
+formulas of ORT's CUDA kernels), each also checked against numpy here; TransposeMatMul,
+ExpandDims and CDist run in ORT itself. Needs `python3 -m pip install onnx onnxruntime numpy`.
 Deterministic."""
 import math
 import os
@@ -258,6 +258,19 @@ def expand_dims_case(name, axis):
     check(y, np.expand_dims(x, axis))
 
 
+def cdist_case(name, metric):
+    """ORT's CPU kernel runs it: -2 A B^T + |a|^2 + |b|^2, its absolute value (square root)."""
+    a, b = randn(5, 7), randn(4, 7)
+    if metric != "euclidean":  # a square root would blow the formula's cancellation up to ~1e-3
+        b[1] = a[2]  # one pair of equal rows: a distance of (about) zero
+    attrs = {} if metric is None else {"metric": metric}
+    m = model([helper.make_node("CDist", ["a", "b"], ["c"], domain=MS, **attrs)], [("a", F32, [5, 7]), ("b", F32, [4, 7])],
+              [("c", F32, [5, 4])])
+    c = write_case(HERE, name, m, {"a": a, "b": b})[0]
+    sq = ((a[:, None, :].astype(np.float64) - b[None, :, :]) ** 2).sum(axis=2)
+    check(c, np.sqrt(sq) if metric == "euclidean" else sq, 1e-4, 1e-3 if metric == "euclidean" else 1e-4)
+
+
 def unet_block_case():
     """GroupNorm + SiLU -> NhwcConv 3x3 -> SkipGroupNorm (skip = the block input, sum out) ->
     a projection MatMul -> BiasSplitGelu -> BiasAdd onto the sum, as a diffusion UNet's resnet and
@@ -322,6 +335,8 @@ def main():
     transpose_matmul_case()
     expand_dims_case("expand_dims_negative_axis", -1)
     expand_dims_case("expand_dims_axis1", 1)
+    cdist_case("cdist_sqeuclidean_default", None)
+    cdist_case("cdist_euclidean", "euclidean")
     unet_block_case()
 
 
