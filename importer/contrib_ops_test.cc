@@ -102,10 +102,10 @@ TEST(ContribOpsTest, UnsupportedFormsSayWhat) {
               HasSubstr("node 'nhwc' (NhwcConv): NhwcConv with a computed weight is not supported"));
   EXPECT_THAT(ImportText(ContribModel(MakeNode("GroupNorm", {"x", "g", "g"}, {"y"}, "gn"))),
               HasSubstr("attribute 'groups' is required"));
-  onnx::NodeProto gelu_norm = MakeNode("GroupNorm", {"x", "g", "g"}, {"y"}, "gn");
-  testing_util::SetIntAttr(gelu_norm, "groups", 2);
-  testing_util::SetIntAttr(gelu_norm, "activation", 2);
-  EXPECT_THAT(ImportText(ContribModel(gelu_norm)), HasSubstr("activation must be 0 (none) or 1 (SiLU), got 2"));
+  onnx::NodeProto bad_activation = MakeNode("GroupNorm", {"x", "g", "g"}, {"y"}, "gn");
+  testing_util::SetIntAttr(bad_activation, "groups", 2);
+  testing_util::SetIntAttr(bad_activation, "activation", 2);
+  EXPECT_THAT(ImportText(ContribModel(bad_activation)), HasSubstr("activation must be 0 (none) or 1 (SiLU), got 2"));
   EXPECT_THAT(ImportText(ContribModel(MakeNode("ExpandDims", {"x", "g"}, {"y"}, "expand"))),
               HasSubstr("ExpandDims needs a constant scalar axis"));
 }

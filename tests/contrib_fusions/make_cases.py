@@ -154,20 +154,18 @@ def skip_group_norm_case(name, skip_dims, with_bias, with_sum, silu):
     outs = ["y"] + (["s"] if with_sum else [])
     io = ([("x", F32, dims), ("skip", F32, skip_dims)], [(o, F32, dims) for o in outs])
     node = helper.make_node("SkipGroupNorm", inputs, outs, domain=MS, groups=groups, activation=int(silu))
-    skip_b = "skip"
-    ref_nodes = []
+    skip_b, sum_name, ref_inits, ref_nodes = "skip", "s" if with_sum else "sum", list(inits), []
     if len(skip_dims) == 2:
         ref_nodes.append(helper.make_node("Unsqueeze", ["skip", "axes"], ["skip4"]))
-        inits.append(("axes", np.array([1, 2], np.int64)))
+        ref_inits.append(("axes", np.array([1, 2], np.int64)))
         skip_b = "skip4"
-    ref_nodes.append(helper.make_node("Add", ["x", "bias"] if with_bias else ["x", skip_b], ["xb"]))
-    ref_nodes.append(helper.make_node("Add", ["xb", skip_b] if with_bias else ["xb", "zero"],
-                                      ["s" if with_sum else "sum"]))
-    if not with_bias:
-        inits.append(("zero", np.zeros(1, np.float32)))
-    ref_nodes += std_group_norm("s" if with_sum else "sum", "gamma", "beta", "y", groups, 1e-5, silu, True, "g")
+    if with_bias:
+        ref_nodes += [helper.make_node("Add", ["x", "bias"], ["xb"]), helper.make_node("Add", ["xb", skip_b], [sum_name])]
+    else:
+        ref_nodes.append(helper.make_node("Add", ["x", skip_b], [sum_name]))
+    ref_nodes += std_group_norm(sum_name, "gamma", "beta", "y", groups, 1e-5, silu, True, "g")
     got = write_case(HERE, name, model([node], *io, inits), {"x": x, "skip": skip},
-                     reference=model(ref_nodes, *io, inits, False))
+                     reference=model(ref_nodes, *io, ref_inits, False))
     bias = dict(inits).get("bias", np.zeros(16, np.float32))
     s = x.astype(np.float64) + bias + (skip.reshape(2, 1, 1, 16) if len(skip_dims) == 2 else skip)
     check(got[0], nhwc(group_norm_ref(nchw(s), gamma, beta, groups, 1e-5, silu)))
