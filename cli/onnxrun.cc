@@ -393,6 +393,7 @@ void PrintOpList() {
     if (op == "ConvTranspose") gpu = "legacy cuDNN backward-data convolution (2-D), else host reference kernel";
     if (kind == "Kernel+epilogue") gpu = absl::StrCat("cuDNN epilogue after a conv/matmul, else ", gpu);
     if (op == "TopK") gpu = "own CUDA kernel (constant K; a computed K: host reference kernel)";
+    if (op == "OneHot") gpu = "own CUDA kernel (constant depth; a computed depth: host reference kernel)";
     if (op == "ScatterND" || op == "ScatterElements") {
       gpu = "own CUDA kernel (reduction none or add; mul / max / min: host reference kernel)";
     }

@@ -98,13 +98,14 @@ struct DeviceRunnerDef {
 
 // Per-family tables (one .cc each); cuda_kernel_steps.cc concatenates them.
 std::vector<DeviceRunnerDef> MovementRunners();  // Transpose, Slice, Split, Gather, Expand, Tile, Where
-std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms, CumSum
+std::vector<DeviceRunnerDef> MathRunners();      // reductions, Softmax/LogSoftmax, norms, CumSum, CumProd
 std::vector<DeviceRunnerDef> ResizeRunners();    // Resize, GridSample
 std::vector<DeviceRunnerDef> LogicRunners();     // comparisons, And/Or/Xor/Not, IsNaN, IsInf, Mod
 std::vector<DeviceRunnerDef> PoolRunners();      // MaxPool (no Indices), AveragePool
 std::vector<DeviceRunnerDef> IndexRunners();  // ArgMax/ArgMin, GatherElements, TopK, Trilu, DepthToSpace, SpaceToDepth
-std::vector<DeviceRunnerDef> ScatterRunners();  // GatherND, ScatterND, ScatterElements
-std::vector<DeviceRunnerDef> QuantRunners();    // QuantizeLinear, DequantizeLinear (per tensor or per axis)
+std::vector<DeviceRunnerDef> ScatterRunners();    // GatherND, ScatterND, ScatterElements
+std::vector<DeviceRunnerDef> QuantRunners();      // QuantizeLinear, DequantizeLinear (per tensor or per axis)
+std::vector<DeviceRunnerDef> IndicatorRunners();  // OneHot, EyeLike
 
 // GatherElements' / ScatterElements' view of `data` and `indices` (the node's axis, the tensors'
 // stored strides); Unimplemented for a form the host reports (ranks differ, an indices dim off the

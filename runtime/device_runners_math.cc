@@ -1,5 +1,5 @@
 // Device runners for reductions, Softmax/LogSoftmax, LayerNormalization, InstanceNormalization,
-// GroupNormalization, RMSNormalization, LpNormalization, CumSum.
+// GroupNormalization, RMSNormalization, LpNormalization, CumSum, CumProd.
 // that turns the concrete input dims and the node's attributes and constant inputs into kernel
 // parameters. Output dims always come from the op's own inference.
 #include <cmath>
@@ -295,7 +295,7 @@ Outputs RunRmsNorm(const Call& c) {
   return NormalizeRows(c, *x, p);
 }
 
-// ---- CumSum ---------------------------------------------------------------------------------------
+// ---- CumSum, CumProd ------------------------------------------------------------------------------
 
 std::optional<kernels::cuda::ScanType> ScanTypeOf(DType d) {
   switch (d) {
@@ -325,7 +325,8 @@ Outputs RunCumSum(const Call& c) {
   if (!out.ok()) return out.status();
   const ops::ScanExtents e = ops::ScanExtentsOf(x.dims, *axis);
   ONNXRUN_CUDA_RETURN_IF_ERROR(kernels::cuda::CumSum(*ScanTypeOf(x.dtype), dense->data(), out->data(), e.outer,
-                                                     e.length, e.inner, attrs->exclusive, attrs->reverse, c.stream));
+                                                     e.length, e.inner, attrs->exclusive, attrs->reverse,
+                                                     c.node.op_type == "CumProd", c.stream));
   return std::vector<DeviceTensor>{*std::move(out)};
 }
 
@@ -373,6 +374,7 @@ std::vector<DeviceRunnerDef> MathRunners() {
       {"GroupNormalization", SupportsGroupNorm, RunGroupNorm},
       {"RMSNormalization", SupportsRmsNorm, RunRmsNorm},
       {"CumSum", SupportsCumSum, RunCumSum},
+      {"CumProd", SupportsCumSum, RunCumSum},
   };
 }
 
