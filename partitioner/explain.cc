@@ -110,6 +110,9 @@ std::string ExplainSummary(const exec::Plan& plan) {
       plan.stats.patch_convs > 0 ? absl::StrCat("patch convs run as matmuls: ", plan.stats.patch_convs, "\n") : "",
       plan.stats.einsums_lowered > 0 ? absl::StrCat("Einsums run as MatMul chains: ", plan.stats.einsums_lowered, "\n")
                                      : "",
+      plan.stats.transposes_merged > 0
+          ? absl::StrCat("Transpose pairs merged or dropped: ", plan.stats.transposes_merged, "\n")
+          : "",
       s.squeeze_excite > 0 ? absl::StrCat("squeeze-excite MLPs as one step: ", s.squeeze_excite, "\n") : "",
       "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
@@ -173,8 +176,8 @@ std::string ExplainJson(const exec::Plan& plan) {
       "}, \"nodes\": {", absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
       "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused,
       ", \"patch_convs\": ", plan.stats.patch_convs, ", \"einsums_lowered\": ", plan.stats.einsums_lowered,
-      ", \"squeeze_excite\": ", s.squeeze_excite, ", \"bns_left\": ", s.bns_left,
-      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
+      ", \"transposes_merged\": ", plan.stats.transposes_merged, ", \"squeeze_excite\": ", s.squeeze_excite,
+      ", \"bns_left\": ", s.bns_left, ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 
 std::string ExplainDot(const exec::Plan& plan) {

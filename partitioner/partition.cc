@@ -17,6 +17,7 @@
 #include "partitioner/patch_conv.h"
 #include "partitioner/precision.h"
 #include "partitioner/row_order.h"
+#include "partitioner/transpose_pairs.h"
 #include "partitioner/transpose_sinking.h"
 
 namespace partitioner {
@@ -48,6 +49,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   GeluFusion gelu;
   LayerNormFusion layer_norm;
   TransposeSinking transpose_sinking;
+  TransposePairs transpose_pairs;
   RowOrder row_order;
   PatchConv patch_conv;
   // After precision: C padded to a multiple of 4 channels in both fp32 (16 bytes) and fp16 (8 bytes):
@@ -55,9 +57,9 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" || precision == "bf16" ? 8 : 16);
   Layout layout;
-  for (Pass* pass : std::initializer_list<Pass*>{&einsum, &folding, &dead_nodes, &bn_folding, &dead_nodes_after_bn,
-                                                 &patch_conv, &attention, &gelu, &layer_norm, &row_order,
-                                                 &transpose_sinking, &*precision_pass, &padding, &layout}) {
+  for (Pass* pass : std::initializer_list<Pass*>{&einsum, &transpose_pairs, &folding, &dead_nodes, &bn_folding,
+                                                 &dead_nodes_after_bn, &patch_conv, &attention, &gelu, &layer_norm,
+                                                 &row_order, &transpose_sinking, &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }
@@ -67,6 +69,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   stats.attention_fused = attention.fused();
   stats.patch_convs = patch_conv.rewritten();
   stats.einsums_lowered = einsum.lowered();
+  stats.transposes_merged = transpose_pairs.merged() + transpose_pairs.removed();
   stats.channels_padded = padding.padded();
   stats.precision_note = precision_pass->kept_fp32_reason();
   return absl::OkStatus();
