@@ -5,32 +5,25 @@
 #include <optional>
 #include <vector>
 
+#include "ops/infer_util.h"
+
 namespace partitioner {
 namespace {
 
 using ir::NodeId;
 using ir::ValueId;
 
-// The node's perm (ONNX's default: the axes reversed), or nullopt when the input's rank is unknown
-// or the perm is not a permutation of it.
+// The node's perm (ONNX's default: the axes reversed; ops::ResolvePermutation checks it), or nullopt
+// when the input's rank is unknown or the perm is not a permutation of it.
 std::optional<std::vector<int64_t>> PermOf(const ir::Graph& g, const ir::Node& transpose) {
   if (transpose.op_type != "Transpose" || transpose.inputs.size() != 1 || transpose.outputs.size() != 1) {
     return std::nullopt;
   }
   const ir::TensorType& in = g.value(transpose.inputs[0]).type;
   if (!in.shape) return std::nullopt;
-  const int64_t rank = in.rank();
-  std::vector<int64_t> perm = transpose.attrs.GetInts("perm", {});
-  if (perm.empty()) {
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  }
-  if (static_cast<int64_t>(perm.size()) != rank) return std::nullopt;
-  std::vector<bool> seen(rank, false);
-  for (int64_t axis : perm) {
-    if (axis < 0 || axis >= rank || seen[axis]) return std::nullopt;
-    seen[axis] = true;
-  }
-  return perm;
+  absl::StatusOr<std::vector<int64_t>> perm = ops::ResolvePermutation(transpose.attrs, in.rank());
+  if (!perm.ok()) return std::nullopt;
+  return *std::move(perm);
 }
 
 bool IsIdentity(const std::vector<int64_t>& perm) {
