@@ -236,6 +236,41 @@ def narrow_qdq(rng):
     return model, [rng.standard_normal((4, 16)).astype(np.float32)]
 
 
+def nhwc_input_cnn(rng):
+    """A TensorFlow model as tf2onnx writes it: an NHWC input [N, 24, 24, 3] transposed to NCHW
+    before the first conv, Conv-Relu-MaxPool-Conv-Relu, the feature map transposed back to NHWC
+    (one output, as detection heads give their maps) and flattened in NHWC order into a MatMul
+    classifier (the other output)."""
+    def w(name, *shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [w("conv1_w", 8, 3, 3, 3), w("conv1_b", 8), w("conv2_w", 16, 8, 1, 1), w("conv2_b", 16),
+             w("fc_w", 12 * 12 * 16, 10, scale=0.05), w("fc_b", 10),
+             numpy_helper.from_array(np.array([-1, 12 * 12 * 16], dtype=np.int64), "flat_shape")]
+    node = helper.make_node
+    nodes = [
+        node("Transpose", ["input_1"], ["x_nchw"], name="input_1_to_nchw", perm=[0, 3, 1, 2]),
+        node("Conv", ["x_nchw", "conv1_w", "conv1_b"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        node("Relu", ["c1"], ["r1"], name="relu1"),
+        node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2], strides=[2, 2]),
+        node("Conv", ["p1", "conv2_w", "conv2_b"], ["c2"], name="conv2"),
+        node("Relu", ["c2"], ["r2"], name="relu2"),
+        node("Transpose", ["r2"], ["features"], name="features_to_nhwc", perm=[0, 2, 3, 1]),
+        node("Reshape", ["features", "flat_shape"], ["flat"], name="flatten"),
+        node("MatMul", ["flat", "fc_w"], ["fc"], name="fc"),
+        node("Add", ["fc", "fc_b"], ["logits"], name="fc_bias"),
+        node("Softmax", ["logits"], ["probs"], name="softmax", axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes, "nhwc_input_cnn", [helper.make_tensor_value_info("input_1", TensorProto.FLOAT, ["N", 24, 24, 3])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["N", 10]),
+         helper.make_tensor_value_info("features", TensorProto.FLOAT, ["N", 12, 12, 16])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="onnxrun")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, [rng.standard_normal((2, 24, 24, 3)).astype(np.float32)]
+
+
 def save(name, model, inputs, reference=None, optimize=True):
     """`reference`: the model ONNX Runtime computes the expected outputs with (default: `model`);
     `optimize=False` turns ORT's graph optimizations off (they fuse int4 DequantizeLinear + MatMul into
@@ -266,3 +301,4 @@ if __name__ == "__main__":
     save("legacy_opset3", *legacy_opset3(np.random.default_rng(9)))
     save("local_functions", *local_functions(np.random.default_rng(10)))
     save("narrow_qdq", *narrow_qdq(np.random.default_rng(11)), optimize=False)
+    save("nhwc_input_cnn", *nhwc_input_cnn(np.random.default_rng(12)))

@@ -6,12 +6,17 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/algorithm/container.h"
+#include "ops/infer_util.h"
+
 namespace partitioner {
 namespace {
 
 constexpr char kNhwc[] = "NHWC";
 constexpr char kKrsc[] = "KRSC";
 constexpr char kNchw[] = "NCHW";
+constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
 
 bool IsWeightSlot(const ir::Node& node, size_t i) {
   return i == 1 && (node.op_type == "Conv" || node.op_type == "ConvTranspose");
@@ -57,6 +62,22 @@ bool SameBytesInBothLayouts(const ir::Value& value) {
 }
 
 }  // namespace
+
+bool IsTransposeWithPerm(const ir::Graph& graph, const ir::Node& node, absl::Span<const int64_t> perm) {
+  if (node.op_type != "Transpose" || node.inputs.empty() || node.input(0) == ir::kNoValue) return false;
+  const ir::Value& in = graph.value(node.input(0));
+  if (in.type.rank() != static_cast<int64_t>(perm.size())) return false;
+  absl::StatusOr<std::vector<int64_t>> resolved = ops::ResolvePermutation(node.attrs, in.type.rank());
+  return resolved.ok() && absl::c_equal(*resolved, perm);
+}
+
+bool IsLayoutViewTranspose(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.empty() || node.outputs[0] == ir::kNoValue || node.input(0) == ir::kNoValue) return false;
+  const std::string in = StoredLayout(graph.value(node.input(0)));
+  const std::string out = StoredLayout(graph.value(node.outputs[0]));
+  return (in == kNchw && out == kNhwc && IsTransposeWithPerm(graph, node, kNhwcToNchw)) ||
+         (in == kNhwc && out == kNchw && IsTransposeWithPerm(graph, node, kNchwToNhwc));
+}
 
 bool AcceptsChannelsLast(std::string_view op_type) {
   static const std::set<std::string, std::less<>> kOps = {
@@ -108,15 +129,31 @@ bool JoinsChannelsLast(const ir::Graph& graph, const ir::Node& node, const std::
   for (ir::ValueId out : node.outputs) {
     if (out == ir::kNoValue) continue;
     for (ir::NodeId reader : readers[out]) {
-      if (AnyOutputNhwc(graph, graph.node(reader), nhwc)) return true;
+      const ir::Node& node_reading = graph.node(reader);
+      // A Transpose storing NHWC wants its input logical (it is a view of it, below).
+      if (node_reading.op_type != "Transpose" && AnyOutputNhwc(graph, node_reading, nhwc)) return true;
     }
   }
   return false;
 }
 
+// Whether a Transpose(0, 3, 1, 2) of a logical value (an NHWC graph input, as tf2onnx writes
+// before the first conv) stores its output NHWC: when a reader stores NHWC. Its output then has
+// its input's bytes (a view, no copy) and the conv reads it without a conversion.
+bool TransposesIntoChannelsLast(const ir::Graph& graph, const ir::Node& node, const std::vector<bool>& nhwc,
+                                const std::vector<std::vector<ir::NodeId>>& readers) {
+  if (!IsTransposeWithPerm(graph, node, kNhwcToNchw) || nhwc[node.input(0)]) return false;
+  const ir::ValueId out = node.outputs[0];
+  if (out == ir::kNoValue || !Is4dFloat(graph.value(out))) return false;
+  for (ir::NodeId reader : readers[out]) {
+    if (AnyOutputNhwc(graph, graph.node(reader), nhwc)) return true;
+  }
+  return false;
+}
+
 // NHWC marks: spatial ops' 4-D float outputs, then (to a fixed point) the layout-agnostic nodes
-// connected to them. A 4-D activation no spatial op touches (attention heads [B, H, S, D], masks)
-// stays in logical order, so the ops around attention read it without conversions.
+// connected to them and the Transposes into them. A 4-D activation no spatial op touches (attention heads [B, H, S, D],
+// masks) stays in logical order, so the ops around attention read it without conversions.
 std::vector<bool> ChannelsLastValues(const ir::Graph& graph) {
   std::vector<bool> nhwc(graph.values().size(), false);
   std::vector<std::vector<ir::NodeId>> readers(graph.values().size());
@@ -133,6 +170,10 @@ std::vector<bool> ChannelsLastValues(const ir::Graph& graph) {
   for (bool changed = true; changed;) {
     changed = false;
     for (const ir::Node& node : graph.nodes()) {
+      if (TransposesIntoChannelsLast(graph, node, nhwc, readers) && !nhwc[node.outputs[0]]) {
+        nhwc[node.outputs[0]] = changed = true;
+        continue;
+      }
       if (!AcceptsChannelsLast(node.op_type) || IsSpatial(node.op_type)) continue;
       if (!JoinsChannelsLast(graph, node, nhwc, readers)) continue;
       for (ir::ValueId out : node.outputs) {
@@ -168,7 +209,7 @@ std::vector<LayoutConversion> FindLayoutConversions(const ir::Graph& graph) {
   std::vector<LayoutConversion> conversions;
   for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
     const ir::Node& node = graph.node(id);
-    if (node.op_type == "Shape") continue;
+    if (node.op_type == "Shape" || IsLayoutViewTranspose(graph, node)) continue;
     const std::string wanted = ProducesNhwc(graph, node) ? kNhwc : kNchw;
     std::set<ir::ValueId> seen;
     for (size_t i = 0; i < node.inputs.size(); ++i) {

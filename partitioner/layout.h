@@ -7,6 +7,9 @@
 //           normalisation, Resize, Global*), and by a layout-agnostic node (pointwise, Concat, Pad:
 //           ops whose attributes do not name NCHW axes) that reads such a value or feeds a node
 //           storing NHWC; 4-D values away from spatial ops (attention heads) stay logical;
+//           A Transpose(0, 3, 1, 2) of a logical value that feeds a node storing NHWC (an NHWC
+//           graph input before the first conv, as tf2onnx writes) stores its output NHWC: the
+//           bytes of its input, so an executor may run it as a view;
 //   "KRSC"  4-D constant Conv/ConvTranspose weights read only as weights (not graph outputs);
 //   ""      everything else: graph inputs, other constants, and outputs of ops whose axes refer to
 //           the logical order (Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Gather, Slice,
@@ -15,11 +18,13 @@
 #ifndef ONNXRUN_PARTITIONER_LAYOUT_H_
 #define ONNXRUN_PARTITIONER_LAYOUT_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ir/graph.h"
 #include "partitioner/pass.h"
 
@@ -44,6 +49,14 @@ struct LayoutConversion {
   std::string to;
 };
 
+// Whether `node` is a Transpose whose input has rank perm.size() and whose (resolved) perm is `perm`.
+bool IsTransposeWithPerm(const ir::Graph& graph, const ir::Node& node, absl::Span<const int64_t> perm);
+
+// Whether `node` is a Transpose whose output's stored bytes are its input's: (0, 3, 1, 2) from a
+// logical value to an NHWC one, or (0, 2, 3, 1) from an NHWC value to a logical one. Its input
+// needs no conversion.
+bool IsLayoutViewTranspose(const ir::Graph& graph, const ir::Node& node);
+
 // True for ops that accept 4-D activations in NHWC and produce their 4-D outputs in NHWC.
 bool AcceptsChannelsLast(std::string_view op_type);
 
@@ -54,7 +67,8 @@ bool AcceptsChannelsLast(std::string_view op_type);
 //   an NHWC value read by a node that does not produce NHWC (a logical-order op, or an agnostic op
 //   whose outputs are not 4-D float): NHWC -> NCHW;
 //   an NHWC graph output: NHWC -> NCHW (consumer -1).
-// Conv/ConvTranspose weights (input 1) and Shape's input (only its dims are read) never convert.
+// Conv/ConvTranspose weights (input 1), Shape's input (only its dims are read) and a layout-view
+// Transpose's input (IsLayoutViewTranspose) never convert.
 std::vector<LayoutConversion> FindLayoutConversions(const ir::Graph& graph);
 
 }  // namespace partitioner

@@ -125,6 +125,40 @@ TEST(LayoutTest, ValuesAwayFromSpatialOpsStayLogical) {
   EXPECT_THAT(Conversions(graph), ElementsAre("h>cast:NCHW>NHWC", "conv>output:NHWC>NCHW"));
 }
 
+// tf2onnx's NHWC model input: Cast, then Transpose(0, 3, 1, 2) before the first conv. The
+// Transpose stores NHWC (its input's bytes: a view), the Cast stays logical, and nothing converts
+// until the conv output goes back to NHWC dims through Transpose(0, 2, 3, 1) (also a view).
+TEST(LayoutTest, TransposesBetweenNhwcAndNchwAreViews) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 8, 8, 3}, ir::DType::kFloat16);
+  ir::ValueId cast = b.Op("cast", "Cast", {x}, Attrs({{"to", int64_t{1}}}));
+  ir::ValueId to_nchw = b.Op("to_nchw", "Transpose", {cast}, Attrs({{"perm", std::vector<int64_t>{0, 3, 1, 2}}}));
+  ir::ValueId conv = b.Op("conv", "Conv", {to_nchw, b.Constant("w", RandomTensor({4, 3, 3, 3}, 1))});
+  ir::ValueId to_nhwc = b.Op("to_nhwc", "Transpose", {conv}, Attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
+  b.Output(b.Op("flat", "Flatten", {to_nhwc}));
+  ir::Graph graph = b.Build().value();
+  ASSERT_TRUE(Layout().Run(graph).value());
+  EXPECT_EQ(LayoutOf(graph, "cast"), "");
+  EXPECT_EQ(LayoutOf(graph, "to_nchw"), "NHWC");
+  EXPECT_EQ(LayoutOf(graph, "to_nhwc"), "");
+  EXPECT_THAT(Conversions(graph), IsEmpty());
+}
+
+// A Transpose(0, 3, 1, 2) read by logical-order ops only, or with another perm, stays logical.
+TEST(LayoutTest, OtherTransposesStayLogical) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 8, 8, 3});
+  ir::ValueId t = b.Op("t", "Transpose", {x}, Attrs({{"perm", std::vector<int64_t>{0, 3, 1, 2}}}));
+  b.Output(b.Op("soft", "Softmax", {t}, Attrs({{"axis", int64_t{1}}})));
+  ir::ValueId u = b.Op("u", "Transpose", {x}, Attrs({{"perm", std::vector<int64_t>{0, 3, 2, 1}}}));
+  b.Output(b.Op("conv", "Conv", {u, b.Constant("w", RandomTensor({4, 3, 1, 1}, 1))}));
+  ir::Graph graph = b.Build().value();
+  ASSERT_TRUE(Layout().Run(graph).value());
+  EXPECT_EQ(LayoutOf(graph, "t"), "");
+  EXPECT_EQ(LayoutOf(graph, "u"), "");
+  EXPECT_THAT(Conversions(graph), ElementsAre("u>conv:NCHW>NHWC", "conv>output:NHWC>NCHW"));
+}
+
 TEST(LayoutTest, WeightAlsoReadAsDataIsNotKrsc) {
   GraphBuilder b;
   ir::ValueId x = b.Input("x", {1, 2, 3, 3});

@@ -81,6 +81,13 @@ absl::Status RunNode(const ir::Graph& graph, const ir::Node& node, RunValues& ru
     }
     inputs.push_back(t);
   }
+  if (!node.outputs.empty() && node.outputs[0] != ir::kNoValue && inputs.size() == 1 && inputs[0] != nullptr) {
+    if (std::optional<TransposeView> view = TransposeAsView(graph, node, *inputs[0], channels_last & 1)) {
+      run.channels_last[node.outputs[0]] = view->channels_last;
+      run.tensors[node.outputs[0]] = std::move(view->tensor);  // the input's bytes: counted once
+      return absl::OkStatus();
+    }
+  }
   const LayoutUse use = ChooseLayoutUse(node, inputs, channels_last);
   std::vector<ir::Tensor> copies;
   absl::StatusOr<std::vector<std::pair<ir::ValueId, std::vector<int64_t>>>> reshaped =

@@ -1,8 +1,9 @@
 // ChooseLayoutUse: the elementwise rule (every operand a channels-last value of one set of dims or
-// a broadcast operand whose NHWC view has the same bytes) and the Conv rule.
+// a broadcast operand whose NHWC view has the same bytes) and the Conv rule; TransposeAsView.
 #include "runtime/cpu_layout.h"
 
 #include "kernels/cpu/kernel_traits.h"
+#include "ops/infer_util.h"
 
 namespace exec {
 namespace {
@@ -53,6 +54,25 @@ LayoutUse ChooseLayoutUse(const ir::Node& node, const std::vector<const ir::Tens
     return LayoutUse::kNhwcView;
   }
   return LayoutUse::kNchwCopies;
+}
+
+std::optional<TransposeView> TransposeAsView(const ir::Graph& graph, const ir::Node& node, const ir::Tensor& input,
+                                             bool input_channels_last) {
+  if (node.op_type != "Transpose" || input.rank() != 4 || !input.is_dense()) return std::nullopt;
+  absl::StatusOr<std::vector<int64_t>> perm = ops::ResolvePermutation(node.attrs, 4);
+  if (!perm.ok()) return std::nullopt;
+  const std::vector<int64_t>& d = input.shape();
+  if (input_channels_last && *perm == std::vector<int64_t>{0, 2, 3, 1}) {
+    absl::StatusOr<ir::Tensor> view = input.Reshaped({d[0], d[2], d[3], d[1]});
+    if (view.ok()) return TransposeView{*std::move(view), false};
+  }
+  const bool stored_nhwc = node.outputs[0] != ir::kNoValue && graph.value(node.outputs[0]).layout == "NHWC";
+  if (!input_channels_last && stored_nhwc && input.dtype() == ir::DType::kFloat32 &&
+      *perm == std::vector<int64_t>{0, 3, 1, 2}) {
+    absl::StatusOr<ir::Tensor> view = input.Reshaped({d[0], d[3], d[1], d[2]});
+    if (view.ok()) return TransposeView{*std::move(view), true};
+  }
+  return std::nullopt;
 }
 
 std::vector<int64_t> ToNhwcDims(const std::vector<int64_t>& nchw) {

@@ -3,11 +3,12 @@
 // NHWC took a third of resnet50's CPU time. So a float32 rank-4 Conv output stays NHWC (its dims
 // still say NCHW) and flows on through the convolutions and elementwise ops that read it (and into
 // GlobalAveragePool, which reads it as it is); any other op reads an NCHW copy, as do the observer
-// and the caller.
+// and the caller. Transposes between NHWC and NCHW dims are views where the bytes allow.
 #ifndef ONNXRUN_RUNTIME_CPU_LAYOUT_H_
 #define ONNXRUN_RUNTIME_CPU_LAYOUT_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ir/graph.h"
@@ -25,6 +26,18 @@ enum class LayoutUse {
 
 // `channels_last` bit i: input i is stored channels-last (inputs[i] non-null).
 LayoutUse ChooseLayoutUse(const ir::Node& node, const std::vector<const ir::Tensor*>& inputs, uint32_t channels_last);
+
+// A Transpose that needs no copy: a channels-last input with perm (0, 2, 3, 1) is a logical
+// [N, H, W, C] tensor of the same bytes; a logical float32 [N, H, W, C] input with perm
+// (0, 3, 1, 2) whose output the plan stores NHWC (it feeds a conv: partitioner/layout.h, as
+// tf2onnx writes after an NHWC model input) is a channels-last [N, C, H, W] one.
+struct TransposeView {
+  ir::Tensor tensor;
+  bool channels_last = false;
+};
+// The view for such a Transpose, nullopt for any other node.
+std::optional<TransposeView> TransposeAsView(const ir::Graph& graph, const ir::Node& node, const ir::Tensor& input,
+                                             bool input_channels_last);
 
 // The dims of the NHWC view of an operand of a kNhwcView node, left-padded to rank 4: (n, c, h, w)
 // -> (n, h, w, c); ToNchwDims undoes it.

@@ -4,6 +4,7 @@
 // a Conv output read twice (not folded), a GlobalAveragePool reading a channels-last value, graph
 // outputs in both layouts — against the same graph in float64, which runs none of that (im2col Convs, every
 // value NCHW, nothing folded). Every output element and every value the observer sees is compared.
+// Transposes between NHWC and NCHW dims as views (models/nhwc_input_cnn runs them against ORT).
 #include "runtime/cpu_layout.h"
 
 #include <cmath>
@@ -200,6 +201,42 @@ TEST(CpuLayoutTest, ElementwiseOperandsMustReadTheSameInNhwc) {
   EXPECT_EQ(ChooseLayoutUse(pool, {&full}, 0b1), LayoutUse::kReadsInput);
   EXPECT_EQ(ToNhwcDims({8, 1, 1}), (std::vector<int64_t>{1, 1, 1, 8}));
   EXPECT_EQ(ToNchwDims({2, 5, 6, 3}), (std::vector<int64_t>{2, 3, 5, 6}));
+}
+
+// TransposeAsView: the two Transposes whose output is its input's bytes (same data pointer, dims
+// permuted, the channels-last mark moved), and the ones it must leave to the kernel.
+TEST(CpuLayoutTest, TransposesBetweenNhwcAndNchwAreViews) {
+  ir::Graph graph;
+  const ir::ValueId in = graph.AddValue("in", {ir::DType::kFloat32, {}});
+  const ir::ValueId out = graph.AddValue("out", {ir::DType::kFloat32, {}});
+  ir::Node transpose;
+  transpose.op_type = "Transpose";
+  transpose.inputs = {in};
+  transpose.outputs = {out};
+  const ir::Tensor nhwc_dims = *ir::Tensor::Create(ir::DType::kFloat32, {2, 5, 6, 3});
+  transpose.attrs.Set("perm", std::vector<int64_t>{0, 3, 1, 2});
+  EXPECT_FALSE(TransposeAsView(graph, transpose, nhwc_dims, false));  // the plan stores its output logical
+  graph.value(out).layout = "NHWC";
+  std::optional<TransposeView> to_nchw = TransposeAsView(graph, transpose, nhwc_dims, false);
+  ASSERT_TRUE(to_nchw);
+  EXPECT_TRUE(to_nchw->channels_last);
+  EXPECT_EQ(to_nchw->tensor.shape(), (std::vector<int64_t>{2, 3, 5, 6}));
+  EXPECT_EQ(to_nchw->tensor.raw_data(), nhwc_dims.raw_data());
+  EXPECT_FALSE(TransposeAsView(graph, transpose, nhwc_dims, true));  // a channels-last input: not its bytes
+  const ir::Tensor half = *ir::Tensor::Create(ir::DType::kFloat16, {2, 5, 6, 3});
+  EXPECT_FALSE(TransposeAsView(graph, transpose, half, false));  // the CPU convs take float32 only
+
+  graph.value(out).layout = "";
+  transpose.attrs.Set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  const ir::Tensor channels_last = *ir::Tensor::Create(ir::DType::kFloat32, {2, 3, 5, 6});
+  std::optional<TransposeView> to_nhwc = TransposeAsView(graph, transpose, channels_last, true);
+  ASSERT_TRUE(to_nhwc);
+  EXPECT_FALSE(to_nhwc->channels_last);
+  EXPECT_EQ(to_nhwc->tensor.shape(), (std::vector<int64_t>{2, 5, 6, 3}));
+  EXPECT_EQ(to_nhwc->tensor.raw_data(), channels_last.raw_data());
+  EXPECT_FALSE(TransposeAsView(graph, transpose, channels_last, false));
+  transpose.attrs.Set("perm", std::vector<int64_t>{0, 3, 2, 1});
+  EXPECT_FALSE(TransposeAsView(graph, transpose, channels_last, true));
 }
 
 }  // namespace

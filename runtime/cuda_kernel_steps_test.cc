@@ -71,12 +71,17 @@ TEST_F(CudaKernelStepsTest, TransposeOfStoredOrderSharesTheBuffer) {
       .Label("NHWC value to NHWC dims");
   Case unit("Transpose");
   unit.In(Random(DType::kFloat32, {2, 1, 6, 1}, 7)).Attr("perm", std::vector<int64_t>{0, 3, 2, 1}).Label("dims of 1");
-  for (Case* c : {&nhwc, &unit}) {
+  Case to_nchw("Transpose");
+  to_nchw.In(Random(DType::kFloat32, {2, 6, 5, 3}, 8))
+      .Attr("perm", std::vector<int64_t>{0, 3, 1, 2})
+      .Label("logical NHWC input to NCHW dims, stored NHWC");
+  for (Case* c : {&nhwc, &unit, &to_nchw}) {
     SCOPED_TRACE(c->label());
     std::vector<DeviceTensor> inputs = UploadInputs(*c);
     absl::StatusOr<std::vector<DeviceTensor>> got = RunCudaKernel(c->graph(), c->node(), inputs, stream_);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ((*got)[0].data(), inputs[0].data());
+    EXPECT_EQ((*got)[0].nhwc, c == &to_nchw);
     CompareWithHost(*c, *got);
   }
 }

@@ -41,8 +41,21 @@ bool IsRowMajor(const std::vector<int64_t>& dims, const std::vector<int64_t>& st
   return true;
 }
 
+// Whether (dims, strides) of a rank-4 view are the NHWC-stored order of `dims` (dims of 1 skipped).
+bool IsNhwcOrder(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  if (dims.size() != 4) return false;
+  int64_t expected = 1;
+  for (int axis : {1, 3, 2, 0}) {
+    if (dims[axis] != 1 && strides[axis] != expected) return false;
+    expected *= dims[axis];
+  }
+  return true;
+}
+
 // A Transpose whose permuted view is the stored buffer in row-major order (an NHWC value to
-// [N, H, W, C], or one that only moves dims of 1) shares that buffer: no copy, as a Reshape.
+// [N, H, W, C], or one that only moves dims of 1) shares that buffer: no copy, as a Reshape. So
+// does one whose view is the buffer in NHWC order (a logical [N, H, W, C] graph input to
+// [N, C, H, W], as tf2onnx writes before the first conv): the output is then stored NHWC.
 Outputs RunTranspose(const Call& c) {
   const DeviceTensor& x = c.in(0);
   const int64_t rank = static_cast<int64_t>(x.dims.size());
@@ -59,6 +72,12 @@ Outputs RunTranspose(const Call& c) {
     DeviceTensor shared = x;
     shared.dims = dims;
     shared.nhwc = false;
+    return std::vector<DeviceTensor>{std::move(shared)};
+  }
+  if (x.buffer != nullptr && IsNhwcOrder(dims, strides)) {
+    DeviceTensor shared = x;
+    shared.dims = dims;
+    shared.nhwc = true;
     return std::vector<DeviceTensor>{std::move(shared)};
   }
   absl::StatusOr<DeviceTensor> out = c.Allocate(0);

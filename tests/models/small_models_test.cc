@@ -1,7 +1,8 @@
 // The small models shipped in models/ match ONNX Runtime's outputs (stored beside each model by
 // models/make_small_models.py and make_contrib_models.py) on every element: tiny_cnn, ONNX's dropped
 // experimental ops (legacy_ops), opset-3 forms (legacy_opset3, against the same network at
-// opset 13), model-local functions (local_functions), int4 / float8 Q/DQ (narrow_qdq) and ONNX
+// opset 13), model-local functions (local_functions), int4 / float8 Q/DQ (narrow_qdq), tf2onnx's
+// NHWC input and output Transposes around convs (nhwc_input_cnn) and ONNX
 // Runtime's contrib ops
 // (ort_contrib_ops; ort_quantized_cnn, made by ORT's quantizer; ort_bert_optimized, by its
 // transformers optimizer; ort_matmul_nbits, its weight-only 2/4/8-bit MatMulNBits; ort_bert_quantized,
@@ -20,7 +21,7 @@ namespace {
 const std::vector<std::string> kModels = {"tiny_cnn",          "legacy_ops",         "legacy_opset3",
                                           "local_functions",   "narrow_qdq",         "ort_contrib_ops",
                                           "ort_quantized_cnn", "ort_bert_optimized", "sklearn_ml_ops",
-                                          "ort_matmul_nbits",  "ort_bert_quantized"};
+                                          "ort_matmul_nbits",  "ort_bert_quantized", "nhwc_input_cnn"};
 
 // The tensors `dir`/test_data_set_0/<kind>_<i>.pb for i = 0, 1, ... while they exist.
 std::vector<ir::Tensor> ReadTensors(const std::string& dir, const std::string& kind) {
