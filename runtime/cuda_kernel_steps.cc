@@ -45,7 +45,7 @@ const std::map<std::string_view, DeviceRunnerDef>& Runners() {
   static const auto* table = [] {
     auto* map = new std::map<std::string_view, DeviceRunnerDef>();
     for (auto family : {MovementRunners, MathRunners, ResizeRunners, LogicRunners, PoolRunners, IndexRunners,
-                        ScatterRunners, QuantRunners, IndicatorRunners, RotaryRunners}) {
+                        ScatterRunners, QuantRunners, IndicatorRunners}) {
       for (const DeviceRunnerDef& def : family()) (*map)[def.op_type] = def;
     }
     return map;

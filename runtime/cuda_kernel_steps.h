@@ -33,8 +33,7 @@ bool HasDeviceRunner(std::string_view op_type);
 
 // Runs it: `inputs` are the node's inputs on the device (entries for absent optional inputs are
 // invalid DeviceTensors; constant inputs are also available through graph.value(id).constant on
-// the host). Returns the outputs in LOGICAL (row-major, nhwc=false) layout (a Transpose whose view
-// is its input in NHWC order returns that view, nhwc=true; callers store outputs with ToLayout), allocated with
+// the host). Returns the outputs in LOGICAL (row-major, nhwc=false) layout, allocated with
 // DeviceTensor::Allocate on `stream` (an invalid DeviceTensor for an absent optional output).
 // Unimplemented when a run-time form is not covered (the caller then runs the node on the host).
 // No host synchronisation: the executor captures steps into CUDA graphs.

@@ -62,30 +62,6 @@ TEST_F(CudaKernelStepsTest, Transpose) {
   Check(e);
 }
 
-// An NHWC value to [N, H, W, C], and a Transpose that only moves dims of 1, share the input's
-// buffer (no copy); the values still match the host's.
-TEST_F(CudaKernelStepsTest, TransposeOfStoredOrderSharesTheBuffer) {
-  Case nhwc("Transpose");
-  nhwc.In(Random(DType::kFloat16, {2, 3, 4, 5}, 6), /*nhwc=*/true)
-      .Attr("perm", std::vector<int64_t>{0, 2, 3, 1})
-      .Label("NHWC value to NHWC dims");
-  Case unit("Transpose");
-  unit.In(Random(DType::kFloat32, {2, 1, 6, 1}, 7)).Attr("perm", std::vector<int64_t>{0, 3, 2, 1}).Label("dims of 1");
-  Case to_nchw("Transpose");
-  to_nchw.In(Random(DType::kFloat32, {2, 6, 5, 3}, 8))
-      .Attr("perm", std::vector<int64_t>{0, 3, 1, 2})
-      .Label("logical NHWC input to NCHW dims, stored NHWC");
-  for (Case* c : {&nhwc, &unit, &to_nchw}) {
-    SCOPED_TRACE(c->label());
-    std::vector<DeviceTensor> inputs = UploadInputs(*c);
-    absl::StatusOr<std::vector<DeviceTensor>> got = RunCudaKernel(c->graph(), c->node(), inputs, stream_);
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ((*got)[0].data(), inputs[0].data());
-    EXPECT_EQ((*got)[0].nhwc, c == &to_nchw);
-    CompareWithHost(*c, *got);
-  }
-}
-
 TEST_F(CudaKernelStepsTest, Split) {
   Case a("Split", 18);
   a.In(Random(DType::kFloat32, {3, 2, 4, 5}, 1)).Attr("num_outputs", int64_t{3}).Outs({true, true, true});

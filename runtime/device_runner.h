@@ -106,7 +106,6 @@ std::vector<DeviceRunnerDef> IndexRunners();  // ArgMax/ArgMin, GatherElements, 
 std::vector<DeviceRunnerDef> ScatterRunners();    // GatherND, ScatterND, ScatterElements
 std::vector<DeviceRunnerDef> QuantRunners();      // QuantizeLinear, DequantizeLinear (per tensor or per axis)
 std::vector<DeviceRunnerDef> IndicatorRunners();  // OneHot, EyeLike
-std::vector<DeviceRunnerDef> RotaryRunners();     // RotaryEmbedding
 
 // GatherElements' / ScatterElements' view of `data` and `indices` (the node's axis, the tensors'
 // stored strides); Unimplemented for a form the host reports (ranks differ, an indices dim off the

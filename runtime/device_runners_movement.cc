@@ -31,57 +31,20 @@ using kernels::cuda::kMaxRank;
 
 bool SupportsMove(const ir::Graph& g, const ir::Node& n) { return Movable(InputDType(g, n, 0)); }
 
-// True when `strides` over `dims` walk the buffer in row-major order (dims of 1 have any stride).
-bool IsRowMajor(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
-  int64_t expected = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    if (dims[i] != 1 && strides[i] != expected) return false;
-    expected *= dims[i];
-  }
-  return true;
-}
-
-// Whether (dims, strides) of a rank-4 view are the NHWC-stored order of `dims` (dims of 1 skipped).
-bool IsNhwcOrder(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
-  if (dims.size() != 4) return false;
-  int64_t expected = 1;
-  for (int axis : {1, 3, 2, 0}) {
-    if (dims[axis] != 1 && strides[axis] != expected) return false;
-    expected *= dims[axis];
-  }
-  return true;
-}
-
-// A Transpose whose permuted view is the stored buffer in row-major order (an NHWC value to
-// [N, H, W, C], or one that only moves dims of 1) shares that buffer: no copy, as a Reshape. So
-// does one whose view is the buffer in NHWC order (a logical [N, H, W, C] graph input to
-// [N, C, H, W], as tf2onnx writes before the first conv): the output is then stored NHWC.
 Outputs RunTranspose(const Call& c) {
   const DeviceTensor& x = c.in(0);
   const int64_t rank = static_cast<int64_t>(x.dims.size());
   absl::StatusOr<std::vector<int64_t>> perm = ops::ResolvePermutation(c.node.attrs, rank);
   if (!perm.ok()) return c.Unsupported(perm.status().message());
+  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
+  if (!out.ok()) return out.status();
   const std::vector<int64_t> s = x.strides();
   std::vector<int64_t> dims(rank), strides(rank);
   for (int64_t i = 0; i < rank; ++i) {
     dims[i] = x.dims[(*perm)[i]];
     strides[i] = s[(*perm)[i]];
   }
-  if (dims != c.outputs[0].dims) return c.Unsupported("inferred dims differ from the permutation's");
-  if (x.buffer != nullptr && IsRowMajor(dims, strides)) {
-    DeviceTensor shared = x;
-    shared.dims = dims;
-    shared.nhwc = false;
-    return std::vector<DeviceTensor>{std::move(shared)};
-  }
-  if (x.buffer != nullptr && IsNhwcOrder(dims, strides)) {
-    DeviceTensor shared = x;
-    shared.dims = dims;
-    shared.nhwc = true;
-    return std::vector<DeviceTensor>{std::move(shared)};
-  }
-  absl::StatusOr<DeviceTensor> out = c.Allocate(0);
-  if (!out.ok()) return out.status();
+  if (dims != out->dims) return c.Unsupported("inferred dims differ from the permutation's");
   if (absl::Status st = CopyView(x.data(), dims, strides, *out, c.stream); !st.ok()) return st;
   return std::vector<DeviceTensor>{*std::move(out)};
 }
