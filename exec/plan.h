@@ -42,6 +42,8 @@ struct PassStats {
   int attention_fused = 0;     // attention patterns rewritten to one Attention node
   int patch_convs = 0;         // patch-embedding convs rewritten as matmuls (partitioner/patch_conv.h)
   int einsums_lowered = 0;     // Einsums rewritten as MatMul chains (partitioner/einsum_lowering.h)
+  int pointwise_folded = 0;    // per-channel constant Mul/Add/Sub/Div folded into convs (batch_norm_folding.h)
+  int pads_folded = 0;         // zero Pads folded into the pads of the conv reading them (pad_folding.h)
   int transposes_merged = 0;   // Transposes of Transposes merged or identity ones dropped (transpose_pairs.h)
   std::string precision_note;  // why a requested fp16 left the graph in float32 ("" when it did not)
   std::vector<std::pair<std::string, double>> pass_seconds;  // each pass's run time, in order (+ "cover")

@@ -1,4 +1,5 @@
-// BatchNormFolding: BN(Conv(x)) -> Conv'(x) and BN(Gemm(a)) -> Gemm'(a), folded in float64.
+// BatchNormFolding: BN(Conv(x)) -> Conv'(x) and BN(Gemm(a)) -> Gemm'(a), folded in float64; so
+// are per-channel constant Mul / Add / Sub / Div of a Conv's output.
 #include "partitioner/batch_norm_folding.h"
 
 #include <cmath>
@@ -43,6 +44,52 @@ std::optional<Affine> ConstantBatchNorm(const ir::Graph& graph, const ir::Node& 
   return affine;
 }
 
+// The constant operand of a per-channel Mul / Add / Sub / Div of a rank-`rank` conv output with
+// `channels` channels: dims right-aligned, each 1 except the channel axis (1 or channels). Sub and
+// Div only as x - c and x / c. `x` is set to the other operand.
+const ir::Tensor* PerChannelOperand(const ir::Graph& graph, const ir::Node& node, ir::ValueId& x) {
+  if (node.inputs.size() != 2 || node.input(0) == ir::kNoValue || node.input(1) == ir::kNoValue) return nullptr;
+  const bool commutes = node.op_type == "Mul" || node.op_type == "Add";
+  if (!commutes && node.op_type != "Sub" && node.op_type != "Div") return nullptr;
+  for (size_t c = commutes ? 0 : 1; c < 2; ++c) {
+    const ir::Tensor* constant = ConstantInput(graph, node, c);
+    if (constant == nullptr || ConstantInput(graph, node, 1 - c) != nullptr) continue;
+    x = node.input(1 - c);
+    return constant;
+  }
+  return nullptr;
+}
+
+// The pointwise node's map over `channels` channels of a rank-`rank` output (see
+// PerChannelOperand), or nullopt when its constant broadcasts along another axis.
+std::optional<Affine> ConstantPointwise(const ir::Graph& graph, const ir::Node& node, int64_t channels, int64_t rank) {
+  ir::ValueId x = ir::kNoValue;
+  const ir::Tensor* c = PerChannelOperand(graph, node, x);
+  if (c == nullptr || !ir::IsFloatingPoint(c->dtype()) || c->rank() > rank) return std::nullopt;
+  const std::vector<int64_t>& dims = c->shape();
+  for (int64_t i = 0; i < c->rank(); ++i) {
+    const int64_t axis = rank - c->rank() + i;
+    if (dims[i] != 1 && !(axis == 1 && dims[i] == channels)) return std::nullopt;
+  }
+  const bool per_channel = c->num_elements() == channels && channels > 1;
+  Affine affine{std::vector<double>(channels, 1.0), std::vector<double>(channels, 0.0)};
+  for (int64_t k = 0; k < channels; ++k) {
+    const double v = c->GetAsDouble(per_channel ? k : 0);
+    if (node.op_type == "Mul") affine.scale[k] = v;
+    if (node.op_type == "Div") affine.scale[k] = 1.0 / v;
+    if (node.op_type == "Add") affine.shift[k] = v;
+    if (node.op_type == "Sub") affine.shift[k] = -v;
+  }
+  return affine;
+}
+
+// The map a BN or a per-channel pointwise node applies to the `channels` channels of a rank-`rank`
+// output it reads.
+std::optional<Affine> NodeAffine(const ir::Graph& graph, const ir::Node& node, int64_t channels, int64_t rank) {
+  if (node.op_type == "BatchNormalization") return ConstantBatchNorm(graph, node, channels);
+  return ConstantPointwise(graph, node, channels, rank);
+}
+
 void SetFromDouble(ir::Tensor& t, int64_t i, double v) {
   switch (t.dtype()) {
     case ir::DType::kFloat16: t.data<ir::Half>()[i] = ir::Half(v); break;
@@ -69,7 +116,7 @@ bool FoldIntoConv(ir::Graph& graph, ir::NodeId conv_id, const ir::Node& bn) {
   const bool has_bias = conv.input(2) != ir::kNoValue;
   const ir::Tensor* b = ConstantInput(graph, conv, 2);
   if (has_bias && (b == nullptr || b->num_elements() != k_dim)) return false;
-  std::optional<Affine> affine = ConstantBatchNorm(graph, bn, k_dim);
+  std::optional<Affine> affine = NodeAffine(graph, bn, k_dim, w->rank());
   if (!affine || k_dim == 0) return false;
 
   ir::Tensor new_w = *ir::Tensor::Create(w->dtype(), w->shape());
@@ -149,12 +196,14 @@ ir::NodeId FoldTarget(const ir::Graph& graph, const ir::Node& bn,
   for (size_t i = 1; i < bn.outputs.size(); ++i) {
     if (bn.outputs[i] != ir::kNoValue) return -1;
   }
-  const ir::ValueId x = bn.input(0);
+  const bool is_bn = bn.op_type == "BatchNormalization";
+  ir::ValueId x = bn.input(0);
+  if (!is_bn && PerChannelOperand(graph, bn, x) == nullptr) return -1;
   if (x == ir::kNoValue || consumers[x].size() != 1 || graph.IsGraphOutput(x)) return -1;
   const ir::NodeId producer = graph.value(x).producer;
   if (producer < 0) return -1;
   const ir::Node& node = graph.node(producer);
-  if (node.op_type != "Conv" && node.op_type != "Gemm") return -1;
+  if (node.op_type != "Conv" && (node.op_type != "Gemm" || !is_bn)) return -1;
   if (node.outputs.size() != 1 || node.outputs[0] != x) return -1;
   return producer;
 }
@@ -163,11 +212,13 @@ ir::NodeId FoldTarget(const ir::Graph& graph, const ir::Node& bn,
 
 absl::StatusOr<bool> BatchNormFolding::Run(ir::Graph& graph) {
   folded_ = 0;
+  pointwise_folded_ = 0;
   const std::vector<std::vector<ir::NodeId>> consumers = graph.ComputeConsumers();
   std::vector<bool> removed(graph.nodes().size(), false);
   for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
     const ir::Node bn = graph.node(id);
-    if (bn.op_type != "BatchNormalization") continue;
+    const bool is_bn = bn.op_type == "BatchNormalization";
+    if (!is_bn && bn.op_type != "Mul" && bn.op_type != "Add" && bn.op_type != "Sub" && bn.op_type != "Div") continue;
     const ir::NodeId target = FoldTarget(graph, bn, consumers);
     if (target < 0) continue;
     const bool folded =
@@ -177,9 +228,9 @@ absl::StatusOr<bool> BatchNormFolding::Run(ir::Graph& graph) {
     graph.node(target).outputs[0] = bn.outputs[0];
     graph.value(bn.outputs[0]).producer = target;
     removed[id] = true;
-    ++folded_;
+    ++(is_bn ? folded_ : pointwise_folded_);
   }
-  if (folded_ == 0) return false;
+  if (folded_ + pointwise_folded_ == 0) return false;
   std::vector<ir::Node> kept;
   for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(graph.nodes().size()); ++id) {
     if (!removed[id]) kept.push_back(graph.node(id));

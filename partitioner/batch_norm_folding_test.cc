@@ -1,6 +1,7 @@
 // BatchNormFolding: BN after Conv (any group, with or without bias) and after Gemm (transB, C
 // forms) folds and computes the same outputs; BN whose producer output has another reader, is a
-// graph output, has non-constant weights or parameters, or follows another op, stays.
+// graph output, has non-constant weights or parameters, or follows another op, stays. Per-channel
+// constant Mul / Add / Sub / Div after a Conv fold the same way; other pointwise nodes stay.
 #include "partitioner/batch_norm_folding.h"
 
 #include "gmock/gmock.h"
@@ -155,6 +156,48 @@ TEST(BatchNormFoldingTest, BatchNormAfterOtherOpsIsNotFolded) {
   b.Output(AddBatchNorm(b, "bn3", x, 2, 30));
   ir::Graph graph = b.Build().value();
   EXPECT_EQ(FoldAndCompare(graph), 0);
+}
+
+// tf2onnx's Keras depthwise conv + BatchNormalization: Conv, Mul by [1, C, 1, 1], Add of [C, 1, 1];
+// then a Sub and a Div by scalars. All four fold into the Conv's weights and bias.
+TEST(BatchNormFoldingTest, PerChannelMulAddSubDivFold) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {2, 4, 6, 6});
+  ir::ValueId c =
+      b.Op("depthwise", "Conv", {x, b.Constant("w", RandomTensor({4, 1, 3, 3}, 1))}, Attrs({{"group", int64_t{4}}}));
+  ir::ValueId mul = b.Op("mul", "Mul", {c, b.Constant("scale", RandomTensor({1, 4, 1, 1}, 2, 0.5f, 2.0f))});
+  ir::ValueId add = b.Op("add", "Add", {b.Constant("shift", RandomTensor({4, 1, 1}, 3)), mul});
+  ir::ValueId sub = b.Op("sub", "Sub", {add, b.Constant("three", RandomTensor({}, 4))});
+  b.Output(b.Op("div", "Div", {sub, b.Constant("six", RandomTensor({1}, 5, 2.0f, 3.0f))}));
+  ir::Graph graph = b.Build().value();
+  BatchNormFolding pass;
+  EXPECT_EQ(test::RunPassAndCompare(pass, graph, kFp32), "");
+  EXPECT_EQ(pass.pointwise_folded(), 4);
+  EXPECT_EQ(pass.folded(), 0);
+  ASSERT_EQ(graph.nodes().size(), 1u);
+  EXPECT_THAT(ir::PrintGraph(graph), HasSubstr("depthwise: Conv(%x, %div__folded_w, %div__folded_b)"));
+}
+
+// Constants that broadcast along another axis than the channels, c - x, a computed operand, and a
+// conv output read twice stay as they are.
+TEST(BatchNormFoldingTest, OtherPointwiseNodesAreNotFolded) {
+  GraphBuilder b;
+  ir::ValueId x = b.Input("x", {1, 3, 4, 4});
+  auto conv = [&](const std::string& name, uint32_t seed) {
+    return b.Op(name, "Conv", {x, b.Constant(name + "_w", RandomTensor({3, 3, 1, 1}, seed))});
+  };
+  b.Output(b.Op("per_pixel", "Mul", {conv("c1", 1), b.Constant("pixels", RandomTensor({1, 1, 4, 4}, 2))}));
+  b.Output(b.Op("reversed", "Sub", {b.Constant("k", RandomTensor({3, 1, 1}, 3)), conv("c2", 4)}));
+  b.Output(b.Op("gate", "Mul", {conv("c3", 5), b.Op("sig", "Sigmoid", {x})}));
+  ir::ValueId twice = conv("c4", 6);
+  b.Output(b.Op("scaled", "Mul", {twice, b.Constant("s", RandomTensor({3, 1, 1}, 7))}));
+  b.Output(b.Op("relu", "Relu", {twice}));
+  ir::Graph graph = b.Build().value();
+  BatchNormFolding pass;
+  bool changed = true;
+  EXPECT_EQ(test::RunPassAndCompare(pass, graph, kFp32, &changed), "");
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(pass.pointwise_folded(), 0);
 }
 
 }  // namespace

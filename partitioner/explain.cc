@@ -113,6 +113,10 @@ std::string ExplainSummary(const exec::Plan& plan) {
       plan.stats.transposes_merged > 0
           ? absl::StrCat("Transpose pairs merged or dropped: ", plan.stats.transposes_merged, "\n")
           : "",
+      plan.stats.pointwise_folded > 0
+          ? absl::StrCat("per-channel Mul/Add/Sub/Div folded into convs: ", plan.stats.pointwise_folded, "\n")
+          : "",
+      plan.stats.pads_folded > 0 ? absl::StrCat("Pads folded into conv pads: ", plan.stats.pads_folded, "\n") : "",
       s.squeeze_excite > 0 ? absl::StrCat("squeeze-excite MLPs as one step: ", s.squeeze_excite, "\n") : "",
       "layout conversions: ", FindLayoutConversions(plan.graph).size(), "\n");
 }
@@ -176,8 +180,10 @@ std::string ExplainJson(const exec::Plan& plan) {
       "}, \"nodes\": {", absl::StrJoin(node_counts, ", "), "}, \"fused_pointwise\": {", absl::StrJoin(pointwise, ", "),
       "}, \"bns_folded\": ", plan.stats.bns_folded, ", \"attention_fused\": ", plan.stats.attention_fused,
       ", \"patch_convs\": ", plan.stats.patch_convs, ", \"einsums_lowered\": ", plan.stats.einsums_lowered,
-      ", \"transposes_merged\": ", plan.stats.transposes_merged, ", \"squeeze_excite\": ", s.squeeze_excite,
-      ", \"bns_left\": ", s.bns_left, ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
+      ", \"transposes_merged\": ", plan.stats.transposes_merged,
+      ", \"pointwise_folded\": ", plan.stats.pointwise_folded, ", \"pads_folded\": ", plan.stats.pads_folded,
+      ", \"squeeze_excite\": ", s.squeeze_excite, ", \"bns_left\": ", s.bns_left,
+      ", \"layout_conversions\": ", FindLayoutConversions(plan.graph).size(), "}\n}\n");
 }
 
 std::string ExplainDot(const exec::Plan& plan) {

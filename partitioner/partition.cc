@@ -14,6 +14,7 @@
 #include "partitioner/gelu_fusion.h"
 #include "partitioner/layer_norm_fusion.h"
 #include "partitioner/layout.h"
+#include "partitioner/pad_folding.h"
 #include "partitioner/patch_conv.h"
 #include "partitioner/precision.h"
 #include "partitioner/row_order.h"
@@ -44,6 +45,7 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   ConstantFolding folding;
   DeadNodeRemoval dead_nodes, dead_nodes_after_bn;
   BatchNormFolding bn_folding;
+  PadFolding pad_folding;
   EinsumLowering einsum;
   AttentionFusion attention;
   GeluFusion gelu;
@@ -57,15 +59,18 @@ absl::Status RunPasses(ir::Graph& graph, const std::string& precision, bool half
   // (CUDNN_FACTS.md).
   ChannelPadding padding(/*alignment_bytes=*/precision == "fp16" || precision == "bf16" ? 8 : 16);
   Layout layout;
-  for (Pass* pass : std::initializer_list<Pass*>{&einsum, &transpose_pairs, &folding, &dead_nodes, &bn_folding,
-                                                 &dead_nodes_after_bn, &patch_conv, &attention, &gelu, &layer_norm,
-                                                 &row_order, &transpose_sinking, &*precision_pass, &padding, &layout}) {
+  for (Pass* pass :
+       std::initializer_list<Pass*>{&einsum, &transpose_pairs, &folding, &pad_folding, &dead_nodes, &bn_folding,
+                                    &dead_nodes_after_bn, &patch_conv, &attention, &gelu, &layer_norm, &row_order,
+                                    &transpose_sinking, &*precision_pass, &padding, &layout}) {
     absl::Status status = RunPass(*pass, graph, stats);
     if (!status.ok()) return status;
   }
   stats.constants_folded = folding.folded();
   stats.nodes_removed = dead_nodes.removed() + dead_nodes_after_bn.removed();
   stats.bns_folded = bn_folding.folded();
+  stats.pointwise_folded = bn_folding.pointwise_folded();
+  stats.pads_folded = pad_folding.folded();
   stats.attention_fused = attention.fused();
   stats.patch_convs = patch_conv.rewritten();
   stats.einsums_lowered = einsum.lowered();
