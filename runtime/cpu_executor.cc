@@ -199,14 +199,14 @@ absl::Status CpuExecutor::RunStepNodes(const Step& step, bool observed, RunValue
     if (absl::Status status = RunNode(graph, graph.node(id), run, options); !status.ok()) return status;
     peak_bytes = std::max(peak_bytes, run.live_bytes);
     release_dead(id);
-    if (applied) {  // the activation's output is the Conv's: the activation node is done
+    if (applied) {  // the activation's output is the Conv's: the activation's nodes are done
       const ir::ValueId conv_out = graph.node(id).outputs[0], out = graph.node(fused->node).outputs[0];
       run.tensors[out] = std::move(run.tensors[conv_out]);
       run.channels_last[out] = run.channels_last[conv_out];
       run.tensors[conv_out] = ir::Tensor();
       run.channels_last[conv_out] = 0;
-      release_dead(fused->node);
-      ++k;
+      for (int covered = 1; covered <= fused->nodes; ++covered) release_dead(step.nodes[k + covered]);
+      k += fused->nodes;
     }
   }
   return absl::OkStatus();

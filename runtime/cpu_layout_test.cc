@@ -1,9 +1,9 @@
 // The CPU executor's channels-last values and Conv + activation folding (cpu_layout.h,
 // cpu_fusion.h): a float32 graph whose convolutions run channels-last on oneDNN — a residual Add of
 // a channels-last and an NCHW value, a per-channel Mul, a Clip and a Relu folded into their Convs,
-// a Conv output read twice (not folded), a GlobalAveragePool reading a channels-last value, graph
-// outputs in both layouts — against the same graph in float64, which runs none of that (im2col Convs, every
-// value NCHW, nothing folded). Every output element and every value the observer sees is compared.
+// a SiLU (Sigmoid + Mul) folded as swish, a Conv output read twice (not folded), a GlobalAveragePool reading a
+// channels-last value, graph outputs in both layouts — against the same graph in float64, which runs none of that
+// (im2col Convs, every value NCHW, nothing folded). Every output element and every value the observer sees is compared.
 // Transposes between NHWC and NCHW dims as views (models/nhwc_input_cnn runs them against ORT).
 #include "runtime/cpu_layout.h"
 
@@ -93,7 +93,9 @@ ir::Graph TestGraph(ir::DType dtype) {
   const ir::ValueId r5 = b.Node("Relu", {c5});  // c5 read twice: kept
   const ir::ValueId out = b.Node("Add", {r5, c5});
   const ir::ValueId pooled = b.Node("GlobalAveragePool", {clipped});
-  b.graph().outputs() = {out, pooled};
+  const ir::ValueId c6 = b.Node("Conv", {out, b.Constant("w6", {8, 8, 3, 3}, rng)}, ConvAttrs(3, 1));
+  const ir::ValueId silu = b.Node("Mul", {b.Node("Sigmoid", {c6}), c6});  // folded as swish
+  b.graph().outputs() = {out, pooled, silu};
   return std::move(b.graph());
 }
 
@@ -118,6 +120,12 @@ Plan MergedPlan(ir::Graph graph) {
           if (in != node.outputs[0]) step.inputs.push_back(in);
         }
         ++s;
+      } else if (readers == 2 && s + 2 < plan.steps.size() &&
+                 plan.graph.node(next.nodes[0]).op_type == "Sigmoid") {  // SiLU: Conv, Sigmoid, Mul
+        step.nodes.push_back(next.nodes[0]);
+        step.nodes.push_back(plan.steps[s + 2].nodes[0]);
+        step.outputs = plan.steps[s + 2].outputs;
+        s += 2;
       }
     }
     merged.push_back(step);
@@ -153,11 +161,11 @@ void ExpectClose(const ir::Tensor& got, const ir::Tensor& want, const std::strin
 TEST(CpuLayoutTest, ChannelsLastRunMatchesTheFloat64Run) {
   const Plan plan32 = MergedPlan(TestGraph(ir::DType::kFloat32));
   const Plan plan64 = MergedPlan(TestGraph(ir::DType::kFloat64));
-  // Conv1+Relu and Conv4+Clip fold; Conv5's output has two readers.
+  // Conv1+Relu, Conv4+Clip and Conv6+Sigmoid+Mul fold; Conv5's output has two readers.
   const std::vector<std::optional<ConvActivation>> fused = PlanConvActivations(plan32);
   int folded = 0;
   for (const auto& f : fused) folded += f.has_value();
-  EXPECT_EQ(folded, 2);
+  EXPECT_EQ(folded, 3);
 
   std::map<ir::ValueId, ir::Tensor> seen32, seen64;
   auto record = [](std::map<ir::ValueId, ir::Tensor>& seen) {
@@ -170,7 +178,7 @@ TEST(CpuLayoutTest, ChannelsLastRunMatchesTheFloat64Run) {
         executor64.Run({Input(ir::DType::kFloat64)}, nullptr, record(seen64));
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_TRUE(want.ok()) << want.status();
-    ASSERT_EQ(got->size(), 2u);
+    ASSERT_EQ(got->size(), 3u);
     for (size_t i = 0; i < got->size(); ++i) ExpectClose((*got)[i], (*want)[i], "output " + std::to_string(i));
   }
   ASSERT_EQ(seen32.size(), seen64.size());

@@ -10,14 +10,15 @@
 namespace kernels::cpu {
 
 struct FusedActivation {
-  enum class Kind { kRelu, kLeakyRelu, kClip };
+  enum class Kind { kRelu, kLeakyRelu, kClip, kSwish };  // kSwish: x * sigmoid(x) (SiLU)
   Kind kind = Kind::kRelu;
   float alpha = 0;  // LeakyRelu's slope, Clip's lower bound
   float beta = 0;   // Clip's upper bound
 };
 
 // The activation `node` computes on float32 data, when it is one a Conv can apply in its epilogue:
-// Relu, LeakyRelu, and Clip whose bounds are constants (or absent) with min <= max.
+// Relu, LeakyRelu, and Clip whose bounds are constants (or absent) with min <= max. (kSwish is the
+// pair Sigmoid + Mul, found by the executor's planner: runtime/cpu_fusion.h.)
 std::optional<FusedActivation> FusableActivation(const ir::Graph& graph, const ir::Node& node);
 
 }  // namespace kernels::cpu

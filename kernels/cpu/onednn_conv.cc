@@ -86,6 +86,7 @@ dnnl::post_ops PostOps(const FusedActivation* activation) {
     case FusedActivation::Kind::kClip:
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, activation->alpha, activation->beta);
       break;
+    case FusedActivation::Kind::kSwish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f); break;
   }
   return ops;
 }
